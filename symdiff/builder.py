@@ -1,0 +1,192 @@
+"""Builds IR statements, folding the trivial ones as they are made.
+
+Both the frontend (lowering user code) and the reverse pass (building the
+backward sweep) create operations through a `Builder`, so `x * 1`, `x + 0`
+and `--x` never reach the generated code.
+"""
+from __future__ import annotations
+
+import contextlib
+import numbers
+
+from .ir import Const, Op, Var
+from .facts import Facts
+
+_FOLDABLE = {
+    "add": lambda a, b: a + b, "subtract": lambda a, b: a - b,
+    "multiply": lambda a, b: a * b, "negative": lambda a: -a,
+}
+
+
+def const_value(atom):
+    """The Python number an atom holds, or None."""
+    if isinstance(atom, Const) and isinstance(atom.value, numbers.Number) \
+            and not isinstance(atom.value, bool):
+        return atom.value
+    return None
+
+
+class Builder:
+    def __init__(self, facts=None):
+        self.facts = facts or Facts()
+        self.stmts = []
+        self.loc = None
+        self.named = set()  # vars that carry a user's name
+        self.backward = False  # set while the reverse pass builds
+        self.note = ""
+
+    # -- making operations ---------------------------------------------------
+    def op(self, prim, *args, hint=None, **params):
+        args = tuple(a if isinstance(a, (Var, Const)) else Const(a) for a in args)
+        folded = self._fold(prim, args)
+        if folded is not None:
+            return folded
+        target = Var(hint or _default_hint(prim, args))
+        op = Op(target, prim, args, tuple(sorted(params.items())), self.loc,
+                self.note, self.backward)
+        self.append(op)
+        return target
+
+    def append(self, stmt):
+        self.stmts.append(stmt)
+        if isinstance(stmt, Op):
+            self.facts.record(stmt)
+
+    def add(self, a, b, **kw):
+        return self.op("add", a, b, **kw)
+
+    def sub(self, a, b, **kw):
+        return self.op("subtract", a, b, **kw)
+
+    def mul(self, a, b, **kw):
+        return self.op("multiply", a, b, **kw)
+
+    def div(self, a, b, **kw):
+        return self.op("divide", a, b, **kw)
+
+    def neg(self, a, **kw):
+        return self.op("negative", a, **kw)
+
+    def total(self, terms, hint=None):
+        """The sum of ``terms`` (None when there are none: a symbolic zero)."""
+        terms = [t for t in terms if t is not None]
+        if not terms:
+            return None
+        result = terms[0]
+        for term in terms[1:]:
+            result = self.add(result, term, hint=hint)
+        return result
+
+    # -- blocks and locations --------------------------------------------------
+    @contextlib.contextmanager
+    def block(self):
+        """Collect the statements made inside the ``with`` into a new list."""
+        saved, self.stmts = self.stmts, []
+        new = self.stmts
+        try:
+            yield new
+        finally:
+            self.stmts = saved
+
+    @contextlib.contextmanager
+    def into(self, stmts):
+        """Append to the existing list ``stmts`` inside the ``with``."""
+        saved, self.stmts = self.stmts, stmts
+        try:
+            yield stmts
+        finally:
+            self.stmts = saved
+
+    @contextlib.contextmanager
+    def noting(self, note):
+        """Attach the comment ``note`` to the operations made inside the ``with``."""
+        saved, self.note = self.note, note
+        try:
+            yield
+        finally:
+            self.note = saved
+
+    @contextlib.contextmanager
+    def at(self, loc):
+        saved, self.loc = self.loc, loc
+        try:
+            yield
+        finally:
+            self.loc = saved
+
+    # -- folding -----------------------------------------------------------------
+    def _fold(self, prim, args):
+        values = [const_value(a) for a in args]
+        if prim in _FOLDABLE and all(v is not None for v in values):
+            return Const(_FOLDABLE[prim](*values))
+        fold = getattr(self, "_fold_" + prim, None)
+        return fold(*args, *values) if fold else None
+
+    def _keeps_shape(self, kept, other):
+        """``op(kept, other)`` has the shape of ``kept``: ``other`` is a scalar."""
+        return self.facts.is_scalar(other) or self.facts.same_shape(kept, other)
+
+    def _fold_add(self, a, b, va, vb):
+        if vb == 0 and self._keeps_shape(a, b):
+            return a
+        if va == 0 and self._keeps_shape(b, a):
+            return b
+        return None
+
+    def _fold_subtract(self, a, b, va, vb):
+        if vb == 0 and self._keeps_shape(a, b):
+            return a
+        if va == 0 and self._keeps_shape(b, a):
+            return self.neg(b)
+        return None
+
+    def _fold_multiply(self, a, b, va, vb):
+        for x, y in ((a, b), (b, a)):
+            spread = self.facts.producer(y)
+            if spread is not None and spread.prim == "unreduce" and spread.params == () \
+                    and self.facts.same_shape(x, y):
+                return self.mul(x, spread.args[0])  # x * full_like(x, g) is x * g
+        for x, vy, y in ((a, vb, b), (b, va, a)):
+            if vy == 1 and self._keeps_shape(x, y):
+                return x
+            if vy == -1 and self._keeps_shape(x, y):
+                return self.neg(x)
+        return None
+
+    def _fold_divide(self, a, b, va, vb):
+        if vb == 1 and self._keeps_shape(a, b):
+            return a
+        return None
+
+    def _fold_power(self, a, b, va, vb):
+        return a if vb == 1 else None
+
+    def _fold_negative(self, a, va):
+        inner = self.facts.producer(a)
+        if inner is not None and inner.prim == "negative":
+            return inner.args[0]
+        return None
+
+
+_SIGNS = {("greater", 0): "positive", ("less", 0): "negative",
+          ("greater_equal", 0): "nonnegative", ("less_equal", 0): "nonpositive"}
+
+
+def _default_hint(prim, args):
+    names = [a.hint for a in args if isinstance(a, Var)]
+    if prim in ("greater", "less", "greater_equal", "less_equal", "equal", "not_equal"):
+        zero = len(args) == 2 and const_value(args[1]) == 0 and names
+        return f"{names[0]}_{_SIGNS[prim, 0]}" if zero and (prim, 0) in _SIGNS else "mask"
+    if prim == "getitem" and names:
+        index = [a.value for a in args[1:] if isinstance(a, Const)]
+        if len(index) == len(args) - 1 and all(isinstance(i, int) for i in index):
+            return names[0] + "".join(str(i) if i >= 0 else "_last" * (i == -1)
+                                      or f"_m{-i}" for i in index)
+        return names[0] + "_part"
+    if len(names) == 1 and len(names[0]) <= 12 and not names[0].startswith("_"):
+        return f"{prim}_{names[0]}" if prim.isidentifier() else "t"
+    return prim if prim in _NAMED_RESULTS else "t"
+
+
+_NAMED_RESULTS = {"stack", "concatenate", "matmul", "dot", "outer", "where", "array",
+                  "maximum", "minimum", "clip", "hstack", "vstack"}

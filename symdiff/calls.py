@@ -1,0 +1,277 @@
+"""What a call means: a NumPy primitive, a user's helper to inline, a marker.
+
+Every callee is classified here, in order: symdiff's own API (markers such as
+`stop_gradient`), NumPy and `math` functions (primitives), Python builtins,
+runtime helpers of generated code, and finally the user's own Python
+functions, which are lowered inline so they are differentiated through.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import math
+import types
+
+import numpy as np
+
+from . import prims
+from .errors import NoDerivativeRuleError, UnsupportedSyntaxError
+from .ir import Const, Var
+from .source import read_source
+from .values import NAMED_CONSTANTS, Closure, Static, Tup, from_python, is_atom
+
+MAX_INLINE_DEPTH = 32
+_MISSING = object()
+
+
+def lower_call(lw, node):
+    func = node.func
+    if isinstance(func, ast.Attribute):
+        base = lw.expr(func.value)
+        if is_atom(base):
+            return method_call(lw, base, func.attr, node)
+        if isinstance(base, Static):
+            callee = static_attribute(lw, base.obj, func)
+        else:
+            raise lw.error(UnsupportedSyntaxError, node, f"cannot call `{ast.unparse(func)}`")
+    else:
+        callee = lw.expr(func)
+    args = [lw.expr(a) for a in node.args]
+    kwargs = {k.arg: lw.expr(k.value) for k in node.keywords}
+    return apply(lw, callee, args, kwargs, node)
+
+
+def apply(lw, callee, args, kwargs, node):
+    if isinstance(callee, Closure):
+        return inline_closure(lw, callee, args, kwargs, node)
+    obj = callee.obj if isinstance(callee, Static) else None
+    from . import markers
+    if obj is not None and markers.handles(obj):
+        return markers.lower(lw, obj, args, kwargs, node)
+    prim = primitive_of(obj)
+    if prim is not None:
+        return prim_call(lw, prim, args, kwargs, node)
+    if obj is not None and obj in _BUILTIN_CALLS:
+        return _BUILTIN_CALLS[obj](lw, args, kwargs, node)
+    if isinstance(obj, types.FunctionType):
+        return inline_function(lw, obj, args, kwargs, node)
+    numpy_name = _numpy_name(obj)
+    if numpy_name is not None:
+        return _numpy_call(lw, numpy_name, args, kwargs, node)
+    name = ast.unparse(node.func)
+    raise lw.error(NoDerivativeRuleError, node,
+                   f"symdiff has no derivative rule for `{name}`",
+                   "use a NumPy function symdiff knows, a Python function it can read, "
+                   "or give it a rule with @symdiff.custom_gradient")
+
+
+def primitive_of(obj):
+    """The primitive a NumPy, math or runtime-helper function stands for."""
+    if obj is None:
+        return None
+    name = getattr(obj, "__name__", None)
+    if not isinstance(name, str):
+        return None
+    for module in (np, np.linalg):
+        if getattr(module, name, None) is obj:
+            return prims.lookup(name)
+    if name in prims.MATH and getattr(math, name, None) is obj:
+        return prims.lookup(name)
+    from . import runtime
+    if name.startswith("_") and getattr(runtime, name, None) is obj:
+        return prims.lookup(name[1:])
+    return None
+
+
+def _numpy_name(obj):
+    """``"linalg.inv"`` for np.linalg.inv: a NumPy function with no primitive."""
+    name = getattr(obj, "__name__", None)
+    if not isinstance(name, str):
+        return None
+    for prefix, module in (("", np), ("linalg.", np.linalg), ("random.", np.random)):
+        if getattr(module, name, None) is obj:
+            return prefix + name
+    return None
+
+
+def _numpy_call(lw, name, args, kwargs, node):
+    """A NumPy function without a derivative rule: fine while nothing
+    differentiated flows into it (np.arange, np.zeros...); the reverse pass
+    reports it otherwise."""
+    operands = [lw.atom(a, node) for a in args]
+    statics = tuple((k, static_value(lw, v, k, name, node)) for k, v in kwargs.items())
+    return lw.b.op("npcall", *operands, func=name, kwargs=statics, hint=name.split(".")[-1])
+
+
+def prim_call(lw, prim, args, kwargs, node, first=None):
+    """Bind call arguments to ``prim``'s signature and make the operation."""
+    positional = list(args)
+    kwargs = dict(kwargs)
+    operands = [first] if first is not None else []
+    names = prim.operands[1:] if first is not None else prim.operands
+    for name in names:
+        if name.startswith("*"):
+            seq = positional.pop(0) if positional else kwargs.pop(name[1:], Tup(()))
+            items = seq.items if isinstance(seq, Tup) else [seq]
+            operands.extend(lw.atom(i, node) for i in items)
+            continue
+        value = positional.pop(0) if positional else kwargs.pop(name, _MISSING)
+        if value is _MISSING:
+            raise lw.error(UnsupportedSyntaxError, node,
+                           f"`{prim.name}` needs the argument `{name}`")
+        operands.append(lw.atom(value, node))
+    params = {}
+    for key, default in prim.params:
+        value = positional.pop(0) if positional else kwargs.pop(key, _MISSING)
+        if value is not _MISSING:
+            params[key] = static_value(lw, value, key, prim.name, node)
+    if positional or kwargs:
+        extra = ", ".join(list(kwargs) or [f"argument {len(names) + 1}"])
+        raise lw.error(UnsupportedSyntaxError, node,
+                       f"`{prim.name}` does not take {extra} here",
+                       f"call it as np.{prim.name}({', '.join(prim.operands)}, "
+                       f"{', '.join(k for k, _ in prim.params)})")
+    return lw.b.op(prim.name, *operands, **params)
+
+
+def static_value(lw, value, key, prim_name, node):
+    if isinstance(value, Const):
+        return value.value
+    if isinstance(value, Tup) and all(isinstance(i, Const) for i in value.items):
+        return tuple(i.value for i in value.items)
+    raise lw.error(UnsupportedSyntaxError, node,
+                   f"`{key}` of `{prim_name}` must be a constant",
+                   f"write `{key}` as a number or a tuple of numbers")
+
+
+def method_call(lw, base, name, node):
+    prim_name = prims.ARRAY_METHODS.get(name)
+    if prim_name is None:
+        raise lw.error(NoDerivativeRuleError, node, f"the array method `.{name}()` is not supported",
+                       f"use the NumPy function instead, e.g. np.{name}(x, ...)")
+    args = [lw.expr(a) for a in node.args]
+    kwargs = {k.arg: lw.expr(k.value) for k in node.keywords}
+    if name in ("reshape", "transpose") and len(args) > 1:
+        args = [Tup(tuple(args))]  # x.reshape(3, 4) is x.reshape((3, 4))
+    return prim_call(lw, prims.lookup(prim_name), args, kwargs, node, first=base)
+
+
+def array_attribute(lw, base, node):
+    prim_name = prims.ARRAY_ATTRIBUTES.get(node.attr)
+    if prim_name is None:
+        raise lw.error(UnsupportedSyntaxError, node, f"the array attribute `.{node.attr}` is not supported",
+                       "use .T, .shape, .ndim or .size")
+    return lw.b.op(prim_name, base, hint=node.attr if node.attr != "T" else None)
+
+
+def static_attribute(lw, obj, node):
+    attr = node.attr
+    if obj is np or obj is math:
+        if attr in NAMED_CONSTANTS:
+            return Const(NAMED_CONSTANTS[attr])
+    try:
+        value = getattr(obj, attr)
+    except AttributeError:
+        raise lw.error(UnsupportedSyntaxError, node,
+                       f"`{ast.unparse(node)}` does not exist") from None
+    return from_python(attr, value)
+
+
+# -- inlining the user's functions -----------------------------------------------
+def inline_function(lw, fn, args, kwargs, node):
+    from .lower import Lowerer
+    if lw.depth >= MAX_INLINE_DEPTH:
+        raise lw.error(UnsupportedSyntaxError, node,
+                       f"calls nested more than {MAX_INLINE_DEPTH} deep (recursion?)",
+                       "recursive functions cannot be differentiated; write a loop-free version")
+    src = read_source(fn)
+    sub = Lowerer(src, lw.b, lw.depth + 1)
+    bind_arguments(sub, src.node.args, fn.__defaults__, fn.__kwdefaults__, args, kwargs, node, lw)
+    return _inline_body(sub, src.node, node, lw)
+
+
+def inline_closure(lw, closure, args, kwargs, node):
+    from .lower import Lowerer
+    sub = Lowerer.__new__(Lowerer)
+    sub.src, sub.b, sub.depth = closure.src, lw.b, lw.depth + 1
+    sub.env = dict(closure.env)
+    defaults = [sub.expr(d) for d in closure.node.args.defaults]
+    bind_arguments(sub, closure.node.args, defaults, None, args, kwargs, node, lw, lowered=True)
+    return _inline_body(sub, closure.node, node, lw)
+
+
+def _inline_body(sub, fnode, call_node, lw):
+    if isinstance(fnode, ast.Lambda):
+        return sub.expr(fnode.body)
+    from .returns import hoist_returns
+    result = sub.lower_body(hoist_returns(fnode.body))
+    if result is None:
+        raise lw.error(UnsupportedSyntaxError, call_node,
+                       f"`{ast.unparse(call_node.func)}` returns None",
+                       "a function called while differentiating must return a value")
+    return result
+
+
+def bind_arguments(sub, spec, defaults, kwdefaults, args, kwargs, node, lw, lowered=False):
+    names = [a.arg for a in spec.posonlyargs + spec.args]
+    defaults = list(defaults or ())
+    default_of = dict(zip(names[len(names) - len(defaults):], defaults))
+    default_of.update(kwdefaults or {})
+    kwargs = dict(kwargs)
+    if len(args) > len(names):
+        raise lw.error(UnsupportedSyntaxError, node,
+                       f"`{ast.unparse(node.func)}` takes {len(names)} positional arguments "
+                       f"but {len(args)} were given")
+    for name, value in zip(names, args):
+        sub.env[name] = value
+    for name in names[len(args):] + [a.arg for a in spec.kwonlyargs]:
+        if name in kwargs:
+            sub.env[name] = kwargs.pop(name)
+        elif name in default_of:
+            value = default_of[name]
+            sub.env[name] = value if lowered else from_python(name, value)
+        else:
+            raise lw.error(UnsupportedSyntaxError, node,
+                           f"`{ast.unparse(node.func)}` is missing the argument `{name}`")
+    if kwargs:
+        raise lw.error(UnsupportedSyntaxError, node,
+                       f"`{ast.unparse(node.func)}` got unexpected arguments {sorted(kwargs)}")
+
+
+# -- Python builtins ----------------------------------------------------------------
+def _builtin_prim(name):
+    def lower(lw, args, kwargs, node):
+        return prim_call(lw, prims.lookup(name), args, kwargs, node)
+    return lower
+
+
+def _builtin_minmax(name, prim_name):
+    def lower(lw, args, kwargs, node):
+        if len(args) < 2 or kwargs:
+            raise lw.error(UnsupportedSyntaxError, node,
+                           f"`{name}()` is differentiated only as {name}(a, b, ...) of numbers",
+                           f"use np.{name}(x) to reduce an array")
+        result = lw.atom(args[0], node)
+        for arg in args[1:]:
+            result = lw.b.op(prim_name, result, lw.atom(arg, node))
+        return result
+    return lower
+
+
+def _builtin_print(lw, args, kwargs, node):
+    raise lw.error(UnsupportedSyntaxError, node, "`print` inside a differentiated function "
+                   "is not supported yet", "print outside the function, or remove the call")
+
+
+_BUILTIN_CALLS = {
+    builtins.abs: _builtin_prim("abs"), builtins.len: _builtin_prim("len"),
+    builtins.float: _builtin_prim("float"), builtins.round: _builtin_prim("round"),
+    builtins.max: _builtin_minmax("max", "maximum"),
+    builtins.min: _builtin_minmax("min", "minimum"),
+    builtins.print: _builtin_print,
+}
+
+
+def lower_with(lw, node):
+    from . import markers
+    markers.lower_with(lw, node)

@@ -1,0 +1,307 @@
+"""IR to Python source that reads like a careful person's gradient.
+
+Single-use temporaries are folded back into expressions, variables get
+display names (naming.py), and each backward block is preceded by a comment
+pointing at the source line it differentiates.
+"""
+from __future__ import annotations
+
+import ast
+import math
+import os
+
+from . import prims
+from .ir import Const, If, Op, Var
+from .naming import assign_names
+from .simplify import EFFECTS
+from .values import FreeVar
+
+MAX_LINE = 79
+_NAMED_FLOATS = {math.pi: "pi", math.e: "e"}
+_NEVER_INLINE = EFFECTS | {"scalar_predicate"}
+
+
+class Emitter:
+    def __init__(self, fn, np_alias="np"):
+        self.fn = fn
+        self.np = np_alias
+        self.helpers = set()
+        self.counts = _use_counts(fn)
+        self.inlined = {}
+        self.names = {}
+
+    # -- the whole function ------------------------------------------------------------
+    def function(self, name, doc):
+        self._decide_inlining(self.fn.body, depth=0)
+        fixed = {p: p.hint for p in self.fn.params}
+        fixed.update({v: v.hint for v in _free_vars(self.fn)})
+        reserved = {self.np, "slice", "len", "float"} | set(_helper_names())
+        self.names = assign_names(self.fn, self.inlined, fixed, reserved)
+        params = ", ".join(p.hint for p in self.fn.params)
+        lines = [f"def {name}({params}):", f'    """{doc}"""']
+        self._last_comment = None
+        self._block(self.fn.body, lines, "    ")
+        lines.append("    return " + _strip_parens(ast.unparse(self._result(self.fn.result))))
+        return "\n".join(lines) + "\n"
+
+    def _result(self, value):
+        if isinstance(value, tuple):
+            return ast.Tuple([self._result(v) for v in value], ast.Load())
+        return self.atom(value)
+
+    # -- statements ----------------------------------------------------------------------
+    def _block(self, stmts, lines, pad):
+        start = len(lines)
+        for stmt in stmts:
+            if isinstance(stmt, Op):
+                if stmt.target not in self.inlined:
+                    self._comment(stmt, lines, pad)
+                    self._op(stmt, lines, pad)
+            elif isinstance(stmt, If):
+                self._comment(stmt, lines, pad)
+                self._if(stmt, lines, pad)
+            else:
+                raise TypeError(f"emit has no method for {type(stmt).__name__}")
+        return len(lines) > start
+
+    def _op(self, op, lines, pad):
+        value = ast.unparse(self.expr(op))
+        if op.prim in EFFECTS and not self.counts.get(op.target):
+            lines.append(pad + value)
+        else:
+            lines.append(f"{pad}{self.names[op.target]} = {value}")
+
+    def _if(self, stmt, lines, pad):
+        lines.append(f"{pad}if {ast.unparse(self.atom(stmt.cond))}:")
+        for side, block in (("then", stmt.then), ("orelse", stmt.orelse)):
+            if side == "orelse":
+                lines.append(f"{pad}else:")
+            start = len(lines)
+            self._block(block, lines, pad + "    ")
+            for m in stmt.merges:
+                source = getattr(m, side)
+                value = ast.unparse(self.atom(source))
+                if value != self.names[m.target]:
+                    lines.append(f"{pad}    {self.names[m.target]} = {value}")
+            if len(lines) == start:
+                lines.append(f"{pad}    pass")
+        if lines[-1].strip() == "pass" and lines[-2].strip() == "else:":
+            del lines[-2:]  # drop an empty else
+
+    def _comment(self, stmt, lines, pad):
+        loc = stmt.loc
+        if getattr(stmt, "backward", False) and loc is not None:
+            key = (loc.filename, loc.lineno)
+            if key != self._last_comment:
+                self._last_comment = key
+                where = f"L{loc.lineno}" if loc.filename == self.fn.loc.filename \
+                    else f"{os.path.basename(loc.filename)}:{loc.lineno}"
+                lines.append(_fit(f"{pad}# {where}: {loc.line.strip()}"))
+        note = getattr(stmt, "note", "")
+        if note and f"{pad}# {note}" not in lines[-3:]:
+            lines.append(f"{pad}# {note}")
+
+    # -- expressions -----------------------------------------------------------------------
+    def atom(self, atom):
+        if isinstance(atom, Var):
+            if atom in self.inlined:
+                return self.expr(self.inlined[atom])
+            return ast.Name(self.names.get(atom, atom.hint), ast.Load())
+        return self.const(atom.value)
+
+    def const(self, value):
+        if isinstance(value, float) and value in _NAMED_FLOATS:
+            return ast.Attribute(ast.Name(self.np, ast.Load()), _NAMED_FLOATS[value], ast.Load())
+        if isinstance(value, float) and (math.isinf(value) or math.isnan(value)):
+            name = ast.Attribute(ast.Name(self.np, ast.Load()),
+                                 "nan" if math.isnan(value) else "inf", ast.Load())
+            return ast.UnaryOp(ast.USub(), name) if value < 0 else name
+        if isinstance(value, tuple):
+            return ast.Tuple([self.const(v) for v in value], ast.Load())
+        if isinstance(value, slice):
+            return ast.Call(ast.Name("slice", ast.Load()),
+                            [self.const(v) for v in (value.start, value.stop, value.step)], [])
+        return ast.Constant(value)
+
+    def expr(self, op):
+        args = [self.atom(a) for a in op.args]
+        spelling = prims.PRIMS[op.prim].spelling
+        return getattr(self, "_spell_" + spelling[0].replace(".", "_"))(op, spelling, args)
+
+    def _spell_binop(self, op, spelling, args):
+        return ast.BinOp(args[0], spelling[1](), args[1])
+
+    def _spell_unary(self, op, spelling, args):
+        return ast.UnaryOp(spelling[1](), args[0])
+
+    def _spell_compare(self, op, spelling, args):
+        return ast.Compare(args[0], [spelling[1]()], [args[1]])
+
+    def _spell_np(self, op, spelling, args):
+        if prims.PRIMS[op.prim].operands[:1] == ("*arrays",) or op.prim == "array":
+            args = [ast.List(args, ast.Load())]
+        return ast.Call(self._np_attr(spelling[1]), args, self._keywords(op))
+
+    def _spell_np_linalg(self, op, spelling, args):
+        func = ast.Attribute(self._np_attr("linalg"), spelling[1], ast.Load())
+        return ast.Call(func, args, self._keywords(op))
+
+    def _spell_helper(self, op, spelling, args):
+        if op.prim == "unreduce" and op.param("axis") is None and not op.param("keepdims"):
+            return ast.Call(self._np_attr("full_like"), [args[1], args[0]], [])
+        if op.prim in ("unindex", "unindex_add"):
+            args = args[:2] + [self._index(args[2:])]
+        self.helpers.add(spelling[1])
+        return ast.Call(ast.Name(spelling[1], ast.Load()), args, self._keywords(op))
+
+    def _spell_npcall(self, op, spelling, args):
+        func = self._np_attr("")
+        for part in op.param("func").split("."):
+            func = ast.Attribute(func, part, ast.Load()) if func.attr else self._np_attr(part)
+        keywords = [ast.keyword(k, self.const(v)) for k, v in op.param("kwargs")]
+        return ast.Call(func, args, keywords)
+
+    def _spell_attr(self, op, spelling, args):
+        return ast.Attribute(args[0], spelling[1], ast.Load())
+
+    def _spell_call(self, op, spelling, args):
+        return ast.Call(ast.Name(spelling[1], ast.Load()), args, [])
+
+    def _spell_subscript(self, op, spelling, args):
+        return ast.Subscript(args[0], self._slices(args[1:]), ast.Load())
+
+    def _spell_slice(self, op, spelling, args):
+        return ast.Call(ast.Name("slice", ast.Load()), args, [])
+
+    def _spell_tuple(self, op, spelling, args):
+        return ast.Tuple(args, ast.Load())
+
+    def _spell_identity(self, op, spelling, args):
+        return args[0]
+
+    def _index(self, parts):
+        """``np.s_[...]``: an index as a value, for the indexing helpers."""
+        return ast.Subscript(self._np_attr("s_"), self._slices(parts), ast.Load())
+
+    def _slices(self, parts):
+        parts = [_as_slice(p) for p in parts]
+        return parts[0] if len(parts) == 1 else ast.Tuple(parts, ast.Load())
+
+    def _np_attr(self, name):
+        return ast.Attribute(ast.Name(self.np, ast.Load()), name, ast.Load())
+
+    def _keywords(self, op):
+        defaults = dict(prims.PRIMS[op.prim].params)
+        return [ast.keyword(k, self.const(v)) for k, v in op.params
+                if k not in defaults or defaults[k] != v or type(defaults[k]) is not type(v)]
+
+    # -- inlining ----------------------------------------------------------------------------
+    def _decide_inlining(self, stmts, depth):
+        defined_here = set()
+        for stmt in stmts:
+            if isinstance(stmt, Op):
+                defined_here.add(stmt.target)
+                self._inline_args(stmt, defined_here)
+            elif isinstance(stmt, If):
+                self._decide_inlining(stmt.then, depth + 1)
+                self._decide_inlining(stmt.orelse, depth + 1)
+
+    def _inline_args(self, op, defined_here):
+        candidates = [a for a in op.args if isinstance(a, Var) and a in defined_here
+                      and self._inlinable(a)]
+        for var in candidates:
+            self.inlined[var] = self._defs[var]
+        while candidates and len(ast.unparse(self.expr(op))) > MAX_LINE - 24:
+            biggest = max(candidates, key=lambda v: len(ast.unparse(self.atom(v))))
+            del self.inlined[biggest]
+            candidates.remove(biggest)
+
+    def _inlinable(self, var):
+        op = self._defs.get(var)
+        return (op is not None and self.counts.get(var, 0) == 1
+                and var not in self.fn.named and op.prim not in _NEVER_INLINE
+                and not isinstance(var, FreeVar))
+
+    @property
+    def _defs(self):
+        if not hasattr(self, "_defs_cache"):
+            self._defs_cache = {s.target: s for s in _ops(self.fn.body)}
+        return self._defs_cache
+
+
+def _as_slice(node):
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "slice":
+        bounds = [None if isinstance(a, ast.Constant) and a.value is None else a
+                  for a in node.args]
+        if isinstance(bounds[0], ast.Constant) and bounds[0].value == 0:
+            bounds[0] = None  # x[0:n] reads better as x[:n]
+        return ast.Slice(*bounds)
+    return node
+
+
+def _ops(stmts):
+    for stmt in stmts:
+        if isinstance(stmt, Op):
+            yield stmt
+        elif isinstance(stmt, If):
+            yield from _ops(stmt.then)
+            yield from _ops(stmt.orelse)
+
+
+def _use_counts(fn):
+    counts = {}
+
+    def use(atom):
+        if isinstance(atom, Var):
+            counts[atom] = counts.get(atom, 0) + 1
+
+    def block(stmts):
+        for stmt in stmts:
+            if isinstance(stmt, Op):
+                for a in stmt.args:
+                    use(a)
+            elif isinstance(stmt, If):
+                use(stmt.cond)
+                block(stmt.then)
+                block(stmt.orelse)
+                for m in stmt.merges:
+                    use(m.then)
+                    use(m.orelse)
+
+    block(fn.body)
+    stack = [fn.result]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, tuple):
+            stack.extend(value)
+        else:
+            use(value)
+            use(value)  # a result is never inlined: it is returned by name
+    return counts
+
+
+def _free_vars(fn):
+    return {a for op in _ops(fn.body) for a in op.args if isinstance(a, FreeVar)}
+
+
+def _helper_names():
+    return [p.spelling[1] for p in prims.PRIMS.values() if p.spelling[0] == "helper"]
+
+
+def _fit(line):
+    return line if len(line) <= MAX_LINE else line[:MAX_LINE - 3] + "..."
+
+
+def _strip_parens(text):
+    return text[1:-1] if text.startswith("(") and text.endswith(")") and "," in text \
+        and _balanced(text[1:-1]) else text
+
+
+def _balanced(text):
+    depth = 0
+    for ch in text:
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        if depth < 0:
+            return False
+    return depth == 0

@@ -1,0 +1,85 @@
+"""Every error a user can cause: one class each, all carrying a location.
+
+Reporting (formatting for a terminal, the CLI's `file:line:col`) lives here
+too, apart from the code that detects the errors.
+"""
+from __future__ import annotations
+
+
+class SymdiffError(Exception):
+    """Base of every error a user can cause.
+
+    Carries ``filename``, ``lineno``, ``col_offset`` (0-based, like ``ast``),
+    the offending ``source_line`` and a ``hint`` saying how to fix it.
+    """
+
+    def __init__(self, message, loc=None, hint=None):
+        self.message = message
+        self.hint = hint
+        self.filename = getattr(loc, "filename", None)
+        self.lineno = getattr(loc, "lineno", None)
+        self.col_offset = getattr(loc, "col", None)
+        self.source_line = getattr(loc, "line", None)
+        super().__init__(self.format())
+
+    def location(self):
+        if self.filename is None:
+            return ""
+        return f"{self.filename}:{self.lineno}:{(self.col_offset or 0) + 1}"
+
+    def format(self):
+        where = self.location()
+        text = f"{where}: {self.message}" if where else self.message
+        if self.source_line:
+            stripped = self.source_line.lstrip()
+            indent = len(self.source_line) - len(stripped)
+            caret = max((self.col_offset or 0) - indent, 0)
+            text += f"\n    {stripped.rstrip()}\n    {' ' * caret}^"
+        if self.hint:
+            text += f"\nhint: {self.hint}"
+        return text
+
+
+class SourceUnavailableError(SymdiffError):
+    """The function has no Python source symdiff can read."""
+
+
+class UnsupportedSyntaxError(SymdiffError):
+    """A construct outside the language symdiff differentiates."""
+
+
+class InPlaceWriteError(UnsupportedSyntaxError):
+    """An assignment into part of an array (``x[0] = ...``)."""
+
+
+class UnknownNameError(SymdiffError):
+    """A name that is not defined where it is used."""
+
+
+class NoDerivativeRuleError(SymdiffError):
+    """A call whose derivative symdiff does not know."""
+
+
+class WrtError(SymdiffError):
+    """``wrt`` names an argument the function does not have."""
+
+
+class NonScalarOutputError(SymdiffError):
+    """``grad`` of a function whose value is not a scalar."""
+
+
+class NonFloatArgumentError(SymdiffError):
+    """A differentiated argument that is not a floating-point value."""
+
+
+class ArrayPredicateError(SymdiffError):
+    """An ``if`` whose condition is an array, not a scalar."""
+
+
+class RegistrationError(SymdiffError):
+    """A gradient rule registered twice, or an unknown override."""
+
+
+def report(error):
+    """The text the CLI prints for ``error``: ``file:line:col: message``..."""
+    return error.format()

@@ -1,0 +1,72 @@
+"""What the compiler knows about values: their defining op and shape class.
+
+A shape class is ``SCALAR`` (a 0-d value), or a representative `Var` whose
+shape is shared by every value in its class. Two values in the same class
+provably have the same shape, so their adjoints need no broadcasting helper.
+"""
+from __future__ import annotations
+
+from .ir import Const, Var
+
+SCALAR = "scalar"
+
+ELEMENTWISE = frozenset("""
+    add subtract multiply divide power negative invert bitwise_and bitwise_or
+    bitwise_xor floor_divide mod greater greater_equal less less_equal equal
+    not_equal exp exp2 expm1 log log2 log10 log1p sqrt cbrt square reciprocal
+    abs sin cos tan arcsin arccos arctan sinh cosh tanh arcsinh arccosh
+    arctanh sinc deg2rad rad2deg arctan2 hypot logaddexp logaddexp2 maximum
+    minimum fmax fmin clip where sign floor ceil trunc rint round isnan isinf
+    isfinite logical_and logical_or logical_xor logical_not stop_gradient
+""".split())
+_LIKE_FIRST = {"zeros_like", "ones_like", "full_like", "require_float"}
+_LIKE_SECOND = {"sum_to", "unindex", "unindex_add", "unreduce", "prod_adjoint"}
+_REDUCTIONS = {"sum", "mean", "prod", "max", "min", "norm"}
+_SCALARS = {"ndim", "size", "len", "float", "vdot", "require_scalar",
+            "scalar_predicate"}
+
+
+class Facts:
+    def __init__(self):
+        self.defs = {}    # Var -> Op that defines it
+        self.shape = {}   # Var -> SCALAR or representative Var
+
+    def key(self, atom):
+        if isinstance(atom, Const):
+            value = atom.value
+            return SCALAR if isinstance(value, (int, float, bool)) else atom
+        return self.shape.get(atom, atom)
+
+    def same_shape(self, a, b):
+        return self.key(a) == self.key(b)
+
+    def is_scalar(self, atom):
+        return self.key(atom) == SCALAR
+
+    def record(self, op):
+        self.defs[op.target] = op
+        self.shape[op.target] = self._infer(op)
+
+    def _infer(self, op):
+        prim, args = op.prim, op.args
+        if prim in ELEMENTWISE:
+            return self.broadcast(op.target, *args)
+        if prim in _LIKE_FIRST:
+            return self.key(args[0])
+        if prim in _LIKE_SECOND:
+            return self.key(args[1])
+        if prim in _REDUCTIONS:
+            whole = op.param("axis") is None and not op.param("keepdims")
+            return SCALAR if whole else op.target
+        if prim in _SCALARS:
+            return SCALAR
+        return op.target
+
+    def broadcast(self, target, *args):
+        keys = {self.key(a) for a in args} - {SCALAR}
+        if not keys:
+            return SCALAR
+        return keys.pop() if len(keys) == 1 else target
+
+    def producer(self, atom):
+        return self.defs.get(atom) if isinstance(atom, Var) else None

@@ -1,0 +1,142 @@
+"""The intermediate representation: small, explicit, printable.
+
+A `Function` is a list of statements over SSA variables. Statements are `Op`
+(one primitive call, arguments are atoms), `If` (scalar predicate, two
+blocks, `Merge` nodes joining names assigned in them) and `Loop` (reserved
+for `for`/`while`). Every statement carries the `Loc` of the user's source
+line it came from, so errors and generated comments can point at it.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Loc:
+    filename: str
+    lineno: int
+    col: int
+    line: str
+    func: str = ""
+
+
+_ids = itertools.count()
+
+
+class Var:
+    """An SSA variable. Identity is the object; ``hint`` is its display name."""
+
+    __slots__ = ("uid", "hint")
+
+    def __init__(self, hint):
+        self.uid = next(_ids)
+        self.hint = hint
+
+    def __repr__(self):
+        return f"{self.hint}%{self.uid}"
+
+
+@dataclass(frozen=True)
+class Const:
+    value: object
+
+    def __repr__(self):
+        return repr(self.value)
+
+
+@dataclass
+class Op:
+    """``target = prim(*args, **params)``; params are compile-time constants."""
+
+    target: Var
+    prim: str
+    args: tuple
+    params: tuple = ()
+    loc: Loc | None = None
+    note: str = ""          # a comment emit writes above the statement
+    backward: bool = False  # made by the reverse pass
+
+    def param(self, key, default=None):
+        for name, value in self.params:
+            if name == key:
+                return value
+        return default
+
+
+@dataclass
+class Merge:
+    """``target`` is ``then`` if the branch was taken, else ``orelse``."""
+
+    target: Var
+    then: object
+    orelse: object
+
+
+@dataclass
+class If:
+    cond: object
+    then: list
+    orelse: list
+    merges: list = field(default_factory=list)
+    loc: Loc | None = None
+    backward: bool = False
+
+
+@dataclass
+class Function:
+    name: str
+    params: list
+    body: list
+    result: object
+    loc: Loc | None = None
+    named: set = field(default_factory=set)   # vars that carry a user's name
+
+
+def is_var(atom):
+    return isinstance(atom, Var)
+
+
+def walk(stmts):
+    """Every statement, depth first, in program order."""
+    for stmt in stmts:
+        yield stmt
+        if isinstance(stmt, If):
+            yield from walk(stmt.then)
+            yield from walk(stmt.orelse)
+
+
+def uses(stmt):
+    """The atoms a statement reads directly (not inside nested blocks)."""
+    if isinstance(stmt, Op):
+        return list(stmt.args)
+    if isinstance(stmt, If):
+        return [stmt.cond]
+    if isinstance(stmt, Merge):
+        return [stmt.then, stmt.orelse]
+    raise TypeError(f"no uses() for IR node {type(stmt).__name__}")
+
+
+def dump(fn):
+    """A readable listing of ``fn``, for debugging and tests."""
+    lines = [f"def {fn.name}({', '.join(map(repr, fn.params))}):"]
+    _dump_block(fn.body, lines, "    ")
+    lines.append(f"    return {fn.result!r}")
+    return "\n".join(lines)
+
+
+def _dump_block(stmts, lines, pad):
+    for stmt in stmts:
+        if isinstance(stmt, Op):
+            params = "".join(f", {k}={v!r}" for k, v in stmt.params)
+            args = ", ".join(map(repr, stmt.args))
+            lines.append(f"{pad}{stmt.target!r} = {stmt.prim}({args}{params})")
+        elif isinstance(stmt, If):
+            lines.append(f"{pad}if {stmt.cond!r}:")
+            _dump_block(stmt.then, lines, pad + "    ")
+            lines.append(f"{pad}else:")
+            _dump_block(stmt.orelse, lines, pad + "    ")
+            for m in stmt.merges:
+                lines.append(f"{pad}{m.target!r} = phi({m.then!r}, {m.orelse!r})")
+        else:
+            raise TypeError(f"cannot dump IR node {type(stmt).__name__}")

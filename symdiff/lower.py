@@ -1,0 +1,373 @@
+"""Lowering: a checked Python syntax tree to IR statements.
+
+Statements and expressions are lowered here; what a *call* means (a NumPy
+primitive, a helper to inline, a symdiff marker) is decided in `calls.py`.
+"""
+from __future__ import annotations
+
+import ast
+
+import numpy as np
+
+from . import syntax
+from .returns import hoist_returns
+from .builtins_ import BUILTIN_NAMES
+from .errors import (NonScalarOutputError, UnknownNameError,
+                     UnsupportedSyntaxError)
+from .ir import Const, If, Merge, Var
+from .values import (NAMED_CONSTANTS, Closure, FreeVar, Static, Tup, from_python,
+                     is_atom)
+
+_BINOPS = {ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply",
+           ast.Div: "divide", ast.Pow: "power", ast.MatMult: "matmul",
+           ast.FloorDiv: "floor_divide", ast.Mod: "mod", ast.BitAnd: "bitwise_and",
+           ast.BitOr: "bitwise_or", ast.BitXor: "bitwise_xor"}
+_UNARY = {ast.USub: "negative", ast.Invert: "invert", ast.Not: "logical_not"}
+_COMPARE = {ast.Gt: "greater", ast.GtE: "greater_equal", ast.Lt: "less",
+            ast.LtE: "less_equal", ast.Eq: "equal", ast.NotEq: "not_equal"}
+
+
+class Lowerer:
+    """Lowers one function body into the shared builder's current block."""
+
+    def __init__(self, src, builder, depth=0):
+        syntax.check(src)
+        self.src = src
+        self.b = builder
+        self.depth = depth
+        self.env = {}
+
+    def error(self, cls, node, message, hint=None):
+        return cls(message, self.src.loc(node), hint)
+
+    # -- blocks ------------------------------------------------------------------
+    def lower_body(self, stmts):
+        """Lower ``stmts``; the returned value, or None if they fall off the end."""
+        for i, stmt in enumerate(stmts):
+            with self.b.at(self.src.loc(stmt)):
+                if isinstance(stmt, ast.Return):
+                    return self.returned(stmt)
+                if isinstance(stmt, ast.If):
+                    result = self.if_stmt(stmt, stmts[i + 1:])
+                    if result is not None:
+                        return result
+                    continue
+                self.stmt(stmt)
+        return None
+
+    def returned(self, stmt):
+        if stmt.value is None:
+            raise self.error(NonScalarOutputError, stmt, "the function returns None",
+                             "return the value to differentiate")
+        return self.expr(stmt.value)
+
+    def stmt(self, node):
+        method = getattr(self, "stmt_" + type(node).__name__, None)
+        if method is None:
+            raise self.error(UnsupportedSyntaxError, node,
+                             f"`{type(node).__name__}` statements are not supported here")
+        method(node)
+
+    def stmt_Assign(self, node):
+        value = self.expr(node.value)
+        for target in node.targets:
+            self.bind(target, value)
+
+    def stmt_AnnAssign(self, node):
+        if node.value is not None:
+            self.bind(node.target, self.expr(node.value))
+
+    def stmt_AugAssign(self, node):
+        op = _BINOPS.get(type(node.op))
+        current = self.expr(ast.Name(node.target.id, ast.Load(), lineno=node.lineno,
+                                     col_offset=node.col_offset))
+        self.bind(node.target, self.binop(op, current, self.expr(node.value), node))
+
+    def stmt_Expr(self, node):
+        if isinstance(node.value, ast.Constant):
+            return  # a docstring or a bare constant
+        self.expr(node.value)
+
+    def stmt_Pass(self, node):
+        pass
+
+    def stmt_FunctionDef(self, node):
+        self.env[node.name] = Closure(node, self.env, self.src)
+
+    def stmt_With(self, node):
+        from .calls import lower_with
+        lower_with(self, node)
+
+    def bind(self, target, value):
+        if isinstance(target, ast.Name):
+            if isinstance(value, Var) and not isinstance(value, FreeVar) \
+                    and value not in self.b.named:
+                value.hint = target.id  # the user's name for a value just made
+                self.b.named.add(value)
+            self.env[target.id] = value
+            return
+        if isinstance(target, (ast.Tuple, ast.List)):
+            items = self.unpack(value, len(target.elts), target)
+            for sub, item in zip(target.elts, items):
+                self.bind(sub, item)
+            return
+        raise self.error(UnsupportedSyntaxError, target,
+                         f"cannot assign to `{ast.unparse(target)}`")
+
+    def unpack(self, value, count, node):
+        if isinstance(value, Tup):
+            if len(value.items) != count:
+                raise self.error(UnsupportedSyntaxError, node,
+                                 f"cannot unpack {len(value.items)} values into {count} names")
+            return value.items
+        if is_atom(value):
+            return [self.b.op("getitem", value, Const(i)) for i in range(count)]
+        raise self.error(UnsupportedSyntaxError, node, "cannot unpack this value")
+
+    # -- if / else -----------------------------------------------------------------
+    def if_stmt(self, node, rest):
+        cond = self.predicate(node.test)
+        if isinstance(cond, Const):  # decided at compile time
+            return self.lower_body((node.body if cond.value else node.orelse) + list(rest))
+        before = dict(self.env)
+        then, then_env, then_ret = self.branch(node.body, before)
+        orelse, else_env, else_ret = self.branch(node.orelse, before)
+        if (then_ret is None) != (else_ret is None) and rest:
+            # One branch returns: the statements after the `if` belong to the other.
+            if then_ret is None:
+                then, then_env, then_ret = self.branch(node.body + list(rest), before)
+            else:
+                orelse, else_env, else_ret = self.branch(node.orelse + list(rest), before)
+        stmt = If(cond, then, orelse, [], self.src.loc(node))
+        if then_ret is not None and else_ret is not None:
+            result = self.merge(stmt, then_ret, else_ret, "result", node)
+            self.b.append(stmt)
+            return result
+        if then_ret is not None or else_ret is not None:
+            raise self.error(NonScalarOutputError, node,
+                             "one branch returns a value and the other falls off the end",
+                             "return a value on every path")
+        self.env = self.merge_envs(stmt, before, then_env, else_env, node)
+        self.b.append(stmt)
+        return None
+
+    def branch(self, stmts, env):
+        self.env = dict(env)
+        with self.b.block() as block:
+            result = self.lower_body(stmts)
+        return block, self.env, result
+
+    def merge_envs(self, stmt, before, then_env, else_env, node):
+        merged = {}
+        for name in list(then_env) + [n for n in else_env if n not in then_env]:
+            if name in then_env and name in else_env:
+                merged[name] = self.merge(stmt, then_env[name], else_env[name], name, node)
+            elif name in before:
+                merged[name] = before[name]
+        return merged
+
+    def merge(self, stmt, a, b, name, node):
+        if a is b or (isinstance(a, Const) and a == b):
+            return a
+        if is_atom(a) and is_atom(b):
+            target = Var(name)
+            stmt.merges.append(Merge(target, a, b))
+            return target
+        if isinstance(a, Tup) and isinstance(b, Tup) and len(a.items) == len(b.items):
+            return Tup(tuple(self.merge(stmt, x, y, name, node)
+                             for x, y in zip(a.items, b.items)))
+        if isinstance(a, Static) and isinstance(b, Static) and a.obj is b.obj:
+            return a
+        raise self.error(UnsupportedSyntaxError, node,
+                         f"`{name}` holds different kinds of value in the two branches",
+                         "give both branches values of the same kind")
+
+    def predicate(self, node):
+        cond = self.atom(self.expr(node), node)
+        if isinstance(cond, Const) or self.b.facts.is_scalar(cond):
+            return cond
+        loc = self.src.loc(node)
+        return self.b.op("scalar_predicate", cond, hint="cond",
+                         message=f"{loc.filename}:{loc.lineno}:{loc.col + 1}")
+
+    # -- expressions -------------------------------------------------------------------
+    def expr(self, node):
+        method = getattr(self, "expr_" + type(node).__name__, None)
+        if method is None:
+            raise self.error(UnsupportedSyntaxError, node,
+                             f"`{type(node).__name__}` expressions are not supported here")
+        with self.b.at(self.src.loc(node) if self.b.loc is None else self.b.loc):
+            return method(node)
+
+    def atom(self, value, node):
+        """``value`` as an IR atom (a tuple of numbers becomes one constant)."""
+        if is_atom(value):
+            return value
+        if isinstance(value, Tup):
+            items = [self.atom(v, node) for v in value.items]
+            if all(isinstance(i, Const) for i in items):
+                return Const(tuple(i.value for i in items))
+            return self.b.op("tuple", *items, hint="shape")
+        raise self.error(UnsupportedSyntaxError, node,
+                         f"`{ast.unparse(node)}` is not an array value")
+
+    def expr_Constant(self, node):
+        return Const(node.value)
+
+    def expr_Name(self, node):
+        if node.id in self.env:
+            return self.env[node.id]
+        return self.resolve(node.id, node)
+
+    def resolve(self, name, node):
+        for scope in (self.src.closure, self.src.globals):
+            if name in scope:
+                return from_python(name, scope[name])
+        if name in BUILTIN_NAMES:
+            return Static(BUILTIN_NAMES[name])
+        raise self.error(UnknownNameError, node, f"name `{name}` is not defined",
+                         "define it before this line, or pass it as an argument")
+
+    def expr_Attribute(self, node):
+        base = self.expr(node.value)
+        if is_atom(base):
+            from .calls import array_attribute
+            return array_attribute(self, base, node)
+        if isinstance(base, Static):
+            from .calls import static_attribute
+            return static_attribute(self, base.obj, node)
+        raise self.error(UnsupportedSyntaxError, node,
+                         f"cannot read `.{node.attr}` of `{ast.unparse(node.value)}`")
+
+    def expr_BinOp(self, node):
+        return self.binop(_BINOPS[type(node.op)], self.expr(node.left),
+                          self.expr(node.right), node)
+
+    def binop(self, prim, left, right, node):
+        if isinstance(left, Tup) or isinstance(right, Tup):
+            if prim == "add" and isinstance(left, Tup) and isinstance(right, Tup):
+                return Tup(left.items + right.items)  # tuple concatenation
+        return self.b.op(prim, self.atom(left, node), self.atom(right, node))
+
+    def expr_UnaryOp(self, node):
+        operand = self.atom(self.expr(node.operand), node)
+        if isinstance(node.op, ast.UAdd):
+            return operand
+        if isinstance(operand, Const) and isinstance(node.op, ast.USub) \
+                and isinstance(operand.value, (int, float)):
+            return Const(-operand.value)
+        return self.b.op(_UNARY[type(node.op)], operand)
+
+    def expr_BoolOp(self, node):
+        prim = "logical_and" if isinstance(node.op, ast.And) else "logical_or"
+        values = [self.atom(self.expr(v), v) for v in node.values]
+        result = values[0]
+        for value in values[1:]:
+            result = self.b.op(prim, result, value)
+        return result
+
+    def expr_Compare(self, node):
+        left = self.atom(self.expr(node.left), node)
+        result = None
+        for op, right_node in zip(node.ops, node.comparators):
+            if type(op) not in _COMPARE:
+                raise self.error(UnsupportedSyntaxError, node,
+                                 f"the comparison `{type(op).__name__}` is not supported",
+                                 "compare with < <= > >= == !=")
+            right = self.atom(self.expr(right_node), right_node)
+            test = self.b.op(_COMPARE[type(op)], left, right)
+            result = test if result is None else self.b.op("logical_and", result, test)
+            left = right
+        return result
+
+    def expr_Tuple(self, node):
+        return Tup(tuple(self.expr(e) for e in node.elts))
+
+    expr_List = expr_Tuple
+
+    def expr_Starred(self, node):
+        raise self.error(UnsupportedSyntaxError, node, "`*` unpacking is not supported",
+                         "pass the items one by one")
+
+    def expr_Subscript(self, node):
+        base = self.expr(node.value)
+        index = self.index(node.slice)
+        if isinstance(base, Static) and base.obj is np.s_:
+            return Tup(tuple(index))  # np.s_[...]: an index as a value
+        if isinstance(base, Tup):
+            if len(index) == 1 and isinstance(index[0], Const):
+                return _static_index(base.items, index[0].value, self, node)
+            raise self.error(UnsupportedSyntaxError, node,
+                             "a tuple can only be indexed by a constant")
+        return self.b.op("getitem", self.atom(base, node), *index)
+
+    def index(self, node):
+        parts = node.elts if isinstance(node, ast.Tuple) else [node]
+        return [self.index_part(p) for p in parts]
+
+    def index_part(self, node):
+        if isinstance(node, ast.Slice):
+            bounds = [self.atom(self.expr(p), p) if p is not None else Const(None)
+                      for p in (node.lower, node.upper, node.step)]
+            if all(isinstance(b, Const) for b in bounds):
+                return Const(slice(*(b.value for b in bounds)))
+            return self.b.op("slice", *bounds, hint="s")
+        if isinstance(node, ast.Constant) and node.value is Ellipsis:
+            return Const(Ellipsis)
+        return self.atom(self.expr(node), node)
+
+    def expr_IfExp(self, node):
+        cond = self.predicate(node.test)
+        if isinstance(cond, Const):
+            return self.expr(node.body if cond.value else node.orelse)
+        with self.b.block() as then:
+            a = self.expr(node.body)
+        with self.b.block() as orelse:
+            b = self.expr(node.orelse)
+        stmt = If(cond, then, orelse, [], self.src.loc(node))
+        result = self.merge(stmt, a, b, "t", node)
+        self.b.append(stmt)
+        return result
+
+    def expr_Lambda(self, node):
+        return Closure(node, self.env, self.src)
+
+    def expr_Call(self, node):
+        from .calls import lower_call
+        return lower_call(self, node)
+
+
+def _static_index(items, key, lowerer, node):
+    try:
+        picked = items[key]
+    except (IndexError, TypeError):
+        raise lowerer.error(UnsupportedSyntaxError, node,
+                            f"index {key!r} is out of range for a tuple of {len(items)}") from None
+    return Tup(picked) if isinstance(key, slice) else picked
+
+
+def lower_function(src, builder):
+    """Lower a top-level function: its parameters become `Var`s named after them."""
+    from .ir import Function
+    lowerer = Lowerer(src, builder)
+    args = src.node.args
+    params = [Var(a.arg) for a in args.posonlyargs + args.args + args.kwonlyargs]
+    lowerer.env.update({p.hint: p for p in params})
+    builder.named.update(params)
+    _bind_defaults(lowerer, src)
+    with builder.at(src.loc(src.node)):
+        if isinstance(src.node, ast.Lambda):
+            result = lowerer.expr(src.node.body)
+        else:
+            result = lowerer.lower_body(hoist_returns(src.node.body))
+    if result is None:
+        raise NonScalarOutputError("the function does not return a value",
+                                   src.loc(src.node), "end it with `return value`")
+    if isinstance(result, Var) and result not in builder.named:
+        result.hint = src.name if src.name.isidentifier() else "value"
+        builder.named.add(result)
+    return Function(src.name, params, builder.stmts, result, src.loc(src.node))
+
+
+def _bind_defaults(lowerer, src):
+    pass  # parameters with defaults are still parameters of the gradient

@@ -1,0 +1,149 @@
+"""The primitive catalogue: every operation the IR knows, and how it is spelled.
+
+One line a primitive: its NumPy signature (operands before ``;``, compile-time
+parameters after it, ``*name`` for a sequence of operands) and how generated
+code spells it. Derivatives live in ``rules/``; this module knows no calculus.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Prim:
+    name: str
+    operands: tuple      # operand names; a leading "*" marks a sequence
+    params: tuple        # ((name, default), ...) compile-time constants
+    spelling: tuple      # how emit writes it, see emit.py
+
+
+def _parse(sig):
+    name, rest = sig.split("(", 1)
+    rest = rest[:-1]
+    ops_text, _, params_text = rest.partition(";")
+    operands = tuple(o.strip() for o in ops_text.split(",") if o.strip())
+    params = []
+    for item in re.split(r",\s*(?=\w+=)", params_text):
+        if item.strip():
+            key, default = item.split("=")
+            params.append((key.strip(), ast.literal_eval(default.strip())))
+    return name.strip(), operands, tuple(params)
+
+
+def _table(spelling, *sigs):
+    out = {}
+    for sig in sigs:
+        name, operands, params = _parse(sig)
+        form = spelling(name) if callable(spelling) else spelling
+        out[name] = Prim(name, operands, params, form)
+    return out
+
+
+def _binop(op):
+    return lambda name: ("binop", op)
+
+
+PRIMS = {}
+# ---- arithmetic operators -------------------------------------------------
+for _sig, _op in [("add(a, b)", ast.Add), ("subtract(a, b)", ast.Sub),
+                  ("multiply(a, b)", ast.Mult), ("divide(a, b)", ast.Div),
+                  ("power(a, b)", ast.Pow), ("matmul(a, b)", ast.MatMult),
+                  ("bitwise_and(a, b)", ast.BitAnd), ("bitwise_or(a, b)", ast.BitOr),
+                  ("bitwise_xor(a, b)", ast.BitXor),
+                  ("floor_divide(a, b)", ast.FloorDiv), ("mod(a, b)", ast.Mod)]:
+    PRIMS.update(_table(("binop", _op), _sig))
+PRIMS.update(_table(("unary", ast.USub), "negative(a)"))
+PRIMS.update(_table(("unary", ast.Invert), "invert(a)"))
+# ---- comparisons ----------------------------------------------------------
+for _sig, _op in [("greater(a, b)", ast.Gt), ("greater_equal(a, b)", ast.GtE),
+                  ("less(a, b)", ast.Lt), ("less_equal(a, b)", ast.LtE),
+                  ("equal(a, b)", ast.Eq), ("not_equal(a, b)", ast.NotEq)]:
+    PRIMS.update(_table(("compare", _op), _sig))
+# ---- NumPy functions, spelled np.NAME(...) ---------------------------------
+PRIMS.update(_table(lambda n: ("np", n),
+    # elementwise, one operand
+    "exp(a)", "exp2(a)", "expm1(a)", "log(a)", "log2(a)", "log10(a)",
+    "log1p(a)", "sqrt(a)", "cbrt(a)", "square(a)", "reciprocal(a)", "abs(a)",
+    "sin(a)", "cos(a)", "tan(a)", "arcsin(a)", "arccos(a)", "arctan(a)",
+    "sinh(a)", "cosh(a)", "tanh(a)", "arcsinh(a)", "arccosh(a)", "arctanh(a)",
+    "sinc(a)", "deg2rad(a)", "rad2deg(a)",
+    # elementwise, two or three operands
+    "arctan2(a, b)", "hypot(a, b)", "logaddexp(a, b)", "logaddexp2(a, b)",
+    "maximum(a, b)", "minimum(a, b)", "fmax(a, b)", "fmin(a, b)",
+    "clip(a, a_min, a_max)", "where(condition, a, b)",
+    # zero derivative
+    "sign(a)", "floor(a)", "ceil(a)", "trunc(a)", "rint(a)", "round(a; decimals=0)",
+    "isnan(a)", "isinf(a)", "isfinite(a)",
+    "logical_and(a, b)", "logical_or(a, b)", "logical_xor(a, b)", "logical_not(a)",
+    "zeros_like(a)", "ones_like(a)", "full_like(a, fill_value)",
+    "shape(a)", "ndim(a)", "size(a)",
+    # reductions
+    "sum(a; axis=None, keepdims=False)", "mean(a; axis=None, keepdims=False)",
+    "prod(a; axis=None, keepdims=False)", "max(a; axis=None, keepdims=False)",
+    "min(a; axis=None, keepdims=False)",
+    # linear algebra and shape
+    "dot(a, b)", "outer(a, b)", "inner(a, b)", "vdot(a, b)", "transpose(a; axes=None)",
+    "reshape(a, shape)", "ravel(a)", "expand_dims(a; axis=0)",
+    "squeeze(a; axis=None)", "broadcast_to(a, shape)", "swapaxes(a; axis1=0, axis2=1)",
+    "concatenate(*arrays; axis=0)", "stack(*arrays; axis=0)",
+    "hstack(*arrays)", "vstack(*arrays)",
+))
+PRIMS.update(_table(("np.linalg", "norm"), "norm(x; ord=None, axis=None, keepdims=False)"))
+# ---- Python builtins and syntax --------------------------------------------
+PRIMS.update(_table(("attr", "T"), "T(a)"))
+PRIMS.update(_table(("call", "len"), "len(a)"))
+PRIMS.update(_table(("call", "float"), "float(a)"))
+PRIMS.update(_table(("subscript",), "getitem(a, *index)"))
+PRIMS.update(_table(("slice",), "slice(start, stop, step)"))
+PRIMS.update(_table(("tuple",), "tuple(*items)"))
+PRIMS.update(_table(("np", "array"), "array(*items)"))
+# any other NumPy function, for values that need no gradient (np.arange, ...)
+PRIMS.update(_table(("npcall",), "npcall(*args; func='', kwargs=())"))
+# ---- runtime helpers (symdiff/runtime.py), written into generated modules --
+PRIMS.update(_table(lambda n: ("helper", "_" + n),
+    "sum_to(a, like)", "unindex(g, like, *index)", "unindex_add(g, like, *index)",
+    "matmul_adjoint_a(g, b)", "matmul_adjoint_b(a, g)",
+    "unreduce(g, like; axis=None, keepdims=False)",
+    "prod_adjoint(g, a; axis=None, keepdims=False)",
+    "require_scalar(a; message='')", "require_float(a; message='')",
+    "scalar_predicate(a; message='')",
+))
+# values passed through unchanged at run time, with special derivatives
+PRIMS.update(_table(("identity",), "stop_gradient(a)"))
+
+# NumPy spellings that name the same primitive.
+ALIASES = {
+    "absolute": "abs", "fabs": "abs", "true_divide": "divide", "amax": "max",
+    "amin": "min", "around": "round", "round_": "round", "concat": "concatenate",
+    "asin": "arcsin", "acos": "arccos", "atan": "arctan", "atan2": "arctan2",
+    "asinh": "arcsinh", "acosh": "arccosh", "atanh": "arctanh", "pow": "power",
+    "permute_dims": "transpose", "conjugate": None,
+}
+
+# Attributes of arrays that are primitives of one operand.
+ARRAY_ATTRIBUTES = {"T": "T", "shape": "shape", "ndim": "ndim", "size": "size"}
+
+# Array methods: method name -> primitive (the array is the first operand).
+ARRAY_METHODS = {
+    "sum": "sum", "mean": "mean", "prod": "prod", "max": "max", "min": "min",
+    "dot": "dot", "reshape": "reshape", "transpose": "transpose",
+    "ravel": "ravel", "flatten": "ravel", "squeeze": "squeeze",
+    "clip": "clip", "round": "round", "swapaxes": "swapaxes",
+}
+
+# Python's own functions that stand for a primitive.
+BUILTINS = {"abs": "abs", "len": "len", "float": "float", "max": "maximum",
+            "min": "minimum", "round": "round"}
+
+# math.NAME -> primitive: the scalar functions of the math module.
+MATH = {"sqrt", "exp", "log", "log2", "log10", "log1p", "expm1", "sin", "cos",
+        "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh",
+        "asinh", "acosh", "atanh", "hypot", "floor", "ceil", "trunc", "fabs"}
+
+
+def lookup(name):
+    """The primitive NumPy calls ``name``, or None."""
+    name = ALIASES.get(name, name)
+    return PRIMS.get(name) if name else None

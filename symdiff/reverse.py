@@ -1,0 +1,189 @@
+"""Reverse mode: a function's IR in, its gradient's IR out.
+
+The forward statements are kept as they are; the backward sweep walks them in
+reverse, asking each primitive's rule for the adjoints of its operands. An
+adjoint never written is zero and costs nothing (it is simply absent).
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+
+from .errors import NoDerivativeRuleError
+from .facts import ELEMENTWISE, SCALAR
+from .ir import Const, Function, If, Merge, Op, Var
+from .rules import rule_for
+
+
+class Reverse:
+    def __init__(self, fn, builder):
+        self.fn = fn
+        self.b = builder
+        self.facts = builder.facts
+        self.adj = defaultdict(list)
+        self.active = set()
+
+    # -- the interface rules use ---------------------------------------------------
+    def wants(self, atom):
+        return isinstance(atom, Var) and atom in self.active
+
+    def unbroadcast(self, contribution, like):
+        if contribution is None or self.facts.same_shape(contribution, like):
+            return contribution
+        return self.b.op("sum_to", contribution, like)
+
+    def no_rule(self, op, message, hint):
+        raise NoDerivativeRuleError(f"`{op.prim}`: {message}", op.loc, hint)
+
+    # -- driving -----------------------------------------------------------------------
+    def gradient(self, wrt, seed_value):
+        """Backward statements and the adjoint of each var in ``wrt``."""
+        self.active = _activity(self.fn.body, set(wrt))
+        if self.wants(seed_value):
+            self.adj[seed_value].append(Const(1.0))
+        self.b.backward = True
+        with self.b.block() as stmts:
+            self.backward_block(self.fn.body)
+            grads = [self.collect(p) for p in wrt]
+            grads = [g if g is not None else self.zeros(p) for p, g in zip(wrt, grads)]
+        return stmts, grads
+
+    def backward_block(self, stmts):
+        for stmt in reversed(stmts):
+            if isinstance(stmt, Op):
+                self.backward_op(stmt)
+            elif isinstance(stmt, If):
+                self.backward_if(stmt)
+            else:
+                raise TypeError(f"reverse mode has no method for {type(stmt).__name__}")
+
+    def collect(self, var):
+        """The adjoint of ``var``: the sum of what was written to it, or None."""
+        terms = self.adj.pop(var, [])
+        total = self.b.total(terms, hint=var.hint + "_bar")
+        if isinstance(total, Var) and total not in self.b.named and total is not var \
+                and self.facts.producer(total) is not None \
+                and self.facts.producer(total).backward:
+            total.hint = var.hint + "_bar"
+            self.b.named.add(total)
+        return total
+
+    def zeros(self, var):
+        return self.b.op("zeros_like", var, hint=var.hint + "_bar")
+
+    # -- statements ----------------------------------------------------------------------
+    def backward_op(self, op):
+        if op.target not in self.adj:
+            return
+        g = self.collect(op.target)
+        if not any(self.wants(a) for a in op.args):
+            return
+        self._narrow_scalars(op)
+        try:
+            rule = rule_for(op.prim)
+        except KeyError:
+            name = op.param("func") or op.prim
+            raise NoDerivativeRuleError(
+                f"symdiff has no derivative rule for `{name}`", op.loc,
+                "use a function symdiff differentiates, or give this one a rule "
+                "with @symdiff.custom_gradient") from None
+        if rule is None:
+            return
+        with self.b.at(op.loc):
+            grads = rule(self, op, g)
+        for arg, grad in zip(op.args, grads):
+            if grad is not None and self.wants(arg):
+                self._name_contribution(grad, arg)
+                self.adj[arg].append(grad)
+
+    def _narrow_scalars(self, op):
+        """Operands of an elementwise op with a scalar result are scalars too.
+
+        (Broadcasting never shrinks a shape.) The backward pass runs after the
+        forward one has produced, and checked, these values.
+        """
+        if op.prim in ELEMENTWISE and self.facts.is_scalar(op.target):
+            for arg in op.args:
+                if isinstance(arg, Var) and self.facts.producer(arg) is not None:
+                    self.facts.shape[arg] = SCALAR
+
+    def _name_contribution(self, grad, arg):
+        producer = self.facts.producer(grad)
+        if producer is not None and producer.backward and grad not in self.b.named:
+            grad.hint = arg.hint + "_bar"
+
+    def backward_if(self, stmt):
+        seeds = [(m, self.collect(m.target)) for m in stmt.merges if m.target in self.adj]
+        outer = self.adj
+        results = []
+        for side, block in (("then", stmt.then), ("orelse", stmt.orelse)):
+            self.adj = defaultdict(list)
+            for merge, g in seeds:
+                if g is not None and self.wants(getattr(merge, side)):
+                    self.adj[getattr(merge, side)].append(g)
+            with self.b.block() as stmts, self.b.at(stmt.loc):
+                self.backward_block(block)
+                escaping = {v: self.b.total(terms) for v, terms in self.adj.items() if terms}
+            results.append((stmts, escaping))
+        self.adj = outer
+        self._join(stmt, results)
+
+    def _join(self, stmt, results):
+        (then, then_out), (orelse, else_out) = results
+        names = [v for v in then_out] + [v for v in else_out if v not in then_out]
+        merges = []
+        for var in names:
+            sides = []
+            for stmts, out in ((then, then_out), (orelse, else_out)):
+                if var not in out:
+                    with self.b.into(stmts):
+                        out[var] = self.zeros(var)
+                sides.append(out[var])
+            target = Var(var.hint + "_bar")
+            merges.append(Merge(target, *sides))
+            self.facts.shape[target] = self.facts.key(var)
+            self.adj[var].append(target)
+        if then or orelse or merges:
+            self.b.append(If(stmt.cond, then, orelse, merges, stmt.loc, backward=True))
+
+
+def _activity(stmts, active):
+    """The vars whose values depend differentiably on ``active``."""
+    for stmt in stmts:
+        if isinstance(stmt, Op):
+            if any(a in active for a in stmt.args if isinstance(a, Var)) \
+                    and _differentiable(stmt.prim):
+                active.add(stmt.target)
+        elif isinstance(stmt, If):
+            _activity(stmt.then, active)
+            _activity(stmt.orelse, active)
+            for m in stmt.merges:
+                if m.then in active or m.orelse in active:
+                    active.add(m.target)
+    return active
+
+
+def _differentiable(prim):
+    try:
+        return rule_for(prim) is not None
+    except KeyError:
+        return True  # unknown: reported when the backward pass reaches it
+
+
+def differentiate(fn, builder, wrt, mode):
+    """The gradient function's IR (``mode``: "grad" or "value_and_grad")."""
+    rev = Reverse(fn, builder)
+    builder.stmts = list(fn.body)
+    result = fn.result
+    if not builder.facts.is_scalar(result):
+        with builder.at(fn.loc):
+            loc = fn.loc
+            checked = builder.op("require_scalar", result, hint="value",
+                                 message=f"{loc.filename}:{loc.lineno}:{loc.col + 1}")
+            builder.facts.shape[result] = SCALAR  # checked before the backward pass
+            result = checked
+    fn.body = builder.stmts
+    backward, grads = rev.gradient(wrt, result)
+    grad_value = grads[0] if len(grads) == 1 else tuple(grads)
+    out = (result, grad_value) if mode == "value_and_grad" else grad_value
+    return Function(fn.name, fn.params, fn.body + backward, out, fn.loc,
+                    named=set(builder.named))

@@ -1,0 +1,77 @@
+"""The derivative table: one entry per primitive.
+
+Elementwise functions come from `elementwise.ELEMENTWISE` (SymPy derives
+them); array primitives have named rules in `arrays.py` and `kinks.py`.
+Primitives with zero derivative and pass-through primitives are listed here.
+"""
+from __future__ import annotations
+
+from ..ir import Const
+from . import arrays, kinks
+from .elementwise import ELEMENTWISE, partial
+from .translate import to_ir
+
+# ---- zero derivative: the result does not change under small changes -----------------
+ZERO = frozenset("""
+    sign floor ceil trunc rint round isnan isinf isfinite greater greater_equal less
+    less_equal equal not_equal logical_and logical_or logical_xor logical_not invert
+    bitwise_and bitwise_or bitwise_xor floor_divide zeros_like ones_like full_like
+    shape ndim size len tuple slice stop_gradient scalar_predicate
+""".split())
+
+# ---- pass-through: the value is the first operand, so is the gradient ----------------------
+IDENTITY = frozenset("require_scalar require_float float".split())
+
+
+def elementwise_rule(r, op, g):
+    """Chain rule for an elementwise function, with SymPy's partial derivatives."""
+    import sympy as sp
+    a, b, out, G = sp.symbols("a b out G", real=True)
+    constants = tuple((i, x.value) for i, x in enumerate(op.args) if isinstance(x, Const)
+                      and isinstance(x.value, (int, float)))
+    env = {a: op.args[0], out: op.target, G: g}
+    if len(op.args) > 1:
+        env[b] = op.args[1]
+    grads = []
+    for i, x in enumerate(op.args):
+        if not r.wants(x):
+            grads.append(None)
+            continue
+        local = partial(op.prim, i, constants)
+        grads.append(r.unbroadcast(to_ir(G * local, env, r.b, seed=G), x))
+    return grads
+
+
+def _pass_through(r, op, g):
+    return [g] + [None] * (len(op.args) - 1)
+
+
+RULES = {name: elementwise_rule for name in ELEMENTWISE}
+RULES.update({name: _pass_through for name in IDENTITY})
+RULES.update({
+    # ---- kinks and choices ----
+    "where": kinks.where_rule, "maximum": kinks.maximum_rule, "fmax": kinks.maximum_rule,
+    "minimum": kinks.minimum_rule, "fmin": kinks.minimum_rule, "clip": kinks.clip_rule,
+    # ---- reductions ----
+    "sum": arrays.sum_rule, "mean": arrays.mean_rule, "prod": arrays.prod_rule,
+    "max": arrays.extremum_rule, "min": arrays.extremum_rule, "norm": arrays.norm_rule,
+    # ---- linear algebra ----
+    "matmul": arrays.matmul_rule, "dot": arrays.matmul_rule, "outer": arrays.outer_rule,
+    "vdot": arrays.vdot_rule,
+    # ---- shapes ----
+    "T": arrays.T_rule, "transpose": arrays.transpose_rule, "reshape": arrays.reshape_rule,
+    "ravel": arrays.reshape_rule, "expand_dims": arrays.reshape_rule,
+    "squeeze": arrays.reshape_rule, "swapaxes": arrays.swapaxes_rule,
+    "broadcast_to": arrays.broadcast_to_rule, "concatenate": arrays.concatenate_rule,
+    "stack": arrays.stack_rule, "array": arrays.array_rule, "getitem": arrays.getitem_rule,
+    # ---- helpers of generated code ----
+    "sum_to": arrays.sum_to_rule, "unreduce": arrays.unreduce_rule,
+    "unindex": arrays.unindex_rule, "unindex_add": arrays.unindex_rule,
+})
+
+
+def rule_for(prim):
+    """The rule for ``prim``; None if it has zero derivative; KeyError if unknown."""
+    if prim in ZERO:
+        return None
+    return RULES[prim]

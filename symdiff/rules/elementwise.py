@@ -1,0 +1,115 @@
+"""Elementwise derivatives, derived by SymPy from one formula a function.
+
+Each entry is a function's formula over its operands ``a`` (and ``b``), in
+SymPy's spelling. SymPy differentiates it; where the derivative contains the
+function itself (``exp``, ``tanh``, ``sqrt``), the forward result ``out`` is
+reused. Adding a function SymPy knows is one line here (its spelling in
+generated code comes from prims.py). A `Rule` can instead give the partial
+derivatives explicitly, when a numerically better form exists.
+
+``safe`` is an operand value inside the function's domain; `where` uses it
+to keep the branch not taken from producing NaN or warnings.
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Rule:
+    formula: str
+    grads: tuple = ()       # explicit partial derivatives, one per operand
+    safe: tuple = ()        # a safe value per operand (None: any value is safe)
+
+
+R = Rule
+ELEMENTWISE = {
+    # ---- arithmetic -------------------------------------------------------------
+    "add": R("a + b"),
+    "subtract": R("a - b"),
+    "multiply": R("a * b"),
+    "divide": R("a / b", safe=(None, 1.0)),
+    "power": R("a ** b", grads=("b * a ** (b - 1)", "out * log(a)"), safe=(1.0, None)),
+    "negative": R("-a"),
+    "square": R("a ** 2"),
+    "reciprocal": R("1 / a", safe=(1.0,)),
+    "sqrt": R("sqrt(a)", safe=(1.0,)),
+    "cbrt": R("cbrt(a)", grads=("1 / (3 * out ** 2)",), safe=(1.0,)),
+    "abs": R("Abs(a)"),
+    # ---- exponentials and logarithms --------------------------------------------
+    "exp": R("exp(a)", safe=(0.0,)),
+    "exp2": R("2 ** a", safe=(0.0,)),
+    "expm1": R("exp(a) - 1", grads=("out + 1",), safe=(0.0,)),
+    "log": R("log(a)", safe=(1.0,)),
+    "log2": R("log(a, 2)", safe=(1.0,)),
+    "log10": R("log(a, 10)", safe=(1.0,)),
+    "log1p": R("log(1 + a)", safe=(0.0,)),
+    "logaddexp": R("log(exp(a) + exp(b))", grads=("exp(a - out)", "exp(b - out)")),
+    "logaddexp2": R("log(2 ** a + 2 ** b, 2)", grads=("2 ** (a - out)", "2 ** (b - out)")),
+    # ---- trigonometry --------------------------------------------------------------
+    "sin": R("sin(a)"),
+    "cos": R("cos(a)"),
+    "tan": R("tan(a)", safe=(0.0,)),
+    "arcsin": R("asin(a)", safe=(0.0,)),
+    "arccos": R("acos(a)", safe=(0.0,)),
+    "arctan": R("atan(a)"),
+    "arctan2": R("atan2(a, b)", safe=(1.0, 1.0)),
+    "hypot": R("sqrt(a ** 2 + b ** 2)", grads=("a / out", "b / out"), safe=(1.0, 1.0)),
+    "deg2rad": R("a * pi / 180"),
+    "rad2deg": R("a * 180 / pi"),
+    # ---- hyperbolic ----------------------------------------------------------------
+    "sinh": R("sinh(a)", safe=(0.0,)),
+    "cosh": R("cosh(a)", safe=(0.0,)),
+    "tanh": R("tanh(a)"),
+    "arcsinh": R("asinh(a)"),
+    "arccosh": R("acosh(a)", safe=(2.0,)),
+    "arctanh": R("atanh(a)", safe=(0.0,)),
+}
+
+
+def safe_value(prim, index):
+    rule = ELEMENTWISE.get(prim)
+    if rule is None or index >= len(rule.safe):
+        return None
+    return rule.safe[index]
+
+
+@functools.lru_cache(maxsize=None)
+def partial(prim, index, constants):
+    """d prim / d operand ``index`` as a SymPy expression over ``a``, ``b``, ``out``.
+
+    ``constants`` pairs operand positions with the numbers the call passes
+    there (``x ** 2`` differentiates as ``2 * x``, not through ``log``).
+    """
+    import sympy as sp
+    a, b, out = sp.symbols("a b out", real=True)
+    operands = (a, b)
+    known = {operands[i]: _number(sp, v) for i, v in constants}
+    rule = ELEMENTWISE[prim]
+    formula = sp.sympify(rule.formula, locals={"a": a, "b": b}).xreplace(known)
+    if rule.grads:
+        derivative = sp.sympify(rule.grads[index], locals={"a": a, "b": b, "out": out})
+        derivative = derivative.xreplace(known)
+    else:
+        derivative = sp.diff(formula, operands[index])
+    return _reuse_output(sp, derivative, formula, out)
+
+
+def _number(sp, value):
+    if isinstance(value, bool):
+        value = int(value)
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2 ** 53:
+        return sp.Integer(int(value))
+    return sp.Integer(value) if isinstance(value, int) else sp.Rational(value)
+
+
+def _reuse_output(sp, derivative, formula, out):
+    """Write ``formula`` (and its reciprocal) in ``derivative`` as ``out``."""
+    if formula.is_Symbol or formula.is_Number:
+        return derivative
+    replaced = derivative.xreplace({formula: out})
+    if formula.is_Pow:
+        inverse = sp.Pow(formula.base, -formula.exp)
+        replaced = replaced.xreplace({inverse: 1 / out})
+    return replaced
