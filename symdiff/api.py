@@ -47,7 +47,10 @@ def _compile(f, wrt, mode, overrides):
             return hit[0]
         compiled = compile_gradient(f, wrt, mode)
         fn = load(compiled.source, compiled.name, compiled.origin, compiled.free)
-        fn.__wrapped_function__ = f
+        fn.__wrapped_function__ = f  # what the CLI needs to rebuild this gradient
+        fn.__symdiff_wrt__ = wrt
+        fn.__symdiff_mode__ = mode
+        fn.__symdiff_overrides__ = dict(overrides or {})
         _cache[key] = (fn, compiled)
         return fn
 

@@ -11,6 +11,7 @@ import numbers
 
 from .ir import Const, Op, Var
 from .facts import Facts
+from .folds import FOLDS
 
 _FOLDABLE = {
     "add": lambda a, b: a + b, "subtract": lambda a, b: a - b,
@@ -119,53 +120,8 @@ class Builder:
         values = [const_value(a) for a in args]
         if prim in _FOLDABLE and all(v is not None for v in values):
             return Const(_FOLDABLE[prim](*values))
-        fold = getattr(self, "_fold_" + prim, None)
-        return fold(*args, *values) if fold else None
-
-    def _keeps_shape(self, kept, other):
-        """``op(kept, other)`` has the shape of ``kept``: ``other`` is a scalar."""
-        return self.facts.is_scalar(other) or self.facts.same_shape(kept, other)
-
-    def _fold_add(self, a, b, va, vb):
-        if vb == 0 and self._keeps_shape(a, b):
-            return a
-        if va == 0 and self._keeps_shape(b, a):
-            return b
-        return None
-
-    def _fold_subtract(self, a, b, va, vb):
-        if vb == 0 and self._keeps_shape(a, b):
-            return a
-        if va == 0 and self._keeps_shape(b, a):
-            return self.neg(b)
-        return None
-
-    def _fold_multiply(self, a, b, va, vb):
-        for x, y in ((a, b), (b, a)):
-            spread = self.facts.producer(y)
-            if spread is not None and spread.prim == "unreduce" and spread.params == () \
-                    and self.facts.same_shape(x, y):
-                return self.mul(x, spread.args[0])  # x * full_like(x, g) is x * g
-        for x, vy, y in ((a, vb, b), (b, va, a)):
-            if vy == 1 and self._keeps_shape(x, y):
-                return x
-            if vy == -1 and self._keeps_shape(x, y):
-                return self.neg(x)
-        return None
-
-    def _fold_divide(self, a, b, va, vb):
-        if vb == 1 and self._keeps_shape(a, b):
-            return a
-        return None
-
-    def _fold_power(self, a, b, va, vb):
-        return a if vb == 1 else None
-
-    def _fold_negative(self, a, va):
-        inner = self.facts.producer(a)
-        if inner is not None and inner.prim == "negative":
-            return inner.args[0]
-        return None
+        fold = FOLDS.get(prim)
+        return fold(self, args, values) if fold else None
 
 
 _SIGNS = {("greater", 0): "positive", ("less", 0): "negative",
@@ -182,8 +138,14 @@ def _default_hint(prim, args):
         if len(index) == len(args) - 1 and all(isinstance(i, int) for i in index):
             return names[0] + "".join(str(i) if i >= 0 else "_last" * (i == -1)
                                       or f"_m{-i}" for i in index)
+        if len(index) == 1 and isinstance(index[0], slice) and index[0].step is None:
+            start, stop = index[0].start or 0, index[0].stop or 0
+            if start == 0 and stop < 0:
+                return names[0] + "_head"
+            if start > 0 and stop == 0:
+                return names[0] + "_tail"
         return names[0] + "_part"
-    if len(names) == 1 and len(names[0]) <= 12 and not names[0].startswith("_"):
+    if len(names) == 1 and len(names[0]) <= 16 and not names[0].startswith("_"):
         return f"{prim}_{names[0]}" if prim.isidentifier() else "t"
     return prim if prim in _NAMED_RESULTS else "t"
 

@@ -53,11 +53,11 @@ def apply(lw, callee, args, kwargs, node):
         return prim_call(lw, prim, args, kwargs, node)
     if obj is not None and obj in _BUILTIN_CALLS:
         return _BUILTIN_CALLS[obj](lw, args, kwargs, node)
-    if isinstance(obj, types.FunctionType):
-        return inline_function(lw, obj, args, kwargs, node)
     numpy_name = _numpy_name(obj)
     if numpy_name is not None:
         return _numpy_call(lw, numpy_name, args, kwargs, node)
+    if isinstance(obj, types.FunctionType) and not _is_numpy_internal(obj):
+        return inline_function(lw, obj, args, kwargs, node)
     name = ast.unparse(node.func)
     raise lw.error(NoDerivativeRuleError, node,
                    f"symdiff has no derivative rule for `{name}`",
@@ -92,6 +92,11 @@ def _numpy_name(obj):
         if getattr(module, name, None) is obj:
             return prefix + name
     return None
+
+
+def _is_numpy_internal(fn):
+    module = getattr(fn, "__module__", "") or ""
+    return module == "numpy" or module.startswith("numpy.")
 
 
 def _numpy_call(lw, name, args, kwargs, node):

@@ -12,6 +12,7 @@ import os
 
 from . import prims
 from .ir import Const, If, Op, Var
+from .layout import wrap
 from .naming import assign_names
 from .simplify import EFFECTS
 from .values import FreeVar
@@ -41,7 +42,7 @@ class Emitter:
         lines = [f"def {name}({params}):", f'    """{doc}"""']
         self._last_comment = None
         self._block(self.fn.body, lines, "    ")
-        lines.append("    return " + _strip_parens(ast.unparse(self._result(self.fn.result))))
+        lines.extend(wrap("    return " + _strip_parens(ast.unparse(self._result(self.fn.result)))))
         return "\n".join(lines) + "\n"
 
     def _result(self, value):
@@ -67,9 +68,9 @@ class Emitter:
     def _op(self, op, lines, pad):
         value = ast.unparse(self.expr(op))
         if op.prim in EFFECTS and not self.counts.get(op.target):
-            lines.append(pad + value)
+            lines.extend(wrap(pad + value))
         else:
-            lines.append(f"{pad}{self.names[op.target]} = {value}")
+            lines.extend(wrap(f"{pad}{self.names[op.target]} = {value}"))
 
     def _if(self, stmt, lines, pad):
         lines.append(f"{pad}if {ast.unparse(self.atom(stmt.cond))}:")
@@ -97,9 +98,17 @@ class Emitter:
                 where = f"L{loc.lineno}" if loc.filename == self.fn.loc.filename \
                     else f"{os.path.basename(loc.filename)}:{loc.lineno}"
                 lines.append(_fit(f"{pad}# {where}: {loc.line.strip()}"))
-        note = getattr(stmt, "note", "")
-        if note and f"{pad}# {note}" not in lines[-3:]:
-            lines.append(f"{pad}# {note}")
+        for note in self._notes(stmt):
+            if f"{pad}# {note}" not in lines[-3:]:
+                lines.append(f"{pad}# {note}")
+
+    def _notes(self, stmt):
+        """Comments of ``stmt`` and of the operations folded into it."""
+        notes = [stmt.note] if getattr(stmt, "note", "") else []
+        for arg in getattr(stmt, "args", ()):
+            if isinstance(arg, Var) and arg in self.inlined:
+                notes += [n for n in self._notes(self.inlined[arg]) if n not in notes]
+        return notes
 
     # -- expressions -----------------------------------------------------------------------
     def atom(self, atom):

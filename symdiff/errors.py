@@ -20,7 +20,13 @@ class SymdiffError(Exception):
         self.lineno = getattr(loc, "lineno", None)
         self.col_offset = getattr(loc, "col", None)
         self.source_line = getattr(loc, "line", None)
-        super().__init__(self.format())
+        super().__init__(message)
+
+    def __str__(self):
+        return self.format()
+
+    def __reduce__(self):  # keep the location across pickling (multiprocessing)
+        return (_rebuild, (type(self), self.__dict__.copy()))
 
     def location(self):
         if self.filename is None:
@@ -30,10 +36,10 @@ class SymdiffError(Exception):
     def format(self):
         where = self.location()
         text = f"{where}: {self.message}" if where else self.message
-        if self.source_line:
+        if self.source_line and self.source_line.strip():
             stripped = self.source_line.lstrip()
             indent = len(self.source_line) - len(stripped)
-            caret = max((self.col_offset or 0) - indent, 0)
+            caret = max(_char_column(self.source_line, self.col_offset or 0) - indent, 0)
             text += f"\n    {stripped.rstrip()}\n    {' ' * caret}^"
         if self.hint:
             text += f"\nhint: {self.hint}"
@@ -78,6 +84,18 @@ class ArrayPredicateError(SymdiffError):
 
 class RegistrationError(SymdiffError):
     """A gradient rule registered twice, or an unknown override."""
+
+
+def _char_column(line, col):
+    """``ast`` columns count UTF-8 bytes; the caret needs characters."""
+    return len(line.encode("utf-8")[:col].decode("utf-8", errors="ignore"))
+
+
+def _rebuild(cls, state):
+    error = cls.__new__(cls)
+    Exception.__init__(error, state.get("message"))
+    error.__dict__.update(state)
+    return error
 
 
 def report(error):

@@ -60,7 +60,25 @@ class Facts:
             return SCALAR if whole else op.target
         if prim in _SCALARS:
             return SCALAR
+        if prim == "getitem":
+            return self._index_key(op)
         return op.target
+
+    def _index_key(self, op):
+        """x[1:] and x[:-1] have the same shape; so do x[0] and x[-1]."""
+        parts = []
+        for part in op.args[1:]:
+            value = part.value if isinstance(part, Const) else part
+            if isinstance(value, slice) and value.step is None \
+                    and (value.start or 0) >= 0 and (value.stop or 0) <= 0:
+                parts.append(("drop", (value.start or 0) - (value.stop or 0)))
+            elif isinstance(value, int) and not isinstance(value, bool):
+                parts.append(("int",))
+            elif value is None or value is Ellipsis:
+                parts.append((repr(value),))
+            else:
+                return op.target
+        return ("index", self.key(op.args[0]), tuple(parts))
 
     def broadcast(self, target, *args):
         keys = {self.key(a) for a in args} - {SCALAR}

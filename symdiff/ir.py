@@ -9,6 +9,7 @@ line it came from, so errors and generated comments can point at it.
 from __future__ import annotations
 
 import itertools
+import os
 from dataclasses import dataclass, field
 
 
@@ -19,6 +20,11 @@ class Loc:
     col: int
     line: str
     func: str = ""
+
+    def short(self):
+        """``file.py:line:col`` without directories: generated code must not
+        depend on where the checkout lives."""
+        return f"{os.path.basename(self.filename)}:{self.lineno}:{self.col + 1}"
 
 
 _ids = itertools.count()

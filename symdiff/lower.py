@@ -188,7 +188,7 @@ class Lowerer:
             return cond
         loc = self.src.loc(node)
         return self.b.op("scalar_predicate", cond, hint="cond",
-                         message=f"{loc.filename}:{loc.lineno}:{loc.col + 1}")
+                         message=loc.short())
 
     # -- expressions -------------------------------------------------------------------
     def expr(self, node):

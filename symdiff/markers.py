@@ -64,8 +64,7 @@ def _callable(lw, value, node):
 
 
 def _where(lw, node):
-    loc = lw.src.loc(node)
-    return f"{loc.filename}:{loc.lineno}:{loc.col + 1}"
+    return lw.src.loc(node).short()
 
 
 def lower_with(lw, node):

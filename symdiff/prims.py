@@ -85,8 +85,8 @@ PRIMS.update(_table(lambda n: ("np", n),
     "min(a; axis=None, keepdims=False)",
     # linear algebra and shape
     "dot(a, b)", "outer(a, b)", "inner(a, b)", "vdot(a, b)", "transpose(a; axes=None)",
-    "reshape(a, shape)", "ravel(a)", "expand_dims(a; axis=0)",
-    "squeeze(a; axis=None)", "broadcast_to(a, shape)", "swapaxes(a; axis1=0, axis2=1)",
+    "reshape(a, shape)", "ravel(a)", "expand_dims(a; axis=None)",
+    "squeeze(a; axis=None)", "broadcast_to(a, shape)", "swapaxes(a; axis1=None, axis2=None)",
     "concatenate(*arrays; axis=0)", "stack(*arrays; axis=0)",
     "hstack(*arrays)", "vstack(*arrays)",
 ))
@@ -104,7 +104,8 @@ PRIMS.update(_table(("npcall",), "npcall(*args; func='', kwargs=())"))
 # ---- runtime helpers (symdiff/runtime.py), written into generated modules --
 PRIMS.update(_table(lambda n: ("helper", "_" + n),
     "sum_to(a, like)", "unindex(g, like, *index)", "unindex_add(g, like, *index)",
-    "matmul_adjoint_a(g, b)", "matmul_adjoint_b(a, g)",
+    "matmul_adjoint_a(g, a, b)", "matmul_adjoint_b(g, a, b)",
+    "dot_adjoint_a(g, a, b)", "dot_adjoint_b(g, a, b)",
     "unreduce(g, like; axis=None, keepdims=False)",
     "prod_adjoint(g, a; axis=None, keepdims=False)",
     "require_scalar(a; message='')", "require_float(a; message='')",

@@ -11,6 +11,7 @@ from collections import defaultdict
 from .errors import NoDerivativeRuleError
 from .facts import ELEMENTWISE, SCALAR
 from .ir import Const, Function, If, Merge, Op, Var
+from .masks import Guards, guard_wheres
 from .rules import rule_for
 
 
@@ -21,15 +22,36 @@ class Reverse:
         self.facts = builder.facts
         self.adj = defaultdict(list)
         self.active = set()
+        self.guards = Guards()
+        self.cone = None  # the where-branch cone of the op being differentiated
 
     # -- the interface rules use ---------------------------------------------------
     def wants(self, atom):
         return isinstance(atom, Var) and atom in self.active
 
     def unbroadcast(self, contribution, like):
-        if contribution is None or self.facts.same_shape(contribution, like):
+        if contribution is None:
+            return None
+        if self.cone is not None:
+            if not self._leaves_cone(like):
+                return contribution  # stays unmasked, at the where's shape
+            # Select after multiply: the gradient leaves a where-branch here.
+            contribution = self.b.op("where", self.cone.mask, contribution, Const(0.0),
+                                     hint=like.hint + "_bar")
+        if self.facts.same_shape(contribution, like):
             return contribution
         return self.b.op("sum_to", contribution, like)
+
+    def _leaves_cone(self, var):
+        if not isinstance(var, Var) or var in self.guards.guards:
+            return False
+        cone = self.guards.cone(var)
+        return cone is None or cone.where is not self.cone.where
+
+    def branch_gradient(self, where, operand, g):
+        """``g`` itself when ``operand`` is a guarded branch of ``where``, else None."""
+        cone = self.guards.cone(operand)
+        return g if cone is not None and cone.where is where else None
 
     def no_rule(self, op, message, hint):
         raise NoDerivativeRuleError(f"`{op.prim}`: {message}", op.loc, hint)
@@ -59,7 +81,9 @@ class Reverse:
     def collect(self, var):
         """The adjoint of ``var``: the sum of what was written to it, or None."""
         terms = self.adj.pop(var, [])
-        total = self.b.total(terms, hint=var.hint + "_bar")
+        last = self.facts.producer(terms[-1]) if terms else None
+        with self.b.at(last.loc if last is not None else self.b.loc):
+            total = self.b.total(terms, hint=var.hint + "_bar")
         if isinstance(total, Var) and total not in self.b.named and total is not var \
                 and self.facts.producer(total) is not None \
                 and self.facts.producer(total).backward:
@@ -88,8 +112,10 @@ class Reverse:
                 "with @symdiff.custom_gradient") from None
         if rule is None:
             return
+        self.cone = self.guards.cone(op.target)
         with self.b.at(op.loc):
             grads = rule(self, op, g)
+        self.cone = None
         for arg, grad in zip(op.args, grads):
             if grad is not None and self.wants(arg):
                 self._name_contribution(grad, arg)
@@ -103,7 +129,7 @@ class Reverse:
         """
         if op.prim in ELEMENTWISE and self.facts.is_scalar(op.target):
             for arg in op.args:
-                if isinstance(arg, Var) and self.facts.producer(arg) is not None:
+                if isinstance(arg, Var):
                     self.facts.shape[arg] = SCALAR
 
     def _name_contribution(self, grad, arg):
@@ -113,6 +139,11 @@ class Reverse:
 
     def backward_if(self, stmt):
         seeds = [(m, self.collect(m.target)) for m in stmt.merges if m.target in self.adj]
+        for m in stmt.merges:
+            if self.facts.is_scalar(m.target):  # then so are both sources
+                for source in (m.then, m.orelse):
+                    if isinstance(source, Var):
+                        self.facts.shape[source] = SCALAR
         outer = self.adj
         results = []
         for side, block in (("then", stmt.then), ("orelse", stmt.orelse)):
@@ -172,13 +203,14 @@ def _differentiable(prim):
 def differentiate(fn, builder, wrt, mode):
     """The gradient function's IR (``mode``: "grad" or "value_and_grad")."""
     rev = Reverse(fn, builder)
+    rev.guards = guard_wheres(fn, builder)
     builder.stmts = list(fn.body)
     result = fn.result
     if not builder.facts.is_scalar(result):
         with builder.at(fn.loc):
             loc = fn.loc
             checked = builder.op("require_scalar", result, hint="value",
-                                 message=f"{loc.filename}:{loc.lineno}:{loc.col + 1}")
+                                 message=loc.short())
             builder.facts.shape[result] = SCALAR  # checked before the backward pass
             result = checked
     fn.body = builder.stmts

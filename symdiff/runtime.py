@@ -42,21 +42,44 @@ def _unindex_add(g, like, index):
     return out
 
 
-def _matmul_adjoint_a(g, b):
+def _matmul_adjoint_a(g, a, b):
     """The gradient of ``a @ b`` with respect to ``a``, for any ranks."""
-    if np.ndim(b) == 1:
-        return np.multiply.outer(g, b) if np.ndim(g) else g * b
-    return np.matmul(g, np.swapaxes(b, -1, -2)) if np.ndim(g) \
-        else g * np.swapaxes(b, -1, -2)
+    a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
+    if b.ndim == 1:  # as NumPy does: b is a column, a is a row
+        g, b = g[..., None], b[:, None]
+    if a.ndim == 1:
+        g = g[..., None, :]
+    full = np.matmul(g, np.swapaxes(b, -1, -2))
+    return _sum_to(full, a if a.ndim > 1 else a[None, :]).reshape(a.shape)
 
 
-def _matmul_adjoint_b(a, g):
+def _matmul_adjoint_b(g, a, b):
     """The gradient of ``a @ b`` with respect to ``b``, for any ranks."""
-    if np.ndim(a) == 1:
-        return np.multiply.outer(a, g) if np.ndim(g) else a * g
-    if np.ndim(g) == np.ndim(a) - 1:
-        return np.matmul(np.swapaxes(a, -1, -2), g)
-    return np.matmul(np.swapaxes(a, -1, -2), g)
+    a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
+    if b.ndim == 1:
+        g = g[..., None]
+    if a.ndim == 1:
+        g, a = g[..., None, :], a[None, :]
+    full = np.matmul(np.swapaxes(a, -1, -2), g)
+    return _sum_to(full, b if b.ndim > 1 else b[:, None]).reshape(b.shape)
+
+
+def _dot_adjoint_a(g, a, b):
+    """The gradient of ``np.dot(a, b)`` with respect to ``a``, for any ranks."""
+    if np.ndim(a) == 0 or np.ndim(b) == 0:  # a product
+        return _sum_to(np.multiply(g, b), a)
+    rest, summed = np.ndim(b) - 1, max(np.ndim(b) - 2, 0)  # summed: b's contracted axis
+    g_axes = list(range(np.ndim(g) - rest, np.ndim(g)))
+    return np.tensordot(g, b, axes=(g_axes, [i for i in range(np.ndim(b)) if i != summed]))
+
+
+def _dot_adjoint_b(g, a, b):
+    """The gradient of ``np.dot(a, b)`` with respect to ``b``, for any ranks."""
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        return _sum_to(np.multiply(g, a), b)
+    lead = list(range(np.ndim(a) - 1))
+    out = np.tensordot(a, g, axes=(lead, lead))  # b's contracted axis first
+    return np.moveaxis(out, 0, -2) if np.ndim(b) > 1 else out
 
 
 def _prod_adjoint(g, a, axis=None, keepdims=False):
@@ -74,45 +97,67 @@ def _prod_adjoint(g, a, axis=None, keepdims=False):
 
 
 def _require_scalar(value, message=""):
-    """``value`` if it is a scalar; an error naming the function otherwise."""
+    """``value`` if it is a scalar; an error at the function otherwise.
+
+    ``message`` is where the function is defined, ``"file.py:LINE:COL"``.
+    """
     if np.ndim(value) != 0:
-        _fail("NonScalarOutputError", f"{message}: grad needs a scalar output, this one has "
-              f"shape {np.shape(value)}", "use symdiff.jacobian for vector outputs, "
-              "or reduce the value (np.sum, np.mean)")
+        _fail("NonScalarOutputError", f"{message}: grad needs a scalar output, but the "
+              f"function returns an array of shape {np.shape(value)}",
+              "use symdiff.jacobian for a vector output, or reduce it to a scalar "
+              "(np.sum, np.mean)")
     return value
 
 
 def _require_float(value, message=""):
-    """``value`` if it is floating point; an error naming the argument otherwise."""
+    """``value`` if it is floating point; an error naming the argument otherwise.
+
+    ``message`` is where the argument is declared, then its name:
+    ``"file.py:LINE:COL: x"``.
+    """
     dtype = np.result_type(value)
-    if dtype.kind not in "fc":
+    if dtype.kind != "f":
         _fail("NonFloatArgumentError", f"{message} has dtype {dtype}; only floating-point "
-              "arguments can be differentiated", "pass a float, e.g. x.astype(float)")
+              "arguments can be differentiated",
+              "pass floating-point values: `x.astype(float)`, or `3.0` instead of `3`")
     return value
 
 
 def _scalar_predicate(value, message=""):
-    """``value`` if it is a scalar truth value; an error at the `if` otherwise."""
+    """``value`` if it is a scalar truth value; an error at the condition otherwise.
+
+    ``message`` is where the condition is, ``"file.py:LINE:COL"``.
+    """
     if np.ndim(value) != 0:
-        _fail("ArrayPredicateError", f"{message}: the condition of this `if` is an array "
-              f"of shape {np.shape(value)}", "use np.where(condition, a, b) for "
-              "elementwise choices")
+        _fail("ArrayPredicateError", f"{message}: this condition is an array of shape "
+              f"{np.shape(value)}, but a branch (`if`, `a if c else b`, symdiff.cond) "
+              "needs a single True or False",
+              "use np.where(condition, a, b) for elementwise choices, or reduce the "
+              "condition with np.all / np.any")
     return value
 
 
 def _fail(kind, message, hint):
-    try:  # inside symdiff: raise its own error class
-        from symdiff import errors
-    except ImportError:  # in a written module, symdiff may be absent
+    """Raise the error a check found: ``kind`` names its class in symdiff.errors and
+    ``message`` is ``"file.py:LINE:COL: text"``. (Written modules get a standalone
+    version that raises ValueError, so they never need symdiff.)"""
+    try:  # inside symdiff: its own error class, located, with the source line
+        from symdiff.source import located_error
+    except ImportError:  # symdiff absent: still say where and how to fix it
         raise ValueError(f"{message}\nhint: {hint}") from None
-    where, _, text = message.partition(": ")
-    filename, lineno, col = (where.rsplit(":", 2) + ["", "", ""])[:3]
-    error = getattr(errors, kind)(text if lineno.isdigit() else message, hint=hint)
-    if lineno.isdigit():
-        error.filename, error.lineno, error.col_offset = filename, int(lineno), int(col or 1) - 1
-        error.args = (error.format(),)
-    raise error
+    raise located_error(kind, message, hint)
 
 
 HELPERS = {name: obj for name, obj in globals().items()
            if name.startswith("_") and callable(obj) and not name.startswith("__")}
+
+
+def uses(name):
+    """The helpers that helper ``name`` needs, itself included (for written modules)."""
+    found, todo = set(), [name]
+    while todo:
+        current = todo.pop()
+        if current not in found:
+            found.add(current)
+            todo.extend(n for n in HELPERS[current].__code__.co_names if n in HELPERS)
+    return found

@@ -67,6 +67,8 @@ def _atom_key(atom):
     value = atom.value
     if isinstance(value, float) and math.isnan(value):
         return None
+    if isinstance(value, slice):  # slices are not hashable before Python 3.12
+        return ("slice", value.start, value.stop, value.step)
     try:
         hash(value)
     except TypeError:

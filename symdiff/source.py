@@ -2,10 +2,21 @@
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
+import io
+import linecache
+import os
+import re
+import sys
 import textwrap
+import tokenize
+import types
 from dataclasses import dataclass
 
+import numpy as np
+
+from . import errors
 from .errors import SourceUnavailableError, UnsupportedSyntaxError
 from .ir import Loc
 
@@ -33,56 +44,217 @@ class FunctionSource:
         return getattr(self.node, "name", "<lambda>")
 
 
-def read_source(fn):
-    """The parsed source of ``fn``: raises SourceUnavailableError without it."""
-    fn = inspect.unwrap(fn)
-    code = getattr(fn, "__code__", None)
-    if code is None:
+def read_source(fn, loc=None):
+    """The parsed source of ``fn``: raises SourceUnavailableError without it.
+
+    ``loc`` is where an error about ``fn`` itself should point (the call that
+    uses it); by default the user's line that called into symdiff.
+    """
+    if _is_library_function(fn):
         raise SourceUnavailableError(
-            f"{_describe(fn)} is not a Python function, so it has no source to read",
-            hint="pass a function defined with `def` in a file or notebook cell")
+            f"{_describe_object(fn)} is a library function; symdiff differentiates "
+            "your own functions, which may call it", loc or caller_loc(), _no_code_hint(fn))
+    try:
+        fn = inspect.unwrap(fn)
+    except ValueError:  # a cycle of __wrapped__
+        pass
+    if inspect.ismethod(fn):
+        raise UnsupportedSyntaxError(
+            f"`{_describe(fn)}` is a bound method; symdiff differentiates plain "
+            "functions of arrays, not methods of objects",
+            loc or caller_loc(),
+            "write the computation as a module-level `def` that takes the arrays "
+            "it needs as arguments, and differentiate that")
+    code = getattr(fn, "__code__", None)
+    if not isinstance(fn, types.FunctionType) or code is None:
+        raise SourceUnavailableError(
+            f"{_describe_object(fn)} is not a Python function, so symdiff has no "
+            "source to read", loc or caller_loc(), _no_code_hint(fn))
     try:
         all_lines, _ = inspect.findsource(fn)
         lines, start = inspect.getsourcelines(fn)
-    except (OSError, TypeError) as exc:
+    except (OSError, TypeError, IndexError) as exc:
         raise SourceUnavailableError(
-            f"cannot read the source of {_describe(fn)} ({exc})",
-            hint="define the function in a file or notebook cell; functions "
-                 "typed at an interactive prompt or made by exec() have no source") from None
+            f"cannot read the source of `{_describe(fn)}` (defined in "
+            f"{code.co_filename}): {exc}", loc or caller_loc(),
+            "define the function in a file or notebook cell; functions typed at an "
+            "interactive prompt or made by exec() or eval() have no source") from None
     text = "".join(lines)
     if code.co_name == "<lambda>":
-        node, indent = _find_lambda(text, code)
+        node = _find_lambda(text, code, start, all_lines)
+        indent = 0
     else:
         dedented = textwrap.dedent(text)
         indent = len(lines[0]) - len(lines[0].lstrip()) if text != dedented else 0
-        node = _find_node(_parse(dedented, code.co_filename, start), fn, code)
-    ast.increment_lineno(node, start - 1)
+        node = _find_node(_parse(dedented, code, start, all_lines), code, start, all_lines)
+        ast.increment_lineno(node, start - 1)
+    _remember_file(code.co_filename)
     return FunctionSource(fn, node, code.co_filename, all_lines, indent,
                           fn.__globals__, _closure(fn))
 
 
-def _find_lambda(text, code):
-    """The lambda expression for ``code`` inside ``text`` (a few source lines)."""
-    params = list(code.co_varnames[:code.co_argcount])
+# -- locations of errors found while a gradient runs ------------------------------------
+# Generated code names places as ``file.py:LINE:COL`` (no directories, so it does
+# not depend on where the checkout lives); the files symdiff has read map those
+# short names back to paths, for the error's filename and source line.
+_FILES = {}
+_WHERE = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+)(?:: ?(?P<text>.*))?$",
+                    re.DOTALL)
+
+
+def _remember_file(filename):
+    _FILES.setdefault(os.path.basename(filename), set()).add(filename)
+
+
+def located_error(kind, message, hint):
+    """The `SymdiffError` subclass ``kind`` for a check that failed in generated code.
+
+    ``message`` is ``"file.py:LINE:COL: text"`` (see runtime.py's ``_require_*``).
+    """
+    cls = getattr(errors, kind, None)
+    if not (isinstance(cls, type) and issubclass(cls, errors.SymdiffError)):
+        cls = errors.SymdiffError
+    match = _WHERE.match(message)
+    if match is None:
+        return cls(message, None, hint)
+    filename = _resolve_file(match["file"])
+    lineno = int(match["line"])
+    line = linecache.getline(filename, lineno).rstrip("\n")
+    loc = Loc(filename, lineno, int(match["col"]) - 1, line)
+    return cls(match["text"] or "this check failed", loc, hint)
+
+
+def _resolve_file(short):
+    """The full path of ``short`` (a file's base name), when it is known and unique."""
+    if os.path.isabs(short):
+        return short
+    known = _FILES.get(os.path.basename(short), set())
+    if len(known) == 1:
+        return next(iter(known))
+    candidates = {os.path.abspath(f) for f in (getattr(m, "__file__", None)
+                                               for m in list(sys.modules.values()))
+                  if isinstance(f, str) and os.path.basename(f) == short}
+    if len(known) > 1:
+        candidates &= known
+    return next(iter(candidates)) if len(candidates) == 1 else short
+
+
+def caller_loc():
+    """The `Loc` of the user's line that called into symdiff (e.g. ``grad(f)``).
+
+    Used for errors about a function that has no source of its own to point at.
+    """
+    frame = sys._getframe(1)
+    while frame is not None and _inside_symdiff(frame.f_code.co_filename):
+        frame = frame.f_back
+    if frame is None:
+        return None
+    filename, lineno = frame.f_code.co_filename, frame.f_lineno
+    line = linecache.getline(filename, lineno).rstrip("\n")
+    col = len(line) - len(line.lstrip())  # the start of the line, unless Python knows better
+    positions = getattr(inspect.getframeinfo(frame, context=0), "positions", None)
+    if positions is not None and positions.col_offset is not None \
+            and positions.lineno == lineno:
+        col = positions.col_offset
+    return Loc(filename, lineno, col, line, frame.f_code.co_name)
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _inside_symdiff(filename):
+    return os.path.dirname(os.path.abspath(filename)) == _PACKAGE_DIR \
+        or os.path.dirname(os.path.dirname(os.path.abspath(filename))) == _PACKAGE_DIR
+
+
+def _line_loc(filename, lineno, all_lines, col=0):
+    """A `Loc` for a whole line of ``filename`` (when no syntax node is at hand)."""
+    line = all_lines[lineno - 1].rstrip("\n") if 0 < lineno <= len(all_lines) else ""
+    if col == 0:
+        col = len(line) - len(line.lstrip())
+    return Loc(filename, lineno, col, line)
+
+
+def _find_lambda(text, code, start, all_lines):
+    """The lambda expression for ``code`` inside ``text`` (the lines from ``start``).
+
+    Each `lambda` keyword (found with the tokenizer, so never one in a string or
+    comment) is parsed as far as it goes; the one whose parameters match
+    ``code`` is it. Its nodes are moved to their place in the file.
+    """
+    params = _parameter_names(code)
     found = []
-    for start in (i for i in range(len(text)) if text.startswith("lambda", i)):
-        node = _longest_expression(text, start)
-        if node is not None and [a.arg for a in node.args.args] == params:
-            found.append((start, node))
+    for row, col in _lambda_keywords(text):
+        node = _longest_lambda(text, row, col)
+        if node is not None and _lambda_parameters(node) == params:
+            found.append((row, col, node))
     if len(found) != 1:
+        first_row, first_col = (found[0][:2] if found else (0, 0))
+        line = start + first_row
+        described = f"{len(found)} lambdas" if found else "no lambda"
         raise SourceUnavailableError(
-            f"cannot tell which lambda on {code.co_filename}:{code.co_firstlineno} "
-            "is the one to differentiate",
-            hint="give each lambda a line of its own, or write it as a `def`")
-    start, node = found[0]
-    line_start = text.rfind("\n", 0, start) + 1
-    return node, (start - line_start) if "\n" not in text[line_start:start] else 0
+            f"symdiff cannot tell which lambda is the one to differentiate: "
+            f"{described} starting on line {line} take the parameters "
+            f"({', '.join(params)})",
+            _line_loc(code.co_filename, line, all_lines, _byte_col(all_lines, line, first_col)),
+            "give each lambda a line of its own, or write it as a `def`")
+    row, col, node = found[0]
+    first_line = start + row
+    byte_col = _byte_col(all_lines, first_line, col)
+    for sub in ast.walk(node):
+        if hasattr(sub, "lineno"):
+            if sub.lineno == 1:
+                sub.col_offset += byte_col - 1  # minus the "(" added for parsing
+            if getattr(sub, "end_lineno", None) == 1:
+                sub.end_col_offset += byte_col - 1
+            sub.lineno += first_line - 1
+            if getattr(sub, "end_lineno", None) is not None:
+                sub.end_lineno += first_line - 1
+    return node
 
 
-def _longest_expression(text, start):
-    for end in range(len(text), start, -1):
+def _parameter_names(code):
+    count = code.co_argcount + code.co_kwonlyargcount
+    names = list(code.co_varnames[:count])
+    if code.co_flags & inspect.CO_VARARGS:
+        names.append("*" + code.co_varnames[count])
+        count += 1
+    if code.co_flags & inspect.CO_VARKEYWORDS:
+        names.append("**" + code.co_varnames[count])
+    return names
+
+
+def _lambda_parameters(node):
+    args = node.args
+    names = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
+    if args.vararg is not None:
+        names.append("*" + args.vararg.arg)
+    if args.kwarg is not None:
+        names.append("**" + args.kwarg.arg)
+    return names
+
+
+def _lambda_keywords(text):
+    """(row, column) of each `lambda` keyword in ``text``; rows from 0, columns in chars."""
+    out = []
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.NAME and tok.string == "lambda":
+                out.append((tok.start[0] - 1, tok.start[1]))
+    except (tokenize.TokenError, SyntaxError):
+        pass  # the source ends inside a bracket: the keywords seen so far are enough
+    return out
+
+
+def _longest_lambda(text, row, col):
+    """The longest lambda expression starting at (row, col) of ``text``."""
+    lines = text.splitlines(True)
+    rest = lines[row][col:] + "".join(lines[row + 1:])
+    for end in range(len(rest), 0, -1):
+        if rest[end - 1].isspace():
+            continue
         try:
-            tree = ast.parse(text[start:end], mode="eval")
+            tree = ast.parse("(" + rest[:end] + "\n)", mode="eval")
         except SyntaxError:
             continue
         if isinstance(tree.body, ast.Lambda):
@@ -90,23 +262,36 @@ def _longest_expression(text, start):
     return None
 
 
-def _parse(text, filename, start):
+def _byte_col(all_lines, lineno, char_col):
+    """``ast`` counts columns in UTF-8 bytes."""
+    line = all_lines[lineno - 1] if 0 < lineno <= len(all_lines) else ""
+    return len(line[:char_col].encode("utf-8"))
+
+
+def _parse(text, code, start, all_lines):
     try:
         return ast.parse(text)
     except SyntaxError:
         raise SourceUnavailableError(
-            f"cannot parse the source of the function at {filename}:{start}",
-            hint="write the function as a `def`") from None
+            f"the source of `{code.co_name}` in {code.co_filename} does not parse; "
+            "the file may have changed since it was imported",
+            _line_loc(code.co_filename, start, all_lines),
+            "reload the module (or restart the kernel) so the code and the file agree; "
+            "or write the function as a `def`") from None
 
 
-def _find_node(tree, fn, code):
-    found = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)
-             and n.name == code.co_name]
+def _find_node(tree, code, start, all_lines):
+    """The function ``code`` was compiled from: the first statement of its source."""
+    kinds = (ast.FunctionDef, ast.AsyncFunctionDef)
+    if tree.body and isinstance(tree.body[0], kinds) and tree.body[0].name == code.co_name:
+        return tree.body[0]
+    found = [n for n in ast.walk(tree) if isinstance(n, kinds) and n.name == code.co_name]
     if len(found) != 1:
         raise SourceUnavailableError(
-            f"cannot tell which function on {code.co_filename}:{code.co_firstlineno} "
-            f"is {code.co_name}",
-            hint="give each lambda a line of its own, or write it as a `def`")
+            f"cannot find the definition of `{code.co_name}` at "
+            f"{code.co_filename}:{start}; the file may have changed since it was imported",
+            _line_loc(code.co_filename, start, all_lines),
+            "reload the module (or restart the kernel) so the code and the file agree")
     return found[0]
 
 
@@ -123,6 +308,57 @@ def _closure(fn):
 
 def _describe(fn):
     return getattr(fn, "__qualname__", None) or type(fn).__name__
+
+
+_LIBRARIES = ("numpy", "scipy")  # not symdiff: grad(grad(f)) reads generated code
+
+
+def _is_library_function(obj):
+    module = getattr(obj, "__module__", None)
+    return isinstance(module, str) and module.split(".")[0] in _LIBRARIES \
+        and not isinstance(obj, type)
+
+
+def _describe_object(obj):
+    """How to name ``obj`` (something that is not a Python function) in a message."""
+    name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
+    module = getattr(obj, "__module__", None) or ""
+    if isinstance(obj, np.ufunc):
+        return f"`np.{obj.__name__}` (a NumPy ufunc, written in C)"
+    if _is_library_function(obj):
+        return f"`{_short_module(module)}.{name}`"
+    if isinstance(obj, (types.BuiltinFunctionType, types.BuiltinMethodType)):
+        where = f"{module}." if module and module != "builtins" else ""
+        return f"`{where}{name}` (a built-in function, written in C)"
+    if isinstance(obj, type):
+        return f"the class `{name}`"
+    if isinstance(obj, functools.partial):
+        return f"`functools.partial({_describe(obj.func)}, ...)`"
+    if callable(obj):
+        return f"the callable object of type `{type(obj).__qualname__}`"
+    return f"`{obj!r:.40}` (of type `{type(obj).__qualname__}`)"
+
+
+def _short_module(module):
+    if module == "numpy" or module.startswith("numpy._") or module.startswith("numpy.core"):
+        return "np"
+    return module.replace("numpy.", "np.", 1) if module.startswith("numpy.") else module
+
+
+def _no_code_hint(obj):
+    if isinstance(obj, np.ufunc) or _is_library_function(obj):
+        name = f"np.{obj.__name__}" if isinstance(obj, np.ufunc) else \
+            f"{_short_module(obj.__module__)}.{getattr(obj, '__name__', 'f')}"
+        call = f"{name}(x)" if name in ("np.sum", "numpy.sum") else f"np.sum({name}(x))"
+        return (f"call it from a function of your own and differentiate that: "
+                f"`def f(x): return {call}`, then `symdiff.grad(f)`")
+    if isinstance(obj, (types.BuiltinFunctionType, types.BuiltinMethodType)):
+        return "call it from a function of your own that returns a scalar, and " \
+               "differentiate that"
+    if isinstance(obj, functools.partial):
+        return "write a `def` that calls the function with the fixed arguments, and " \
+               "differentiate that (choose the argument with `wrt=`)"
+    return "pass a function defined with `def` (or a lambda) in a file or notebook cell"
 
 
 def unsupported(src, node, what, hint):

@@ -23,76 +23,119 @@ ALLOWED = (
     ast.Load, ast.Store, ast.operator, ast.unaryop, ast.boolop, ast.cmpop,
 )
 
-HINTS = {
-    "For": "loops are not differentiated yet; write the computation with "
-           "array operations (np.sum, np.cumsum, broadcasting)",
-    "While": "loops are not differentiated yet; write the computation with "
-             "array operations",
-    "ListComp": "build the array with NumPy operations (np.stack, broadcasting) "
-                "instead of a comprehension",
-    "GeneratorExp": "use np.sum over an array instead of a generator",
-    "DictComp": "dictionaries are not differentiated; pass arrays",
-    "SetComp": "sets are not differentiated; pass arrays",
-    "Dict": "dictionaries are not differentiated; pass arrays or tuples",
-    "Set": "sets are not differentiated; pass arrays or tuples",
-    "Try": "exceptions are not differentiated; check inputs before calling grad",
-    "Raise": "raise errors outside the differentiated function",
-    "Assert": "check inputs outside the differentiated function",
-    "Global": "pass the value as an argument instead",
-    "Nonlocal": "pass the value as an argument instead",
-    "Delete": "drop the `del`; names are freed when the function returns",
-    "Import": "import at module level",
-    "ImportFrom": "import at module level",
-    "Yield": "generators cannot be differentiated; return a value",
-    "YieldFrom": "generators cannot be differentiated; return a value",
-    "Await": "async functions cannot be differentiated",
-    "AsyncFunctionDef": "async functions cannot be differentiated",
-    "NamedExpr": "assign the value on a line of its own",
-    "JoinedStr": "format strings outside the differentiated function",
-    "ClassDef": "define classes at module level",
-    "Match": "use if/elif/else",
+# What each construct is called in a message, and how to do without it.
+CONSTRUCTS = {
+    "For": ("a `for` loop", "loops are not differentiated yet; write the computation "
+            "with array operations (np.sum, np.cumsum, broadcasting)"),
+    "While": ("a `while` loop", "loops are not differentiated yet; write the computation "
+              "with array operations"),
+    "AsyncFor": ("an `async for` loop", "async code cannot be differentiated"),
+    "Break": ("`break`", "loops are not differentiated yet"),
+    "Continue": ("`continue`", "loops are not differentiated yet"),
+    "ListComp": ("a list comprehension", "build the array with NumPy operations "
+                 "(np.stack, broadcasting) instead of a comprehension"),
+    "GeneratorExp": ("a generator expression", "use np.sum over an array instead of "
+                     "a generator"),
+    "DictComp": ("a dict comprehension", "dictionaries are not differentiated; pass arrays"),
+    "SetComp": ("a set comprehension", "sets are not differentiated; pass arrays"),
+    "Dict": ("a dict literal", "dictionaries are not differentiated; pass arrays or tuples"),
+    "Set": ("a set literal", "sets are not differentiated; pass arrays or tuples"),
+    "Try": ("a `try` statement", "exceptions are not differentiated; check inputs "
+            "before calling the gradient"),
+    "TryStar": ("a `try`/`except*` statement", "exceptions are not differentiated; check "
+                "inputs before calling the gradient"),
+    "Raise": ("a `raise` statement", "raise errors outside the differentiated function"),
+    "Assert": ("an `assert` statement", "check inputs outside the differentiated function"),
+    "Global": ("a `global` statement", "pass the value as an argument instead"),
+    "Nonlocal": ("a `nonlocal` statement", "return the new value instead of assigning "
+                 "to an outer variable"),
+    "Delete": ("a `del` statement", "drop the `del`; names are freed when the function "
+               "returns"),
+    "Import": ("an `import` statement", "import at module level"),
+    "ImportFrom": ("an `import` statement", "import at module level"),
+    "Yield": ("`yield`", "generators cannot be differentiated; return a value"),
+    "YieldFrom": ("`yield from`", "generators cannot be differentiated; return a value"),
+    "Await": ("`await`", "async functions cannot be differentiated"),
+    "AsyncFunctionDef": ("an `async def` function", "async functions cannot be "
+                         "differentiated; use a plain `def`"),
+    "AsyncWith": ("an `async with` block", "async code cannot be differentiated"),
+    "NamedExpr": ("an assignment expression (`:=`)", "assign the value on a line of its own"),
+    "JoinedStr": ("an f-string", "format strings outside the differentiated function"),
+    "TemplateStr": ("a t-string", "format strings outside the differentiated function"),
+    "ClassDef": ("a class definition", "define classes at module level"),
+    "Match": ("a `match` statement", "use if/elif/else"),
 }
+GENERIC_HINT = "rewrite this with NumPy array operations"
 
 
 def check(src):
-    """Raise at the first unsupported construct in ``src`` (a FunctionSource)."""
+    """Raise at the first unsupported construct in ``src`` (a FunctionSource).
+
+    "First" is in source order, so the error points where a reader would
+    stop; a construct inside an unsupported one is not reported separately.
+    """
     node = src.node
-    body = node.body if isinstance(node.body, list) else [node.body]
-    for stmt in body:
-        for sub in ast.walk(stmt):
-            _check_node(src, sub)
-    _check_arguments(src, node.args)
+    if not isinstance(node, (ast.FunctionDef, ast.Lambda)):
+        what, hint = CONSTRUCTS.get(type(node).__name__, (type(node).__name__, GENERIC_HINT))
+        raise UnsupportedSyntaxError(f"{what} cannot be differentiated", src.loc(node), hint)
+    found = []
+    _check_arguments(src, node, found)
+    for stmt in node.body if isinstance(node.body, list) else [node.body]:
+        _visit(src, stmt, found)
+    if found:
+        raise min(found, key=lambda e: (e.lineno or 0, e.col_offset or 0))
 
 
-def _check_node(src, node):
-    if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, ast.Store):
-        raise InPlaceWriteError(
-            "assignment into part of an array (an in-place write) is not differentiable here",
+def _visit(src, node, found):
+    error = _problem(src, node)
+    if error is not None:
+        found.append(error)
+        return
+    if isinstance(node, (ast.FunctionDef, ast.Lambda)):
+        _check_arguments(src, node, found)
+    for child in ast.iter_child_nodes(node):
+        _visit(src, child, found)
+
+
+def _problem(src, node):
+    """The error for ``node`` itself (not its children), or None."""
+    if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
+        return InPlaceWriteError(
+            f"`{_target_text(node)}` writes into part of an array in place, "
+            "which symdiff cannot differentiate",
             src.loc(node),
             "build a new array instead: e.g. `x = np.concatenate([[v], x[1:]])` "
             "or `x = np.where(mask, v, x)`")
+    if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+        return InPlaceWriteError(
+            f"`{_target_text(node)}` assigns to an attribute, changing an object in "
+            "place, which symdiff cannot differentiate",
+            src.loc(node),
+            "compute the value into a local name and return it; a differentiated "
+            "function must not change objects outside it")
     if isinstance(node, ast.Constant) and isinstance(node.value, complex):
-        raise UnsupportedSyntaxError("complex numbers are not differentiated",
-                                     src.loc(node), "use real arithmetic")
+        return UnsupportedSyntaxError(
+            f"the complex number `{ast.unparse(node)}` cannot be differentiated",
+            src.loc(node), "use real arithmetic")
     if isinstance(node, ALLOWED):
-        return
-    name = type(node).__name__
-    raise UnsupportedSyntaxError(
-        f"`{_describe(node)}` is not supported by symdiff",
-        src.loc(node), HINTS.get(name, "rewrite this with NumPy array operations"))
+        return None
+    what, hint = CONSTRUCTS.get(type(node).__name__,
+                                (f"`{type(node).__name__}`", GENERIC_HINT))
+    return UnsupportedSyntaxError(f"{what} is not supported by symdiff", src.loc(node), hint)
 
 
-def _check_arguments(src, args):
-    if args.vararg or args.kwarg:
-        which = args.vararg or args.kwarg
-        raise UnsupportedSyntaxError(
-            "*args and **kwargs parameters are not supported in a differentiated function",
-            src.loc(which), "name each parameter")
+def _check_arguments(src, fn, found):
+    """``*args`` / ``**kwargs`` parameters of ``fn`` (the function or one inside it)."""
+    args = fn.args
+    for which, stars in ((args.vararg, "*"), (args.kwarg, "**")):
+        if which is not None:
+            found.append(UnsupportedSyntaxError(
+                f"the parameter `{stars}{which.arg}` collects a variable number of "
+                "arguments, which symdiff does not support",
+                src.loc(which), "name each parameter, e.g. `def f(x, y)` or "
+                "`lambda x, y: ...`"))
 
 
-def _describe(node):
-    words = {"For": "for loop", "While": "while loop", "ListComp": "list comprehension",
-             "GeneratorExp": "generator expression", "Try": "try statement",
-             "NamedExpr": "assignment expression (:=)", "JoinedStr": "f-string"}
-    name = type(node).__name__
-    return words.get(name, name)
+def _target_text(node):
+    text = ast.unparse(node)
+    return text if len(text) <= 40 else text[:37] + "..."

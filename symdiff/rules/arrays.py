@@ -67,10 +67,29 @@ def _axis(op):
 
 # ---- linear algebra ------------------------------------------------------------------
 def matmul_rule(r, op, g):
+    """matmul and dot; the helpers return gradients of exactly each operand's shape."""
     a, b = op.args
-    a_bar = r.unbroadcast(r.b.op("matmul_adjoint_a", g, b), a) if r.wants(a) else None
-    b_bar = r.unbroadcast(r.b.op("matmul_adjoint_b", a, g), b) if r.wants(b) else None
-    return [a_bar, b_bar]
+    return [_like(r, r.b.op(op.prim + "_adjoint_a", g, a, b), a) if r.wants(a) else None,
+            _like(r, r.b.op(op.prim + "_adjoint_b", g, a, b), b) if r.wants(b) else None]
+
+
+def _like(r, value, like):
+    """Tell the shape facts that ``value`` has exactly the shape of ``like``."""
+    r.facts.shape[value] = r.facts.key(like)
+    return value
+
+
+def matmul_adjoint_rule(r, op, h):
+    """Second derivatives. ``a_bar = L_b^T g`` where ``L_b(a) = a @ b``, so
+    <h, a_bar> = <h @ b, g>: g gets ``h @ b``, b gets the adjoint of ``h @ b``.
+    """
+    g, a, b = op.args
+    forward, side = op.prim.rsplit("_adjoint_", 1)
+    if side == "a":
+        return [r.unbroadcast(r.b.op(forward, h, b), g) if r.wants(g) else None, None,
+                _like(r, r.b.op(forward + "_adjoint_b", g, h, b), b) if r.wants(b) else None]
+    return [r.unbroadcast(r.b.op(forward, a, h), g) if r.wants(g) else None,
+            _like(r, r.b.op(forward + "_adjoint_a", g, a, h), a) if r.wants(a) else None, None]
 
 
 def outer_rule(r, op, g):

@@ -68,11 +68,24 @@ ELEMENTWISE = {
 }
 
 
-def safe_value(prim, index):
+def guard_value(prim, index, args):
+    """A value to put in operand ``index`` where its branch is not taken, or None.
+
+    None when any value is safe there: the function is total in that operand,
+    or the call's other operands make it so (``x ** 2``, ``x / 3``).
+    """
     rule = ELEMENTWISE.get(prim)
-    if rule is None or index >= len(rule.safe):
+    if rule is None or index >= len(rule.safe) or rule.safe[index] is None:
+        return None
+    if prim == "power" and _is_natural(args[1]):
         return None
     return rule.safe[index]
+
+
+def _is_natural(atom):
+    value = getattr(atom, "value", None)
+    return isinstance(value, (int, float)) and not isinstance(value, bool) \
+        and float(value).is_integer() and value >= 0
 
 
 @functools.lru_cache(maxsize=None)

@@ -11,10 +11,16 @@ from .arrays import KINK_NOTE
 
 
 def where_rule(r, op, g):
+    """``a`` gets g where cond holds, ``b`` elsewhere. A guarded branch gets g
+    whole: its mask is applied where the gradient leaves it (masks.py)."""
     cond, a, b = op.args
-    a_bar = r.unbroadcast(r.b.op("where", cond, g, Const(0.0)), a) if r.wants(a) else None
-    b_bar = r.unbroadcast(r.b.op("where", cond, Const(0.0), g), b) if r.wants(b) else None
-    return [None, a_bar, b_bar]
+    grads = [None, None, None]
+    for i, (branch, picked) in enumerate(((a, (g, Const(0.0))), (b, (Const(0.0), g))), 1):
+        if r.wants(branch):
+            whole = r.branch_gradient(op.target, branch, g)
+            grads[i] = whole if whole is not None else \
+                r.unbroadcast(r.b.op("where", cond, *picked, hint=branch.hint + "_bar"), branch)
+    return grads
 
 
 def _share(r, winner, loser, g):

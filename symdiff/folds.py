@@ -1,0 +1,157 @@
+"""Algebra applied as operations are built, so trivial code is never made.
+
+Each fold gets the builder, the operands and their constant values (None
+where not a number) and returns a replacement atom, or None to build the
+operation as asked. They only rewrite into something equal (or, for masks,
+into something equal where it is finite: select after multiply).
+"""
+from __future__ import annotations
+
+from .ir import Const
+
+
+def const_value(atom):
+    value = getattr(atom, "value", None)
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _keeps_shape(b, kept, other):
+    """``op(kept, other)`` has the shape of ``kept``: ``other`` is a scalar."""
+    return b.facts.is_scalar(other) or b.facts.same_shape(kept, other)
+
+
+def _producer(b, atom, prim):
+    op = b.facts.producer(atom)
+    return op if op is not None and op.prim == prim else None
+
+
+def _spread(b, atom):
+    """The op if ``atom`` is ``unreduce(g, like)`` spreading a whole-reduction's
+    gradient (a full array of one value), else None."""
+    op = _producer(b, atom, "unreduce")
+    if op is None or op.param("axis") is not None:
+        return None
+    return op
+
+
+def _masked(b, atom):
+    """(cond, value, zero_first) if ``atom`` is where(cond, value, 0) or
+    where(cond, 0, value)."""
+    op = _producer(b, atom, "where")
+    if op is None:
+        return None
+    cond, x, y = op.args
+    if _is_zero(y):
+        return cond, x, False
+    if _is_zero(x):
+        return cond, y, True
+    return None
+
+
+def _is_zero(atom):
+    return isinstance(atom, Const) and atom.value == 0 and not isinstance(atom.value, bool)
+
+
+def fold_add(b, args, values):
+    (x, y), (vx, vy) = args, values
+    if vy == 0 and _keeps_shape(b, x, y):
+        return x
+    if vx == 0 and _keeps_shape(b, y, x):
+        return y
+    ux, uy = _producer(b, x, "unindex"), _producer(b, y, "unindex")
+    if ux and uy and ux.args[1:] == uy.args[1:]:
+        # two gradients of the same x[index]: add them before placing them
+        return b.op("unindex", b.add(ux.args[0], uy.args[0]), *ux.args[1:],
+                    hint=ux.target.hint)
+    if not b.backward:
+        return None  # the forward pass computes exactly what the user wrote
+    mx, my = _masked(b, x), _masked(b, y)
+    if mx and my and mx[0] is my[0] and mx[2] != my[2]:
+        # where(c, p, 0) + where(c, 0, q) is where(c, p, q)
+        cond, p, q = mx[0], *((mx[1], my[1]) if my[2] else (my[1], mx[1]))
+        return b.op("where", cond, p, q)
+    return None
+
+
+def fold_subtract(b, args, values):
+    (x, y), (vx, vy) = args, values
+    if vy == 0 and _keeps_shape(b, x, y):
+        return x
+    if vx == 0 and _keeps_shape(b, y, x):
+        return b.neg(y)
+    return None
+
+
+def fold_multiply(b, args, values):
+    (x, y), (vx, vy) = args, values
+    for p, vp, q in ((x, vx, y), (y, vy, x)):
+        if vp == 1 and _keeps_shape(b, q, p):
+            return q
+        if vp == -1 and _keeps_shape(b, q, p):
+            return b.neg(q)
+    if not b.backward:
+        return None  # the forward pass computes exactly what the user wrote
+    for p, vp, q in ((x, vx, y), (y, vy, x)):
+        scaled = _producer(b, q, "multiply") if vp is not None else None
+        if scaled is not None and any(const_value(a) is not None for a in scaled.args):
+            c, rest = sorted(scaled.args, key=lambda a: const_value(a) is None)
+            return b.mul(Const(vp * const_value(c)), rest)  # 2 * (0.5 * r) is r
+    for p, q in ((x, y), (y, x)):
+        kept = _producer(b, q, "unreduce")
+        if kept is not None and kept.param("keepdims") and b.facts.same_shape(p, q):
+            return b.mul(p, kept.args[0])  # keepdims: g broadcasts over p by itself
+    for p, q in ((x, y), (y, x)):
+        spread = _spread(b, q)
+        if spread is not None and not spread.param("keepdims"):
+            if b.facts.same_shape(p, q):
+                return b.mul(p, spread.args[0])  # p * full_like(p, g) is p * g
+            if b.facts.is_scalar(p):
+                return b.op("unreduce", b.mul(p, spread.args[0]), spread.args[1])
+    for p, q in ((x, y), (y, x)):
+        masked = _masked(b, q)
+        if masked is not None:
+            # Multiply inside the mask: what the mask drops never meets p.
+            cond, value, zero_first = masked
+            inner = b.mul(p, value)
+            zero = Const(0.0)
+            return b.op("where", cond, *((zero, inner) if zero_first else (inner, zero)))
+    return None
+
+
+def fold_divide(b, args, values):
+    (x, y), (vx, vy) = args, values
+    if vy == 1 and _keeps_shape(b, x, y):
+        return x
+    spread = _spread(b, x)
+    if spread is not None and not spread.param("keepdims") and b.facts.same_shape(x, y):
+        return b.div(spread.args[0], y)  # full_like(y, g) / y is g / y
+    return None
+
+
+def fold_power(b, args, values):
+    return args[0] if values[1] == 1 else None
+
+
+def fold_negative(b, args, values):
+    inner = _producer(b, args[0], "negative")
+    if inner is not None:
+        return inner.args[0]
+    scaled = _producer(b, args[0], "multiply")
+    if b.backward and scaled is not None:
+        for c, rest in (scaled.args, scaled.args[::-1]):
+            if const_value(c) is not None:
+                return b.mul(Const(-const_value(c)), rest)  # -(2 * x) is -2 * x
+    return None
+
+
+def fold_where(b, args, values):
+    cond, x, y = args
+    inner = _producer(b, cond, "logical_not")
+    if inner is not None:
+        return b.op("where", inner.args[0], y, x)  # where(~c, x, y) is where(c, y, x)
+    return None
+
+
+FOLDS = {"add": fold_add, "subtract": fold_subtract, "multiply": fold_multiply,
+         "divide": fold_divide, "power": fold_power, "negative": fold_negative,
+         "where": fold_where}

@@ -1,0 +1,83 @@
+"""Breaking long generated lines the way PEP 8 shows: aligned with the
+opening bracket, at commas first, at operators if there are none."""
+from __future__ import annotations
+
+MAX_LINE = 79
+_OPERATORS = (" + ", " - ", " * ", " / ", " @ ")
+
+
+def wrap(line, limit=MAX_LINE):
+    """``line`` as one or more lines of at most ``limit`` columns (if it can)."""
+    if len(line) <= limit or line.lstrip().startswith("#"):
+        return [line]
+    for opening in _brackets(line):
+        pieces = _split(line, opening + 1, ", ")
+        if len(pieces) > 1:
+            return _fill(line[:opening + 1], pieces, ", ", opening + 1, limit)
+    eq = line.find(" = ")
+    if eq > 0:
+        head, expr = line[:eq + 3], line[eq + 3:]
+        wrapped = head + "(" + expr + ")"
+        pieces = _split(wrapped, len(head) + 1, _OPERATORS)
+        if len(pieces) > 1:
+            return _fill(wrapped[:len(head) + 1], pieces, "", len(head) + 1, limit)
+    return [line]
+
+
+def _brackets(line):
+    """Columns of the brackets opened at depth 0, leftmost first."""
+    depth, quote, found = 0, None, []
+    for i, ch in enumerate(line):
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            if depth == 0:
+                found.append(i)
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+    return found
+
+
+def _split(line, start, separators):
+    """The text after ``start`` cut at separators one bracket deep."""
+    seps = (separators,) if isinstance(separators, str) else separators
+    depth, quote, pieces, begin, i = 1, None, [], start, start
+    while i < len(line):
+        ch = line[i]
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth == 0:
+                break
+        elif depth == 1:
+            sep = next((s for s in seps if line.startswith(s, i)), None)
+            if sep:
+                cut = i + len(sep) if sep == ", " else i + 1
+                pieces.append(line[begin:cut])
+                begin = cut
+                i = cut
+                continue
+        i += 1
+    pieces.append(line[begin:])
+    return pieces
+
+
+def _fill(head, pieces, sep, column, limit):
+    lines, current = [], head
+    for piece in pieces:
+        if current.strip() and len(current) + len(piece.rstrip()) > limit \
+                and current != head:
+            lines.append(current.rstrip())
+            current = " " * column + piece.lstrip()
+        else:
+            current += piece
+    lines.append(current)
+    return lines

@@ -1,0 +1,24 @@
+def grad_clip_norm(v, w):
+    """Gradient of clip_norm(v, w) with respect to v, w."""
+    n2 = np.sum(v ** 2)
+    mask = n2 > 1
+    if mask:
+        sqrt_n2 = np.sqrt(n2)
+        v_1 = v / sqrt_n2
+    else:
+        v_1 = v
+    # L42: return np.sum(v * w)
+    t_bar = np.full_like(v_1 * w, 1.0)
+    v_bar = _sum_to(w * t_bar, v_1)
+    w_bar = _sum_to(v_1 * t_bar, w)
+    # L40: if n2 > 1:
+    if mask:
+        # L41: v = v / np.sqrt(n2)
+        v_bar_1 = _sum_to(v_bar / sqrt_n2, v)
+        sqrt_n2_bar = _sum_to(-(v * v_bar / sqrt_n2 ** 2), sqrt_n2)
+        n2_bar = sqrt_n2_bar / (2.0 * sqrt_n2)
+    else:
+        n2_bar = np.zeros_like(n2)
+        v_bar_1 = v_bar
+    v_bar = v_bar_1 + 2.0 * v * n2_bar
+    return v_bar, w_bar

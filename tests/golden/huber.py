@@ -1,0 +1,5 @@
+def grad_huber(r):
+    """Gradient of huber(r) with respect to r."""
+    a = np.abs(r)
+    r_bar = np.where(a <= 1.0, r, np.sign(r))
+    return r_bar

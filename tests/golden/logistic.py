@@ -1,0 +1,17 @@
+def grad_logistic(w, X, y, lam):
+    """Gradient of logistic(w, X, y, lam) with respect to w."""
+    z = X @ w
+    logaddexp_z = np.logaddexp(0.0, z)
+    t = y * z
+    t_1 = logaddexp_z - t
+    loss = np.mean(t_1)
+    logistic = loss + lam * np.sum(w ** 2)
+    _require_scalar(logistic, message='golden_functions.py:15:1')
+    # L17: loss = np.mean(np.logaddexp(0.0, z) - y * z)
+    t_bar = np.full_like(t_1, 1.0 / np.size(t_1))
+    logaddexp_z_bar = _sum_to(t_bar, logaddexp_z)
+    t_bar = _sum_to(-t_bar, t)
+    z_bar = np.exp(z - logaddexp_z) * logaddexp_z_bar
+    z_bar = _sum_to(y * t_bar, z) + z_bar
+    w_bar = 2.0 * w * lam + _matmul_adjoint_b(z_bar, X, w)
+    return w_bar

@@ -1,0 +1,43 @@
+def grad_mlp(W1, b1, W2, b2, X, Y):
+    """Gradient of mlp(W1, b1, W2, b2, X, Y) with respect to W1, b1, W2, b2."""
+    matmul = X @ W1
+    h = np.tanh(matmul + b1)
+    matmul_1 = h @ W2
+    logits = matmul_1 + b2
+    max_logits = np.max(logits, axis=1, keepdims=True)
+    logits_1 = logits - max_logits
+    exp_logits = np.exp(logits_1)
+    sum_exp_logits = np.sum(exp_logits, axis=1, keepdims=True)
+    log_sum_exp_logits = np.log(sum_exp_logits)
+    log_probs = logits_1 - log_sum_exp_logits
+    t = Y * log_probs
+    shape0 = np.shape(X)[0]
+    mlp = -np.sum(t) / shape0
+    _require_scalar(mlp, message='golden_functions.py:21:1')
+    # L26: return -np.sum(Y * log_probs) / X.shape[0]
+    negative_sum_t_bar = 1.0 / shape0
+    sum_t_bar = -negative_sum_t_bar
+    t_bar = np.full_like(t, sum_t_bar)
+    log_probs_bar = _sum_to(Y * t_bar, log_probs)
+    # L25: log_probs = logits - np.log(np.sum(np.exp(logits), axis=1, keepdi...
+    log_sum_exp_logits_bar = _sum_to(-log_probs_bar, log_sum_exp_logits)
+    sum_exp_logits_bar = log_sum_exp_logits_bar / sum_exp_logits
+    logits_bar = _sum_to(exp_logits * sum_exp_logits_bar, logits_1)
+    logits_bar = _sum_to(log_probs_bar, logits_1) + logits_bar
+    # L24: logits = logits - np.max(logits, axis=1, keepdims=True)
+    max_logits_bar = _sum_to(-logits_bar, max_logits)
+    # kink policy: ties split the gradient evenly
+    is_max = logits == max_logits
+    t = max_logits_bar / np.sum(is_max, axis=1, keepdims=True)
+    logits_bar = _sum_to(logits_bar, logits) + np.where(is_max, t, 0.0)
+    # L23: logits = h @ W2 + b2
+    matmul_bar = _sum_to(logits_bar, matmul_1)
+    b2_bar = _sum_to(logits_bar, b2)
+    h_bar = _matmul_adjoint_a(matmul_bar, h, W2)
+    W2_bar = _matmul_adjoint_b(matmul_bar, h, W2)
+    # L22: h = np.tanh(X @ W1 + b1)
+    t_bar = (1.0 - h ** 2) * h_bar
+    matmul_bar = _sum_to(t_bar, matmul)
+    b1_bar = _sum_to(t_bar, b1)
+    W1_bar = _matmul_adjoint_b(matmul_bar, X, W1)
+    return W1_bar, b1_bar, W2_bar, b2_bar

@@ -1,0 +1,12 @@
+def grad_piecewise(x, w):
+    """Gradient of piecewise(x, w) with respect to x, w."""
+    z = x * w
+    z_positive = z > 0
+    h = np.where(z_positive, z, 0.1 * z)
+    # L8: return np.sum(h ** 2)
+    h_bar = 2.0 * h
+    z_bar = np.where(z_positive, h_bar, 0.2 * h)
+    # L6: z = x * w
+    x_bar = _sum_to(w * z_bar, x)
+    w_bar = _sum_to(x * z_bar, w)
+    return x_bar, w_bar

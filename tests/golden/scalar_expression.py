@@ -1,0 +1,24 @@
+def grad_scalar_expression(a, b, c):
+    """Gradient of scalar_expression(a, b, c) with respect to a, b, c."""
+    sin_c = np.sin(c)
+    add_power_a = 1.0 + a ** 2
+    d = a * b + sin_c / add_power_a
+    sqrt_add_power_d = np.sqrt(d ** 2 + 1.0)
+    exp_negative_b = np.exp(-b)
+    add_exp_negative_b = 1.0 + exp_negative_b
+    e = sqrt_add_power_d - np.log(add_exp_negative_b)
+    scalar_expression = d * e + c ** 3
+    _require_scalar(scalar_expression, message='golden_functions.py:58:1')
+    # L60: e = np.sqrt(d ** 2 + 1.0) - np.log(1.0 + np.exp(-b))
+    t_bar = -d
+    add_exp_negative_b_bar = t_bar / add_exp_negative_b
+    negative_b_bar = exp_negative_b * add_exp_negative_b_bar
+    add_power_d_bar = d / (2.0 * sqrt_add_power_d)
+    d_bar = e + 2.0 * d * add_power_d_bar
+    # L59: d = a * b + np.sin(c) / (1.0 + a ** 2)
+    sin_c_bar = d_bar / add_power_a
+    add_power_a_bar = -(sin_c * d_bar / add_power_a ** 2)
+    a_bar = 2.0 * a * add_power_a_bar + b * d_bar
+    b_bar = -negative_b_bar + a * d_bar
+    c_bar = 3.0 * c ** 2 + np.cos(c) * sin_c_bar
+    return a_bar, b_bar, c_bar

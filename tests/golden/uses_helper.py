@@ -1,0 +1,10 @@
+def grad_uses_helper(x):
+    """Gradient of uses_helper(x) with respect to x."""
+    logaddexp_x = np.logaddexp(0.0, x)
+    exp_negative_x = np.exp(-x)
+    # L54: y = _softplus(x) * np.exp(-x)
+    negative_x_bar = exp_negative_x * logaddexp_x
+    # L50: return np.logaddexp(0.0, t)
+    x_bar = np.exp(x - logaddexp_x) * exp_negative_x
+    x_bar = -negative_x_bar + x_bar
+    return x_bar

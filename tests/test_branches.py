@@ -1,0 +1,133 @@
+"""if / elif / else, conditional expressions and symdiff.cond."""
+import numpy as np
+import pytest
+
+import symdiff
+from numeric import assert_grad
+
+
+def clip_norm(v, w):
+    n2 = np.sum(v ** 2)
+    if n2 > 1:
+        v = v / np.sqrt(n2)
+    return np.sum(v * w)
+
+
+def early_return(x):
+    if x > 0:
+        return x ** 2
+    y = np.sin(x)
+    return y * 3
+
+
+def elif_chain(x):
+    if x > 2:
+        y = x ** 3
+    elif x > 0:
+        y = np.exp(x)
+    else:
+        y = -x
+    return y * x
+
+
+def nested(x, y):
+    if x > y:
+        if x > 2 * y:
+            z = x * y
+        else:
+            z = x - y
+    else:
+        z = np.exp(y)
+    return z * x
+
+
+def assigned_in_one_branch(x):
+    scale = 1.0
+    if x < 0:
+        scale = 3.0
+        t = x * x
+        return t * scale
+    return np.sin(x) * scale
+
+
+def conditional_expression(x):
+    return np.sum(x ** 2) if np.sum(x) > 0 else np.sum(np.cos(x))
+
+
+def with_cond(x, a):
+    offset = 2.0 * a
+    return symdiff.cond(np.sum(x) > 0,
+                        lambda v: np.sum(v * offset),
+                        lambda v: np.sum(v ** 2) - offset, x)
+
+
+def with_cond_defs(x, a):
+    def grow(v):
+        return np.sum(np.exp(v) * a)
+
+    def shrink(v):
+        return np.sum(v) * a ** 2
+
+    return symdiff.cond(a > 1, grow, shrink, x)
+
+
+@pytest.mark.parametrize("x", [0.7, -0.4, 2.5])
+@pytest.mark.parametrize("f", [early_return, elif_chain, assigned_in_one_branch])
+def test_scalar_branches(f, x):
+    assert_grad(f, symdiff.grad(f), (x,))
+
+
+@pytest.mark.parametrize("x, y", [(3.0, 1.0), (1.5, 1.0), (0.5, 1.0)])
+def test_nested_conditionals_differentiate_only_the_branch_taken(x, y):
+    assert_grad(nested, symdiff.grad(nested, wrt=(0, 1)), (x, y), wrt=(0, 1))
+
+
+@pytest.mark.parametrize("v", [np.array([1.0, 2.0]), np.array([0.1, -0.2])])
+def test_predicate_computed_from_the_inputs(v):
+    w = np.array([0.5, -1.0])
+    assert_grad(clip_norm, symdiff.grad(clip_norm, wrt=(0, 1)), (v, w), wrt=(0, 1))
+
+
+@pytest.mark.parametrize("x", [np.array([1.0, 2.0]), np.array([-1.0, 0.5])])
+def test_conditional_expression(x):
+    assert_grad(conditional_expression, symdiff.grad(conditional_expression), (x,))
+
+
+@pytest.mark.parametrize("x", [np.array([1.0, 2.0]), np.array([-1.0, 0.5])])
+@pytest.mark.parametrize("f", [with_cond, with_cond_defs])
+@pytest.mark.parametrize("a", [0.5, 1.5])
+def test_symdiff_cond_with_lambdas_and_nested_defs(f, x, a):
+    assert_grad(f, symdiff.grad(f, wrt=(0, 1)), (x, a), wrt=(0, 1))
+
+
+def test_only_the_branch_taken_is_evaluated_backward():
+    # The branch not taken would divide by zero; the gradient never touches it.
+    def f(x):
+        if x > 0:
+            return np.log(x)
+        return x * 2.0
+
+    df = symdiff.grad(f)
+    assert df(-1.0) == 2.0
+    assert df(0.5) == pytest.approx(2.0)
+
+
+def test_generated_code_keeps_the_branch_and_reuses_the_choice():
+    text = symdiff.source(symdiff.grad(clip_norm))
+    assert text.count("n2 > 1") == 2      # once in the code, once in the comment
+    assert text.count("if mask:") == 2    # forward choice, reused backward
+
+
+def test_array_predicate_is_an_error_at_the_if_line():
+    def f(x):
+        if x > 0:
+            return np.sum(x)
+        return np.sum(-x)
+
+    df = symdiff.grad(f)
+    with pytest.raises(symdiff.SymdiffError) as info:
+        df(np.array([1.0, -1.0]))
+    err = info.value
+    assert type(err).__name__ == "ArrayPredicateError"
+    assert err.lineno == f.__code__.co_firstlineno + 1
+    assert "np.where" in str(err)
