@@ -5,6 +5,7 @@ import functools
 import threading
 
 from .compiler import compile_gradient
+from .custom import active_overrides, validate
 from .load import load
 
 _cache = {}
@@ -38,14 +39,15 @@ def source(df):
 
 
 def _compile(f, wrt, mode, overrides):
+    overrides = {**active_overrides(), **validate(overrides or {})}
     wrt_key = tuple(wrt) if isinstance(wrt, (list, tuple)) else wrt
     key = (getattr(f, "__code__", f), _closure_key(f), wrt_key, mode,
-           tuple(sorted((overrides or {}).items())))
+           tuple(sorted(overrides.items())))
     with _lock:
         hit = _cache.get(key)
         if hit is not None and _still_valid(hit):
             return hit[0]
-        compiled = compile_gradient(f, wrt, mode)
+        compiled = compile_gradient(f, wrt, mode, overrides)
         fn = load(compiled.source, compiled.name, compiled.origin, compiled.free)
         fn.__wrapped_function__ = f  # what the CLI needs to rebuild this gradient
         fn.__symdiff_wrt__ = wrt

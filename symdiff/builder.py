@@ -35,6 +35,8 @@ class Builder:
         self.named = set()  # vars that carry a user's name
         self.backward = False  # set while the reverse pass builds
         self.note = ""
+        self.overrides = {}    # prim -> registered gradient name, while lowering
+        self.customs = {}      # Var -> how to differentiate a custom_gradient call
 
     # -- making operations ---------------------------------------------------
     def op(self, prim, *args, hint=None, **params):
@@ -43,8 +45,9 @@ class Builder:
         if folded is not None:
             return folded
         target = Var(hint or _default_hint(prim, args))
+        note = self.note
         op = Op(target, prim, args, tuple(sorted(params.items())), self.loc,
-                self.note, self.backward)
+                note, self.backward, self.overrides.get(prim, ""))
         self.append(op)
         return target
 

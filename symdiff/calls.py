@@ -263,6 +263,26 @@ def _builtin_minmax(name, prim_name):
     return lower
 
 
+def _builtin_sum(lw, args, kwargs, node):
+    """sum(items, start=0): a chain of additions; sum(array) adds up its rows."""
+    if not 1 <= len(args) <= 2 or set(kwargs) - {"start"}:
+        raise lw.error(UnsupportedSyntaxError, node, "`sum()` takes items and a start value")
+    items, start = args[0], (args[1:] or [kwargs.get("start", Const(0))])[0]
+    if isinstance(items, Tup):
+        terms = [lw.atom(item, node) for item in items.items]
+    elif is_atom(items):
+        terms = [lw.b.op("sum", items, axis=0)]
+    else:
+        raise lw.error(UnsupportedSyntaxError, node, "`sum()` of this value is not supported",
+                       "sum a list or tuple of values, or use np.sum")
+    if not (isinstance(start, Const) and start.value == 0) or not terms:
+        terms.insert(0, lw.atom(start, node))
+    result = terms[0]
+    for term in terms[1:]:
+        result = lw.b.op("add", result, term)
+    return result
+
+
 def _builtin_print(lw, args, kwargs, node):
     raise lw.error(UnsupportedSyntaxError, node, "`print` inside a differentiated function "
                    "is not supported yet", "print outside the function, or remove the call")
@@ -273,7 +293,7 @@ _BUILTIN_CALLS = {
     builtins.float: _builtin_prim("float"), builtins.round: _builtin_prim("round"),
     builtins.max: _builtin_minmax("max", "maximum"),
     builtins.min: _builtin_minmax("min", "minimum"),
-    builtins.print: _builtin_print,
+    builtins.print: _builtin_print, builtins.sum: _builtin_sum,
 }
 
 

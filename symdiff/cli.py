@@ -51,8 +51,8 @@ def _report(err):
 def _parser():
     parser = argparse.ArgumentParser(
         prog="symdiff", epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Write the gradient of Python/NumPy functions as a module of "
-                    "readable source that needs only NumPy.")
+        description="Write the gradients of Python/NumPy functions as readable source:\n"
+                    "a module that needs only NumPy.")
     parser.add_argument("target", metavar="FILE.py[::FUNC]",
                         help="the function FUNC in FILE.py, or without ::FUNC every "
                              "@symdiff.grad-decorated function in FILE.py")

@@ -26,9 +26,10 @@ class Compiled:
     wrt_names: tuple
 
 
-def compile_gradient(fn, wrt, mode="grad"):
+def compile_gradient(fn, wrt, mode="grad", overrides=None):
     src = read_source(fn)
     builder = Builder()
+    builder.overrides = dict(overrides or {})
     ir_fn = lower_function(src, builder)
     wrt_vars, wrt_names = _resolve_wrt(ir_fn, wrt, src)
     grad_fn = differentiate(ir_fn, builder, wrt_vars, mode)

@@ -19,7 +19,7 @@ from .values import FreeVar
 
 MAX_LINE = 79
 _NAMED_FLOATS = {math.pi: "pi", math.e: "e"}
-_NEVER_INLINE = EFFECTS | {"scalar_predicate"}
+_NEVER_INLINE = EFFECTS | {"scalar_predicate", "pass_gradient"}
 
 
 class Emitter:
@@ -104,7 +104,7 @@ class Emitter:
 
     def _notes(self, stmt):
         """Comments of ``stmt`` and of the operations folded into it."""
-        notes = [stmt.note] if getattr(stmt, "note", "") else []
+        notes = stmt.note.split("\n") if getattr(stmt, "note", "") else []
         for arg in getattr(stmt, "args", ()):
             if isinstance(arg, Var) and arg in self.inlined:
                 notes += [n for n in self._notes(self.inlined[arg]) if n not in notes]

@@ -47,7 +47,9 @@ class SymdiffError(Exception):
 
 
 class SourceUnavailableError(SymdiffError):
-    """The function has no Python source symdiff can read."""
+    """The function has no Python source symdiff can read: a builtin or library
+    function, a callable object, one made by exec() or typed at a prompt, or a
+    lambda symdiff cannot tell from another on the same line."""
 
 
 class UnsupportedSyntaxError(SymdiffError):
@@ -55,7 +57,8 @@ class UnsupportedSyntaxError(SymdiffError):
 
 
 class InPlaceWriteError(UnsupportedSyntaxError):
-    """An assignment into part of an array (``x[0] = ...``)."""
+    """An assignment into part of an array (``x[0] = ...``, ``x[1:] += 1``) or
+    to an attribute (``obj.attr = ...``)."""
 
 
 class UnknownNameError(SymdiffError):
@@ -67,7 +70,7 @@ class NoDerivativeRuleError(SymdiffError):
 
 
 class WrtError(SymdiffError):
-    """``wrt`` names an argument the function does not have."""
+    """``wrt`` names an argument the function does not have, or one twice."""
 
 
 class NonScalarOutputError(SymdiffError):
@@ -79,11 +82,17 @@ class NonFloatArgumentError(SymdiffError):
 
 
 class ArrayPredicateError(SymdiffError):
-    """An ``if`` whose condition is an array, not a scalar."""
+    """A branch (``if``, ``a if c else b``, ``symdiff.cond``) whose condition is
+    an array, not a scalar."""
 
 
 class RegistrationError(SymdiffError):
     """A gradient rule registered twice, or an unknown override."""
+
+
+class CommandLineError(SymdiffError):
+    """A request to the ``symdiff`` command it cannot carry out: bad options, a
+    FILE that cannot be imported or lacks FUNC, an output it may not write."""
 
 
 def _char_column(line, col):

@@ -19,7 +19,8 @@ ELEMENTWISE = frozenset("""
     minimum fmax fmin clip where sign floor ceil trunc rint round isnan isinf
     isfinite logical_and logical_or logical_xor logical_not stop_gradient
 """.split())
-_LIKE_FIRST = {"zeros_like", "ones_like", "full_like", "require_float"}
+_LIKE_FIRST = {"zeros_like", "ones_like", "full_like", "require_float",
+               "straight_through", "backward_as", "custom_value", "pass_gradient"}
 _LIKE_SECOND = {"sum_to", "unindex", "unindex_add", "unreduce", "prod_adjoint"}
 _REDUCTIONS = {"sum", "mean", "prod", "max", "min", "norm"}
 _SCALARS = {"ndim", "size", "len", "float", "vdot", "require_scalar",

@@ -62,6 +62,7 @@ class Op:
     loc: Loc | None = None
     note: str = ""          # a comment emit writes above the statement
     backward: bool = False  # made by the reverse pass
+    override: str = ""      # name of a registered gradient replacing the rule
 
     def param(self, key, default=None):
         for name, value in self.params:

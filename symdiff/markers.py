@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import ast
 
+from . import custom
 from .errors import UnsupportedSyntaxError
-from .values import Closure, Static
+from .ir import Const
+from .values import Closure, FreeVar, Static, Tup
 
 
 def stop_gradient(x):
@@ -22,11 +24,68 @@ def cond(pred, true_fn, false_fn, *operands):
 
 
 def handles(obj):
-    return obj in _LOWERINGS
+    try:
+        return obj in _LOWERINGS or hasattr(obj, "__symdiff_custom__")
+    except TypeError:  # an unhashable callable object
+        return False
 
 
 def lower(lw, obj, args, kwargs, node):
+    if hasattr(obj, "__symdiff_custom__"):
+        return _lower_custom_call(lw, obj.__symdiff_custom__, args, kwargs, node)
     return _LOWERINGS[obj](lw, args, kwargs, node)
+
+
+def _two(lw, args, kwargs, node, name):
+    if len(args) != 2 or kwargs:
+        raise lw.error(UnsupportedSyntaxError, node, f"{name} takes two arguments",
+                       f"write symdiff.{name}(value, other)")
+    return [lw.atom(a, node) for a in args]
+
+
+def _lower_straight_through(lw, args, kwargs, node):
+    return lw.b.op("straight_through", *_two(lw, args, kwargs, node, "straight_through"),
+                   hint="st")
+
+
+def _lower_backward_as(lw, args, kwargs, node):
+    return lw.b.op("backward_as", *_two(lw, args, kwargs, node, "backward_as"))
+
+
+def _lower_custom_call(lw, fn, args, kwargs, node):
+    """A call of a @custom_gradient function: its value as the function computes
+    it, its derivative from the ``backward`` it returns."""
+    from .calls import inline_function
+    result = inline_function(lw, fn, args, kwargs, node)
+    if not (isinstance(result, Tup) and len(result.items) == 2):
+        raise lw.error(UnsupportedSyntaxError, node,
+                       f"@custom_gradient function `{fn.__name__}` must return "
+                       "(value, backward)", "end it with `return value, backward`")
+    value, backward = result.items
+    inputs = [lw.atom(a, node) for a in args]
+    out = lw.b.op("custom_value", lw.atom(value, node), *inputs,
+                  rule=f"{fn.__name__}:{len(lw.b.customs)}")
+    lw.b.customs[out] = (lw, backward, node, fn.__name__)
+    return out
+
+
+def lower_custom_backward(r, op, g):
+    """The gradients of a custom_gradient call: its ``backward(g)``, inlined."""
+    from .calls import apply
+    lw, backward, node, name = r.b.customs[op.target]
+    with r.b.noting(f"custom gradient of {name}(), from its backward()"):
+        result = apply(lw, backward, [g], {}, node)
+    inputs = op.args[1:]
+    grads = list(result.items) if isinstance(result, Tup) else [result]
+    if len(grads) != len(inputs):
+        raise lw.error(UnsupportedSyntaxError, node,
+                       f"backward() of {name} returns {len(grads)} gradients for "
+                       f"{len(inputs)} inputs", "return one gradient per input")
+    out = [None]
+    for x, grad in zip(inputs, grads):
+        none = isinstance(grad, Const) and grad.value is None
+        out.append(None if none or not r.wants(x) else r.unbroadcast(lw.atom(grad, node), x))
+    return out
 
 
 def _lower_stop_gradient(lw, args, kwargs, node):
@@ -68,9 +127,48 @@ def _where(lw, node):
 
 
 def lower_with(lw, node):
-    raise lw.error(UnsupportedSyntaxError, node, "`with` blocks are not supported here",
-                   "only `with symdiff.gradient_override({...}):` may appear in a "
-                   "differentiated function")
+    """``with symdiff.gradient_override({...}):`` overrides the ops made inside."""
+    mapping = _override_mapping(lw, node)
+    saved = lw.b.overrides
+    lw.b.overrides = {**saved, **custom.validate(mapping, lw.src.loc(node))}
+    try:
+        for stmt in node.body:
+            if isinstance(stmt, ast.Return):
+                raise lw.error(UnsupportedSyntaxError, stmt,
+                               "`return` inside a gradient_override block",
+                               "assign the value inside the block and return it after")
+            with lw.b.at(lw.src.loc(stmt)):
+                if isinstance(stmt, ast.If):
+                    lw.if_stmt(stmt, [])
+                else:
+                    lw.stmt(stmt)
+    finally:
+        lw.b.overrides = saved
 
 
-_LOWERINGS = {stop_gradient: _lower_stop_gradient, cond: _lower_cond}
+def _override_mapping(lw, node):
+    item = node.items[0] if len(node.items) == 1 else None
+    call = item.context_expr if item is not None else None
+    if not isinstance(call, ast.Call) or item.optional_vars is not None or \
+            getattr(lw.expr(call.func), "obj", None) is not custom.gradient_override:
+        raise lw.error(UnsupportedSyntaxError, node, "`with` blocks are not supported here",
+                       "only `with symdiff.gradient_override({...}):` may appear in a "
+                       "differentiated function")
+    if len(call.args) != 1 or call.keywords:
+        raise lw.error(UnsupportedSyntaxError, call, "gradient_override takes one dict")
+    arg = call.args[0]
+    if isinstance(arg, ast.Dict):
+        try:
+            return ast.literal_eval(arg)
+        except ValueError:
+            pass
+    value = lw.expr(arg)
+    if isinstance(value, FreeVar) and isinstance(value.value, dict):
+        return value.value
+    raise lw.error(UnsupportedSyntaxError, arg, "the overrides must be known when compiling",
+                   "write a dict literal like {'floor': 'identity'}, or a module-level dict")
+
+
+_LOWERINGS = {stop_gradient: _lower_stop_gradient, cond: _lower_cond,
+              custom.straight_through: _lower_straight_through,
+              custom.backward_as: _lower_backward_as}

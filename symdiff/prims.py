@@ -112,7 +112,11 @@ PRIMS.update(_table(lambda n: ("helper", "_" + n),
     "scalar_predicate(a; message='')",
 ))
 # values passed through unchanged at run time, with special derivatives
-PRIMS.update(_table(("identity",), "stop_gradient(a)"))
+PRIMS.update(_table(("identity",), "stop_gradient(a)", "straight_through(fwd, bwd)",
+                    "backward_as(value, clean)", "custom_value(value, *inputs; rule='')"))
+PRIMS.update(_table(("helper", "_apply_rule"), "apply_rule(rule, g, *inputs)"))
+# a gradient passed on unchanged, kept as its own line to carry its comment
+PRIMS.update(_table(("identity",), "pass_gradient(a)"))
 
 # NumPy spellings that name the same primitive.
 ALIASES = {

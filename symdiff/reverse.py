@@ -7,11 +7,14 @@ adjoint never written is zero and costs nothing (it is simply absent).
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import replace
 
 from .errors import NoDerivativeRuleError
 from .facts import ELEMENTWISE, SCALAR
 from .ir import Const, Function, If, Merge, Op, Var
 from .masks import Guards, guard_wheres
+from .rules.custom import override_rule
+from .shadow import add_shadows
 from .rules import rule_for
 
 
@@ -24,10 +27,12 @@ class Reverse:
         self.active = set()
         self.guards = Guards()
         self.cone = None  # the where-branch cone of the op being differentiated
+        self.shadow = {}  # var -> its clean copy, downstream of backward_as
+        self.original = {}  # clean copy -> var
 
     # -- the interface rules use ---------------------------------------------------
     def wants(self, atom):
-        return isinstance(atom, Var) and atom in self.active
+        return isinstance(atom, Var) and self.original.get(atom, atom) in self.active
 
     def unbroadcast(self, contribution, like):
         if contribution is None:
@@ -43,6 +48,7 @@ class Reverse:
         return self.b.op("sum_to", contribution, like)
 
     def _leaves_cone(self, var):
+        var = self.original.get(var, var)
         if not isinstance(var, Var) or var in self.guards.guards:
             return False
         cone = self.guards.cone(var)
@@ -103,7 +109,7 @@ class Reverse:
             return
         self._narrow_scalars(op)
         try:
-            rule = rule_for(op.prim)
+            rule = override_rule(op.override) if op.override else rule_for(op.prim)
         except KeyError:
             name = op.param("func") or op.prim
             raise NoDerivativeRuleError(
@@ -114,12 +120,21 @@ class Reverse:
             return
         self.cone = self.guards.cone(op.target)
         with self.b.at(op.loc):
-            grads = rule(self, op, g)
+            grads = rule(self, self._as_seen_backward(op), g)
         self.cone = None
         for arg, grad in zip(op.args, grads):
             if grad is not None and self.wants(arg):
                 self._name_contribution(grad, arg)
                 self.adj[arg].append(grad)
+
+    def _as_seen_backward(self, op):
+        """``op`` with the clean copies backward_as asks for in place of its values."""
+        if not self.shadow or op.target not in self.shadow and \
+                not any(a in self.shadow for a in op.args if isinstance(a, Var)):
+            return op
+        return replace(op, target=self.shadow.get(op.target, op.target),
+                       args=tuple(self.shadow.get(a, a) if isinstance(a, Var) else a
+                                  for a in op.args))
 
     def _narrow_scalars(self, op):
         """Operands of an elementwise op with a scalar result are scalars too.
@@ -182,7 +197,7 @@ def _activity(stmts, active):
     for stmt in stmts:
         if isinstance(stmt, Op):
             if any(a in active for a in stmt.args if isinstance(a, Var)) \
-                    and _differentiable(stmt.prim):
+                    and (stmt.override or _differentiable(stmt.prim)):
                 active.add(stmt.target)
         elif isinstance(stmt, If):
             _activity(stmt.then, active)
@@ -204,6 +219,8 @@ def differentiate(fn, builder, wrt, mode):
     """The gradient function's IR (``mode``: "grad" or "value_and_grad")."""
     rev = Reverse(fn, builder)
     rev.guards = guard_wheres(fn, builder)
+    rev.shadow = add_shadows(fn, builder)
+    rev.original = {v: k for k, v in rev.shadow.items() if isinstance(v, Var)}
     builder.stmts = list(fn.body)
     result = fn.result
     if not builder.facts.is_scalar(result):

@@ -83,17 +83,26 @@ def _dot_adjoint_b(g, a, b):
 
 
 def _prod_adjoint(g, a, axis=None, keepdims=False):
-    """The gradient of ``np.prod(a, axis)``: exact even where ``a`` has zeros."""
+    """The gradient of ``np.prod(a, axis)``: exact even where ``a`` has zeros.
+
+    Each entry gets the product of the others, as prefix times suffix products.
+    """
     a = np.asarray(a)
-    work = a.reshape(-1) if axis is None else np.moveaxis(a, axis, -1)
+    axes = tuple(range(a.ndim)) if axis is None else \
+        tuple(sorted(int(i) % a.ndim for i in np.atleast_1d(axis)))
+    kept = tuple(i for i in range(a.ndim) if i not in axes)
+    kept_shape = tuple(a.shape[i] for i in kept)
+    n = int(np.prod([a.shape[i] for i in axes]))
+    work = np.transpose(a, kept + axes).reshape(kept_shape + (n,))  # reduced axes last
     ones = np.ones_like(work[..., :1])
     left = np.cumprod(np.concatenate([ones, work[..., :-1]], axis=-1), axis=-1)
     right = np.cumprod(np.concatenate([ones, work[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
-    others = left * right
-    if axis is None:
-        return (np.asarray(g) * others).reshape(a.shape)
-    g = np.asarray(g) if keepdims is False else np.squeeze(g, axis)
-    return np.moveaxis(np.expand_dims(g, -1) * others, -1, axis)
+    out_shape = tuple(1 if i in axes else k for i, k in enumerate(a.shape)) if keepdims \
+        else kept_shape
+    g = np.broadcast_to(g, out_shape).reshape(kept_shape)
+    spread = g[..., None] * (left * right)
+    spread = spread.reshape(kept_shape + tuple(a.shape[i] for i in axes))
+    return np.transpose(spread, np.argsort(kept + axes))
 
 
 def _require_scalar(value, message=""):
@@ -146,6 +155,18 @@ def _fail(kind, message, hint):
     except ImportError:  # symdiff absent: still say where and how to fix it
         raise ValueError(f"{message}\nhint: {hint}") from None
     raise located_error(kind, message, hint)
+
+
+def _apply_rule(rule, g, *inputs):
+    """Call a registered gradient rule: one gradient per input, None as zeros."""
+    grads = rule(g, *inputs)
+    if not isinstance(grads, tuple):
+        grads = (grads,)
+    if len(grads) != len(inputs):
+        raise ValueError(f"gradient rule {getattr(rule, '__name__', rule)} returned "
+                         f"{len(grads)} gradients for {len(inputs)} inputs")
+    return tuple(np.zeros_like(x, dtype=np.result_type(x, 0.0)) if d is None else d
+                 for x, d in zip(inputs, grads))
 
 
 HELPERS = {name: obj for name, obj in globals().items()

@@ -14,7 +14,7 @@ from .ir import Const, If, Merge, Op, Var
 EFFECTS = frozenset({"require_float", "require_scalar"})
 # Operations whose value is their first operand (their meaning was for the
 # reverse pass only).
-ALIASES = frozenset({"stop_gradient"})
+ALIASES = frozenset({"stop_gradient", "straight_through", "backward_as", "custom_value"})
 
 
 def simplify(fn):

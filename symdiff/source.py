@@ -194,7 +194,7 @@ def _find_lambda(text, code, start, all_lines):
         described = f"{len(found)} lambdas" if found else "no lambda"
         raise SourceUnavailableError(
             f"symdiff cannot tell which lambda is the one to differentiate: "
-            f"{described} starting on line {line} take the parameters "
+            f"{described} on line {line} take the parameters "
             f"({', '.join(params)})",
             _line_loc(code.co_filename, line, all_lines, _byte_col(all_lines, line, first_col)),
             "give each lambda a line of its own, or write it as a `def`")

@@ -93,6 +93,13 @@ def _visit(src, node, found):
         return
     if isinstance(node, (ast.FunctionDef, ast.Lambda)):
         _check_arguments(src, node, found)
+    if isinstance(node, ast.With):
+        # `with symdiff.gradient_override({...}):` is compile-time configuration,
+        # checked where the block is lowered (markers.lower_with); only its body
+        # is code to differentiate.
+        for child in node.body:
+            _visit(src, child, found)
+        return
     for child in ast.iter_child_nodes(node):
         _visit(src, child, found)
 

@@ -234,11 +234,12 @@ def test_foreign_file_needs_force(runs):
 
 
 def test_written_modules_compile_and_follow_pep8(runs, work):
-    runs["plain_file"], runs["regen"]  # written by now
+    assert runs["plain_file"].returncode == runs["dot_file"].returncode == 0
     paths = [work / "plain.py", work / "all_grad.py", work / "dot_grad.py", GENERATED]
     for path in paths:
         py_compile.compile(str(path), cfile=str(work / "out.pyc"), doraise=True)
         _assert_tidy(path.read_text())
+        _assert_helpers_all_used(path.read_text())
     pycodestyle = pytest.importorskip("pycodestyle")
     style = pycodestyle.StyleGuide(max_line_length=99, quiet=True)
     assert style.check_files([str(p) for p in paths]).total_errors == 0

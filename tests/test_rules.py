@@ -218,6 +218,8 @@ KINKS = {
     "min(x,0) at 0": (lambda x: np.sum(np.minimum(x, 0.0)), [0.0, -1.0, 2.0], [0.5, 1.0, 0.0]),
     "max(0,x) at 0": (lambda x: np.sum(np.maximum(0.0, x)), [0.0, -1.0], [0.5, 0.0]),
     "abs at 0": (lambda x: np.sum(np.abs(x)), [0.0, -2.0, 3.0], [0.0, -1.0, 1.0]),
+    "hypot(x,0) at 0": (lambda x: np.sum(np.hypot(x, 0.0)), [0.0, -2.0], [0.0, -1.0]),
+    "hypot(x,x) at 0": (lambda x: np.sum(np.hypot(x, 2 * x)), [0.0], [0.0]),
     "clip at bounds": (lambda x: np.sum(np.clip(x, -1.0, 1.0)), [-1.0, 1.0, 0.0, 2.0],
                        [0.5, 0.5, 1.0, 0.0]),
     "max(x,x)": (lambda x: np.sum(np.maximum(x, x)), [1.0, -2.0], [1.0, 1.0]),
@@ -234,6 +236,13 @@ def test_max_ties_along_an_axis():
     A = np.array([[1.0, 3.0, 3.0], [2.0, 2.0, 0.0]])
     df = symdiff.grad(lambda A: np.sum(np.max(A, axis=1) * np.array([1.0, 2.0])))
     np.testing.assert_allclose(df(A), [[0, 0.5, 0.5], [1.0, 1.0, 0]], rtol=0, atol=1e-15)
+
+
+def test_logaddexp_is_stable_far_from_zero():
+    df = symdiff.grad(lambda a, b: np.sum(np.logaddexp(a, b) + np.logaddexp2(b, a)), wrt=(0, 1))
+    ga, gb = df(np.array([1000.0, -1000.0]), np.array([0.0, 0.0]))
+    np.testing.assert_allclose(ga, [2.0, 0.0], atol=1e-300)
+    np.testing.assert_allclose(gb, [0.0, 2.0], atol=1e-300)
 
 
 def test_maximum_of_scalars_at_a_tie():
@@ -255,12 +264,14 @@ def test_reduction(f, axis, keepdims):
     check(lambda x, w: np.sum(f(x, axis=axis, keepdims=keepdims) * w), (x, w))
 
 
-@pytest.mark.parametrize("axis", [None, 0, 1, 2, -1, -2], ids=lambda a: f"axis={a}")
+@pytest.mark.parametrize("keepdims", [False, True])
+@pytest.mark.parametrize("axis", [None, 0, 2, -2, (0, 2), (1, 2), (-1, 0)],
+                         ids=lambda a: f"axis={a}")
 @pytest.mark.parametrize("f", REDUCTIONS, ids=lambda f: f.__name__)
-def test_reduction_3d(f, axis):
+def test_reduction_3d(f, axis, keepdims):
     x = draw((2, 3, 4), 0.5, 1.5, seed=13)
-    w = weights(np.sum(x, axis=axis).shape)
-    check(lambda x, w: np.sum(f(x, axis=axis) * w), (x, w))
+    w = weights(np.sum(x, axis=axis, keepdims=keepdims).shape)
+    check(lambda x, w: np.sum(f(x, axis=axis, keepdims=keepdims) * w), (x, w))
 
 
 @pytest.mark.parametrize("f", REDUCTIONS, ids=lambda f: f.__name__)
@@ -421,6 +432,28 @@ def test_joins(f, xs, ys):
     a, b = draw(xs, seed=24), draw(ys, seed=25)
     check(lambda a, b, w: np.sum(f(a, b) * w), (a, b, weights(np.shape(f(a, b)))),
           wrt=(0, 1))
+
+
+# ---- second derivatives: the helpers of generated code have rules too ---------------------
+def scalar_path(s, A, v):
+    return np.sum(np.tanh((s * A) @ v) ** 2) + np.dot(s * v, v) ** 2 \
+        + np.sum(np.dot(s * A, A.T)) + np.sum((v * s) @ A.T)
+
+
+def test_grad_of_grad_through_matmul_and_dot():
+    A, v = draw((2, 3), seed=27), draw((3,), seed=28)
+    d = symdiff.grad(scalar_path)
+    assert_grad(d, symdiff.grad(d), (0.7, A, v))
+
+
+def test_gradient_of_a_generated_gradient_wrt_every_matmul_operand():
+    A, v = draw((2, 3), seed=29), draw((3,), seed=30)
+    inner = symdiff.grad(lambda A, v: np.sum(np.sin(A @ v)) + np.dot(v, A.T @ A @ v), wrt=(0, 1))
+
+    def outer(A, v):
+        gA, gv = inner(A, v)
+        return np.sum(gA ** 2) + np.sum(gv * v)
+    check(outer, (A, v), wrt=(0, 1))
 
 
 # ---- one table line is all an elementwise function needs ------------------------------------

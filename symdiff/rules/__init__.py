@@ -7,7 +7,7 @@ Primitives with zero derivative and pass-through primitives are listed here.
 from __future__ import annotations
 
 from ..ir import Const
-from . import arrays, kinks
+from . import arrays, custom, kinks
 from .elementwise import ELEMENTWISE, partial
 from .translate import to_ir
 
@@ -16,7 +16,7 @@ ZERO = frozenset("""
     sign floor ceil trunc rint round isnan isinf isfinite greater greater_equal less
     less_equal equal not_equal logical_and logical_or logical_xor logical_not invert
     bitwise_and bitwise_or bitwise_xor floor_divide zeros_like ones_like full_like
-    shape ndim size len tuple slice stop_gradient scalar_predicate
+    shape ndim size len slice stop_gradient scalar_predicate
 """.split())
 
 # ---- pass-through: the value is the first operand, so is the gradient ----------------------
@@ -51,6 +51,7 @@ RULES.update({
     # ---- kinks and choices ----
     "where": kinks.where_rule, "maximum": kinks.maximum_rule, "fmax": kinks.maximum_rule,
     "minimum": kinks.minimum_rule, "fmin": kinks.minimum_rule, "clip": kinks.clip_rule,
+    "hypot": kinks.hypot_rule,
     # ---- reductions ----
     "sum": arrays.sum_rule, "mean": arrays.mean_rule, "prod": arrays.prod_rule,
     "max": arrays.extremum_rule, "min": arrays.extremum_rule, "norm": arrays.norm_rule,
@@ -63,6 +64,10 @@ RULES.update({
     "squeeze": arrays.reshape_rule, "swapaxes": arrays.swapaxes_rule,
     "broadcast_to": arrays.broadcast_to_rule, "concatenate": arrays.concatenate_rule,
     "stack": arrays.stack_rule, "array": arrays.array_rule, "getitem": arrays.getitem_rule,
+    "tuple": arrays.array_rule,  # a tuple of values NumPy reads as an array
+    # ---- changing how gradients flow ----
+    "straight_through": custom.straight_through_rule, "backward_as": custom.backward_as_rule,
+    "custom_value": custom.custom_value_rule,
     # ---- helpers of generated code ----
     "sum_to": arrays.sum_to_rule, "unreduce": arrays.unreduce_rule,
     "unindex": arrays.unindex_rule, "unindex_add": arrays.unindex_rule,
@@ -76,6 +81,8 @@ def rule_for(prim):
     """The rule for ``prim``; None if it has zero derivative; KeyError if unknown."""
     if prim in ZERO:
         return None
+    if prim in RULES:
+        return RULES[prim]
     if prim in ELEMENTWISE:  # read at call time: one new line there is a new rule
         return elementwise_rule
-    return RULES[prim]
+    raise KeyError(prim)

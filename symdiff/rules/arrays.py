@@ -110,7 +110,7 @@ def transpose_rule(r, op, g):
     axes = op.param("axes")
     if axes is None:
         return [r.b.op("T", g)]
-    inverse = tuple(sorted(range(len(axes)), key=lambda i: axes[i]))
+    inverse = tuple(sorted(range(len(axes)), key=lambda i: axes[i] % len(axes)))
     return [r.b.op("transpose", g, axes=inverse)]
 
 

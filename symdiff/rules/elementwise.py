@@ -55,7 +55,7 @@ ELEMENTWISE = {
     "arccos": R("acos(a)", safe=(0.0,)),
     "arctan": R("atan(a)"),
     "arctan2": R("atan2(a, b)", safe=(1.0, 1.0)),
-    "hypot": R("sqrt(a ** 2 + b ** 2)", grads=("a / out", "b / out"), safe=(1.0, 1.0)),
+    "hypot": R("sqrt(a ** 2 + b ** 2)", safe=(1.0, 1.0)),  # rule: kinks.hypot_rule
     "deg2rad": R("a * pi / 180"),
     "rad2deg": R("a * 180 / pi"),
     # ---- hyperbolic ----------------------------------------------------------------

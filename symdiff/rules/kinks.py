@@ -1,7 +1,8 @@
 """Rules for functions with kinks and choices: maximum, minimum, clip, where.
 
 Kink policy (the same for every spelling): where two operands tie, the
-gradient is split evenly between them. `where` has no kink of its own: it
+gradient is split evenly between them; at the corner of a norm (abs, hypot,
+linalg.norm at zero) the gradient is 0. `where` has no kink of its own: it
 follows its condition literally, so ``where(x > 0, x, 0)`` gives 0 at 0.
 """
 from __future__ import annotations
@@ -62,6 +63,15 @@ def clip_rule(r, op, g):
             inner = _share(r, a, lo, inner)
         grads[0] = r.unbroadcast(inner, a) if r.wants(a) else None
     return grads
+
+
+def hypot_rule(r, op, g):
+    """d hypot(a, b) = (a, b) / out; at the origin (a kink, as for abs and norm) 0."""
+    a, b = op.args
+    with r.b.noting("at (0, 0) hypot has a kink: its gradient there is 0"):
+        positive = r.b.op("greater", op.target, Const(0.0), hint="nonzero")
+        scale = r.b.div(g, r.b.op("where", positive, op.target, Const(1.0), hint="safe_hypot"))
+        return [r.unbroadcast(r.b.mul(scale, x), x) if r.wants(x) else None for x in (a, b)]
 
 
 def _is_none(atom):

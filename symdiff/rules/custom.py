@@ -1,0 +1,42 @@
+"""Rules for the ways users change gradients: stop_gradient, straight_through,
+backward_as, custom_gradient calls, and registered rules named in overrides."""
+from __future__ import annotations
+
+from ..custom import registered_rule
+from ..values import FreeVar
+
+
+def straight_through_rule(r, op, g):
+    return [None, r.unbroadcast(g, op.args[1])]   # the value's, the other's derivative
+
+
+def backward_as_rule(r, op, g):
+    return [None, r.unbroadcast(g, op.args[1])]   # downstream saw `clean`: so does this
+
+
+def custom_value_rule(r, op, g):
+    from ..markers import lower_custom_backward
+    return lower_custom_backward(r, op, g)
+
+
+def override_rule(name):
+    """The rule for an op whose gradient is overridden by registered rule ``name``."""
+    if name == "identity":
+        return _identity
+    rule = registered_rule(name)
+
+    def apply(r, op, g):
+        fn = FreeVar(getattr(rule, "__name__", "rule"), rule)
+        with r.b.noting(f"gradient of {op.prim} overridden by {name!r} "
+                        f"({getattr(rule, '__qualname__', name)})"):
+            grads = r.b.op("apply_rule", fn, g, *op.args, hint=op.prim + "_grads")
+            return [r.b.op("getitem", grads, i) if r.wants(x) else None
+                    for i, x in enumerate(op.args)]
+    return apply
+
+
+def _identity(r, op, g):
+    with r.b.noting(f"gradient of {op.prim} overridden by 'identity'"):
+        passed = r.b.op("pass_gradient", g, hint=op.args[0].hint + "_bar"
+                        if hasattr(op.args[0], "hint") else None)
+    return [r.unbroadcast(passed, op.args[0])] + [None] * (len(op.args) - 1)

@@ -1,0 +1,768 @@
+"""Every error a user can cause: its class, its location, its message and hint.
+
+The offending line of each example carries a marker comment ``# E:<name>``;
+expected line numbers and columns are computed from those markers, never
+written down, so the file can be edited freely.
+"""
+import functools
+import math
+import os
+import pickle
+import re
+
+import numpy as np
+import pytest
+
+import symdiff
+from symdiff import errors
+from symdiff.errors import (ArrayPredicateError, InPlaceWriteError, NoDerivativeRuleError,
+                            NonFloatArgumentError, NonScalarOutputError,
+                            SourceUnavailableError, SymdiffError, UnknownNameError,
+                            UnsupportedSyntaxError, WrtError)
+
+HERE = os.path.abspath(__file__)
+with open(HERE, encoding="utf-8") as _f:
+    LINES = _f.read().splitlines()
+DOCS = os.path.join(os.path.dirname(HERE), os.pardir, "docs", "errors.md")
+
+X = np.array([0.5, -1.0, 2.0])
+
+
+def where(marker, snippet):
+    """(lineno, col_offset) of ``snippet`` on the line marked ``# E:<marker>``."""
+    tag = re.compile(rf"# E:{re.escape(marker)}(\s|$)")
+    rows = [i for i, line in enumerate(LINES) if tag.search(line)]
+    assert len(rows) == 1, f"marker {marker!r} is on {len(rows)} lines"
+    line = LINES[rows[0]]
+    assert snippet in line, f"{snippet!r} is not on the line of {marker!r}"
+    return rows[0] + 1, line.index(snippet)
+
+
+def check(err, cls, marker, snippet, *words):
+    """``err`` is exactly ``cls``, located at ``snippet`` on the ``marker`` line of
+    this file, its message names ``words``, and str(err) shows the line, a caret
+    under ``snippet`` and a hint."""
+    lineno, col = where(marker, snippet)
+    assert type(err) is cls, f"{type(err).__name__}: {err}"
+    assert os.path.abspath(err.filename) == HERE
+    assert (err.lineno, err.col_offset) == (lineno, col), str(err)
+    for word in words:
+        assert word in err.message, f"{word!r} not in {err.message!r}"
+    assert err.hint
+    text = str(err).splitlines()
+    assert text[0] == f"{err.filename}:{lineno}:{col + 1}: {err.message}"
+    source = LINES[lineno - 1]
+    indent = len(source) - len(source.lstrip())
+    assert text[1] == "    " + source.strip()
+    assert text[2] == "    " + " " * (col - indent) + "^"
+    assert text[3] == f"hint: {err.hint}"
+
+
+def raised(fn, *args, **grad_kwargs):
+    """The SymdiffError from differentiating ``fn`` (and calling the gradient on args)."""
+    with pytest.raises(SymdiffError) as info:
+        df = symdiff.grad(fn, **grad_kwargs)
+        df(*args)
+    return info.value
+
+
+# -- functions with no source ----------------------------------------------------------
+def _exec_def():
+    namespace = {"np": np}
+    exec("def typed(x):\n    return np.sum(x * x)\n", namespace)
+    return namespace["typed"]
+
+
+def _prompt_def():
+    namespace = {"np": np}
+    exec(compile("def at_prompt(x):\n    return np.sum(x)\n", "<stdin>", "exec"), namespace)
+    return namespace["at_prompt"]
+
+
+def _objective(x, scale):
+    return np.sum(x * scale)
+
+
+class Model:
+    def loss(self, x):
+        return np.sum(x * x)
+
+
+NO_SOURCE = {
+    "exec-def": (_exec_def, ["typed", "<string>"], "exec()"),
+    "prompt-def": (_prompt_def, ["at_prompt", "<stdin>"], "interactive prompt"),
+    "eval-lambda": (lambda: eval("lambda x: x * 2"), ["<lambda>"], "exec()"),
+    "np.sin": (lambda: np.sin, ["np.sin", "ufunc"], "np.sum(np.sin(x))"),
+    "len": (lambda: len, ["`len`", "built-in"], "function of your own"),
+    "math.factorial": (lambda: math.factorial, ["math.factorial"], "function of your own"),
+    "np.sum": (lambda: np.sum, ["np.sum", "library function"], "np.sum(x)"),
+    "partial": (lambda: functools.partial(_objective, scale=2.0), ["functools.partial"],
+                "`def`"),
+    "class": (lambda: Model, ["class `Model`"], "`def`"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NO_SOURCE))
+def test_function_without_source_is_reported_at_the_grad_call(case):
+    make, words, hint = NO_SOURCE[case]
+    fn = make()
+    with pytest.raises(SymdiffError) as info:
+        symdiff.grad(fn)  # E:no-source-call
+    check(info.value, SourceUnavailableError, "no-source-call", "symdiff.grad(", *words)
+    assert hint in info.value.hint
+
+
+def test_bound_method_is_reported_at_the_grad_call():
+    with pytest.raises(SymdiffError) as info:
+        symdiff.grad(Model().loss)  # E:method-call
+    check(info.value, UnsupportedSyntaxError, "method-call", "symdiff.grad(",
+          "Model.loss", "bound method")
+
+
+two_lambdas = [lambda x: x * 2, lambda x: x * 3]  # E:two-lambdas
+
+
+def test_two_lambdas_on_one_line_are_ambiguous():
+    err = raised(two_lambdas[1], 1.0)
+    check(err, SourceUnavailableError, "two-lambdas", "lambda x: x * 2", "2 lambdas", "(x)")
+
+
+# -- syntax outside the supported subset -----------------------------------------------
+def uses_try(x):
+    try:  # E:try
+        y = x * 2
+    except ValueError:
+        y = x
+    return np.sum(y)
+
+
+def uses_listcomp(x):
+    return np.sum(np.array([v * 2 for v in x]))  # E:listcomp
+
+
+def uses_genexp(x):
+    return sum(v * 2 for v in x)  # E:genexp
+
+
+SCALE = 2.0
+
+
+def uses_global(x):
+    global SCALE  # E:global
+    return np.sum(x) * SCALE
+
+
+def uses_yield(x):
+    yield np.sum(x)  # E:yield
+
+
+def uses_fstring(x):
+    label = f"value {x}"  # E:fstring
+    return np.sum(x)
+
+
+def uses_dict(x):
+    parts = {"x": x}  # E:dict
+    return np.sum(x)
+
+
+def uses_walrus(x):
+    return np.sum(y := x * 2) + np.sum(y)  # E:walrus
+
+
+def uses_del(x):
+    y = x * 2
+    del y  # E:del
+    return np.sum(x)
+
+
+star_lambda = lambda *xs: np.sum(xs[0])  # noqa: E731  # E:star-lambda
+
+
+def uses_kwargs(x, **options):  # E:kwargs
+    return np.sum(x)
+
+
+def uses_nested_varargs(x):
+    def helper(*parts):  # E:nested-varargs
+        return parts[0]
+    return np.sum(helper(x))
+
+
+def uses_assert(x):
+    assert np.all(x > -10)  # E:assert
+    return np.sum(x)
+
+
+def uses_raise(x):
+    raise ValueError("no")  # E:raise
+
+
+def uses_import(x):
+    import os.path  # E:import  # noqa: F401
+    return np.sum(x)
+
+
+def uses_set(x):
+    seen = {1, 2}  # E:set
+    return np.sum(x)
+
+
+def uses_class(x):
+    class Local:  # E:classdef
+        pass
+    return np.sum(x)
+
+
+def uses_nonlocal(x):
+    total = x
+
+    def bump():
+        nonlocal total  # E:nonlocal
+        total = total + 1
+    return np.sum(total)
+
+
+def uses_match(x):
+    match x.ndim:  # E:match
+        case 1:
+            return np.sum(x)
+    return np.sum(x)
+
+
+def uses_complex(x):
+    return np.sum(x * 2j)  # E:complex
+
+
+async def uses_async(x):  # E:async
+    return np.sum(x)
+
+
+def first_of_two(x):
+    y = {"a": x}  # E:first-of-two
+    try:
+        pass
+    except ValueError:
+        pass
+    return np.sum(x)
+
+
+SYNTAX = [
+    # function, marker, where the caret goes, words the message must contain
+    (uses_try, "try", "try", ["`try` statement"]),
+    (uses_listcomp, "listcomp", "[v * 2", ["list comprehension"]),
+    (uses_genexp, "genexp", "(v * 2", ["generator expression"]),
+    (uses_global, "global", "global", ["`global` statement"]),
+    (uses_yield, "yield", "yield", ["`yield`"]),
+    (uses_fstring, "fstring", 'f"', ["f-string"]),
+    (uses_dict, "dict", "{", ["dict literal"]),
+    (uses_walrus, "walrus", "y :=", ["`:=`"]),
+    (uses_del, "del", "del", ["`del` statement"]),
+    (star_lambda, "star-lambda", "xs:", ["`*xs`"]),
+    (uses_kwargs, "kwargs", "options", ["`**options`"]),
+    (uses_nested_varargs, "nested-varargs", "parts", ["`*parts`"]),
+    (uses_assert, "assert", "assert", ["`assert` statement"]),
+    (uses_raise, "raise", "raise", ["`raise` statement"]),
+    (uses_import, "import", "import", ["`import` statement"]),
+    (uses_set, "set", "{", ["set literal"]),
+    (uses_class, "classdef", "class", ["class definition"]),
+    (uses_nonlocal, "nonlocal", "nonlocal", ["`nonlocal` statement"]),
+    (uses_match, "match", "match", ["`match` statement"]),
+    (uses_complex, "complex", "2j", ["complex number", "2j"]),
+    (uses_async, "async", "async", ["`async def`"]),
+    (first_of_two, "first-of-two", "{", ["dict literal"]),
+]
+
+
+@pytest.mark.parametrize("fn, marker, snippet, words", SYNTAX,
+                         ids=[case[1] for case in SYNTAX])
+def test_unsupported_syntax_names_the_construct(fn, marker, snippet, words):
+    err = raised(fn, X)
+    check(err, UnsupportedSyntaxError, marker, snippet, *words)
+
+
+def test_syntax_inside_a_called_helper_is_located_in_the_helper():
+    def outer(x):
+        return uses_listcomp(x) * 2
+    check(raised(outer, X), UnsupportedSyntaxError, "listcomp", "[v * 2",
+          "list comprehension")
+
+
+# -- in-place writes ---------------------------------------------------------------------
+class Box:
+    count = 0
+
+
+box = Box()
+
+
+def writes_item(x):
+    x[0] = 1.0  # E:setitem
+    return np.sum(x)
+
+
+def writes_slice(x):
+    x[1:] += 1  # E:augslice
+    return np.sum(x)
+
+
+def writes_attr(x):
+    box.attr = x  # E:setattr
+    return np.sum(x)
+
+
+def writes_attr_aug(x):
+    box.count += 1  # E:augattr
+    return np.sum(x)
+
+
+def writes_in_tuple_target(x):
+    y, x[0] = x, 2.0  # E:tuple-target
+    return np.sum(y)
+
+
+IN_PLACE = [
+    (writes_item, "setitem", "x[0]", ["`x[0]`", "in place"]),
+    (writes_slice, "augslice", "x[1:]", ["`x[1:]`", "in place"]),
+    (writes_attr, "setattr", "box.attr", ["`box.attr`", "attribute"]),
+    (writes_attr_aug, "augattr", "box.count", ["`box.count`", "attribute"]),
+    (writes_in_tuple_target, "tuple-target", "x[0]", ["`x[0]`"]),
+]
+
+
+@pytest.mark.parametrize("fn, marker, snippet, words", IN_PLACE,
+                         ids=[case[1] for case in IN_PLACE])
+def test_in_place_write(fn, marker, snippet, words):
+    err = raised(fn, X.copy())
+    check(err, InPlaceWriteError, marker, snippet, *words)
+    assert isinstance(err, UnsupportedSyntaxError)  # a kind of unsupported syntax
+
+
+# -- calls without a derivative rule -----------------------------------------------------
+class Scaler:
+    def scale(self, x):
+        return x * 3.0
+
+
+scaler = Scaler()
+scale_bound = scaler.scale
+
+
+def calls_fft(x):
+    return np.sum(np.abs(np.fft.fft(x)))  # E:fft
+
+
+def calls_factorial(x):
+    return math.factorial(x)  # E:factorial
+
+
+def calls_int(x):
+    return int(np.sum(x)) * 2.0  # E:int
+
+
+def calls_object_method(x):
+    return np.sum(scaler.scale(x))  # E:object-method
+
+
+def calls_bound_method(x):
+    return np.sum(scale_bound(x))  # E:bound-method
+
+
+NO_RULE = [
+    (calls_fft, "fft", "np.fft.fft", ["np.fft.fft"]),
+    (calls_factorial, "factorial", "math.factorial", ["math.factorial"]),
+    (calls_int, "int", "int(", ["`int`"]),
+    (calls_object_method, "object-method", "scaler.scale", ["scale"]),
+    (calls_bound_method, "bound-method", "scale_bound", ["scale_bound"]),
+]
+
+
+@pytest.mark.parametrize("fn, marker, snippet, words", NO_RULE,
+                         ids=[case[1] for case in NO_RULE])
+def test_call_without_derivative_rule(fn, marker, snippet, words):
+    err = raised(fn, X)
+    check(err, NoDerivativeRuleError, marker, snippet, *words)
+
+
+@pytest.mark.xfail(strict=True, reason="calls.method_call treats every non-array object "
+                   "as an array: the message says 'array method' and the hint suggests "
+                   "np.scale, which does not exist")
+def test_object_method_hint_does_not_suggest_a_numpy_function():
+    err = raised(calls_object_method, X)
+    assert "array method" not in err.message
+    assert "np.scale" not in err.hint
+
+
+def calls_median(x):
+    return np.median(x) * 2.0  # E:median
+
+
+def test_no_rule_found_by_the_reverse_pass():
+    err = raised(calls_median, X)
+    lineno, _ = where("median", "np.median")
+    assert type(err) is NoDerivativeRuleError
+    assert (os.path.abspath(err.filename), err.lineno) == (HERE, lineno)
+    assert "median" in err.message and err.hint
+    assert "    " + LINES[lineno - 1].strip() in str(err)
+
+
+@pytest.mark.xfail(strict=True, reason="lower.Lowerer.expr gives every op the Loc of its "
+                   "statement, so errors from the reverse pass point at `return`, not at "
+                   "the call")
+def test_no_rule_found_by_the_reverse_pass_points_at_the_call():
+    check(raised(calls_median, X), NoDerivativeRuleError, "median", "np.median", "median")
+
+
+# -- wrt -----------------------------------------------------------------------------------
+def two_args(w, b):  # E:wrt
+    return np.sum(w * b)
+
+
+WRT = [
+    ("missing-name", "v", ["'v'", "two_args"], "['w', 'b']"),
+    ("position-too-big", 2, ["wrt=2", "2 arguments"], "['w', 'b']"),
+    ("position-too-small", -3, ["wrt=-3"], "['w', 'b']"),
+    ("twice-by-name", ("w", "w"), ["twice"], "once"),
+    ("twice-by-name-and-position", ("b", 1), ["twice"], "once"),
+    ("not-a-name-or-position", 1.5, ["1.5"], "['w', 'b']"),
+    ("missing-in-tuple", ("w", "c"), ["'c'"], "['w', 'b']"),
+]
+
+
+@pytest.mark.parametrize("wrt, words, hint", [case[1:] for case in WRT],
+                         ids=[case[0] for case in WRT])
+def test_wrt_names_an_argument_of_the_function(wrt, words, hint):
+    with pytest.raises(SymdiffError) as info:
+        symdiff.grad(two_args, wrt=wrt)
+    check(info.value, WrtError, "wrt", "def", *words)
+    assert hint in info.value.hint
+
+
+@pytest.mark.xfail(strict=True, reason="compiler._resolve_wrt accepts wrt=() and the "
+                   "gradient silently returns ()")
+def test_wrt_empty_tuple():
+    with pytest.raises(SymdiffError) as info:
+        symdiff.grad(two_args, wrt=())
+    check(info.value, WrtError, "wrt", "def")
+
+
+# -- non-scalar output -------------------------------------------------------------------
+def vector_valued(x):  # E:vector
+    return x * 2
+
+
+vector_lambda = lambda x: x * 2  # noqa: E731  # E:vector-lambda
+
+
+@pytest.mark.parametrize("fn, marker, snippet, mode", [
+    (vector_valued, "vector", "def", symdiff.grad),
+    (vector_lambda, "vector-lambda", "lambda x", symdiff.grad),
+    (vector_valued, "vector", "def", symdiff.value_and_grad),
+], ids=["def", "lambda", "value_and_grad"])
+def test_non_scalar_output_is_reported_when_the_gradient_runs(fn, marker, snippet, mode):
+    df = mode(fn)  # compiling is fine: the shape is known only at run time
+    with pytest.raises(SymdiffError) as info:
+        df(X)
+    check(info.value, NonScalarOutputError, marker, snippet, "scalar", "(3,)")
+    assert "jacobian" in info.value.hint
+
+
+def test_scalar_output_of_the_same_function_is_fine():
+    assert symdiff.grad(vector_valued)(1.5) == 2.0
+
+
+# -- non-float arguments -----------------------------------------------------------------
+def summed(x):  # E:summed
+    return np.sum(x * x)
+
+
+@pytest.mark.xfail(strict=True, reason="nothing emits require_float: compiler/reverse "
+                   "never check the arguments in wrt, so an int array is differentiated "
+                   "as if it were float")
+@pytest.mark.parametrize("value", [np.array([1, 2, 3]), 3, np.array([True, False])],
+                         ids=["int-array", "int", "bool-array"])
+def test_non_float_argument_in_wrt(value):
+    with pytest.raises(SymdiffError) as info:
+        symdiff.grad(summed)(value)
+    err = info.value
+    assert type(err) is NonFloatArgumentError
+    assert (os.path.abspath(err.filename), err.lineno) == (HERE, where("summed", "def")[0])
+    assert "x" in err.message and "dtype" in err.message and err.hint
+
+
+def test_non_float_argument_not_in_wrt_is_fine():
+    assert np.allclose(symdiff.grad(two_args, wrt="w")(X, np.array([1, 2, 3])), [1, 2, 3])
+
+
+def test_require_float_check_raises_a_located_error():
+    """The run-time check generated code will call (runtime._require_float)."""
+    from symdiff.runtime import _require_float
+    lineno, col = where("summed", "x")
+    message = f"{os.path.basename(HERE)}:{lineno}:{col + 1}: argument `x`"
+    assert _require_float(X, message) is X
+    with pytest.raises(SymdiffError) as info:
+        _require_float(np.arange(3), message)
+    check(info.value, NonFloatArgumentError, "summed", "x", "argument `x`", "int")
+
+
+# -- array predicates ------------------------------------------------------------------------
+def if_on_array(x):
+    if x > 0:  # E:if-array
+        return np.sum(x)
+    return -np.sum(x)
+
+
+def elif_on_array(x):
+    if np.sum(x) > 100:
+        return 0.0
+    elif x > 1:  # E:elif-array
+        return np.sum(x)
+    return np.sum(x * x)
+
+
+def ifexp_on_array(x):
+    return np.sum(x) if x > 0 else 0.0  # E:ifexp-array
+
+
+def cond_on_array(x):
+    return symdiff.cond(x > 0, np.sum, lambda v: 0.0, x)  # E:cond-array
+
+
+@pytest.mark.parametrize("fn, marker, snippet", [
+    (if_on_array, "if-array", "x > 0"),
+    (elif_on_array, "elif-array", "x > 1"),
+    (ifexp_on_array, "ifexp-array", "x > 0"),
+    (cond_on_array, "cond-array", "symdiff.cond("),
+], ids=["if", "elif", "ifexp", "cond"])
+def test_array_predicate(fn, marker, snippet):
+    err = raised(fn, X)
+    check(err, ArrayPredicateError, marker, snippet, "array", "(3,)")
+    assert "np.where" in err.hint
+
+
+def test_scalar_predicate_of_the_same_function_is_fine():
+    assert symdiff.grad(if_on_array)(2.0) == 1.0
+
+
+# -- unknown names ---------------------------------------------------------------------------
+def reads_unknown(x):
+    return np.sum(x) * undefined_scale  # E:unknown  # noqa: F821
+
+
+def helper_with_unknown(v):
+    return v * not_defined_either  # E:unknown-in-helper  # noqa: F821
+
+
+def calls_helper_with_unknown(x):
+    return np.sum(helper_with_unknown(x))
+
+
+multi_line_lambda = (lambda x:  # noqa: E731
+                     np.sum(x) * missing_in_lambda)  # E:multi-line-lambda  # noqa: F821
+
+commented_lambda = lambda x: np.sum(x) * missing_c  # lambda x: x  # E:commented-lambda
+
+
+@pytest.mark.parametrize("fn, marker, snippet", [
+    (reads_unknown, "unknown", "undefined_scale"),
+    (calls_helper_with_unknown, "unknown-in-helper", "not_defined_either"),
+    (multi_line_lambda, "multi-line-lambda", "missing_in_lambda"),
+    (commented_lambda, "commented-lambda", "missing_c"),
+], ids=["name", "in-helper", "multi-line-lambda", "lambda-in-comment"])
+def test_unknown_name(fn, marker, snippet):
+    err = raised(fn, X)
+    check(err, UnknownNameError, marker, snippet, f"`{snippet}`")
+
+
+def reads_missing_numpy_attribute(x):
+    return np.sum(np.no_such_function(x))  # E:np-attr
+
+
+@pytest.mark.xfail(strict=True, reason="calls.static_attribute raises UnsupportedSyntaxError "
+                   "without a hint for a missing module attribute")
+def test_unknown_module_attribute():
+    check(raised(reads_missing_numpy_attribute, X), UnknownNameError, "np-attr",
+          "np.no_such_function", "np.no_such_function")
+
+
+# -- functions that return None ---------------------------------------------------------------
+def falls_off_the_end(x):  # E:no-return
+    y = np.sum(x)
+
+
+def bare_return(x):
+    y = np.sum(x)
+    return  # E:bare-return
+
+
+def one_branch_falls_off(x):
+    if np.sum(x) > 0:  # E:half-return
+        return np.sum(x)
+    else:
+        y = x
+
+
+@pytest.mark.parametrize("fn, marker, snippet, words", [
+    (falls_off_the_end, "no-return", "def", ["does not return"]),
+    (bare_return, "bare-return", "return", ["returns None"]),
+    (one_branch_falls_off, "half-return", "if", ["falls off the end"]),
+], ids=["no-return", "bare-return", "one-branch"])
+def test_function_returning_none(fn, marker, snippet, words):
+    check(raised(fn, X), NonScalarOutputError, marker, snippet, *words)
+
+
+def returns_none_explicitly(x):
+    y = np.sum(x)
+    return None  # E:return-none
+
+
+@pytest.mark.xfail(strict=True, reason="lower.Lowerer.returned checks only a bare `return`; "
+                   "`return None` lowers to Const(None) and the gradient is silently zero")
+def test_return_none_explicitly():
+    check(raised(returns_none_explicitly, X), NonScalarOutputError, "return-none",
+          "return", "None")
+
+
+# -- other mistakes the frontend finds ----------------------------------------------------------
+def unpacks_wrong_count(x):
+    a, b = x, x, x  # E:unpack
+    return np.sum(a)
+
+
+def indexes_tuple_out_of_range(x):
+    pair = (x, x)
+    return np.sum(pair[5])  # E:tuple-index
+
+
+def indexes_tuple_by_variable(x, i):
+    pair = (x, x)
+    return np.sum(pair[i])  # E:tuple-var-index
+
+
+def calls_with_too_many(x):
+    return _objective(x, 1.0, 2.0)  # E:too-many
+
+
+def calls_with_too_few(x):
+    return _objective(x)  # E:too-few
+
+
+def calls_with_unknown_keyword(x):
+    return _objective(x, scale=1.0, bias=2.0)  # E:unknown-keyword
+
+
+def assigns_starred(x):
+    a, *rest = x, x  # E:starred
+    return np.sum(a)
+
+
+def stop_gradient_two_args(x):
+    return np.sum(symdiff.stop_gradient(x, x))  # E:stop-gradient-args
+
+
+FRONTEND = [
+    (unpacks_wrong_count, "unpack", "a, b", "unpack"),
+    (indexes_tuple_out_of_range, "tuple-index", "pair[5]", "out of range"),
+    (indexes_tuple_by_variable, "tuple-var-index", "pair[i]", "constant"),
+    (calls_with_too_many, "too-many", "_objective(", "_objective"),
+    (calls_with_too_few, "too-few", "_objective(", "`scale`"),
+    (calls_with_unknown_keyword, "unknown-keyword", "_objective(", "bias"),
+    (assigns_starred, "starred", "*rest", "*rest"),
+    (stop_gradient_two_args, "stop-gradient-args", "symdiff.stop_gradient(", "stop_gradient"),
+]
+
+
+@pytest.mark.parametrize("fn, marker, snippet, word", FRONTEND,
+                         ids=[case[1] for case in FRONTEND])
+def test_frontend_error_is_located(fn, marker, snippet, word):
+    err = raised(fn, X, 1)
+    lineno, col = where(marker, snippet)
+    assert isinstance(err, UnsupportedSyntaxError)
+    assert (os.path.abspath(err.filename), err.lineno, err.col_offset) == (HERE, lineno, col)
+    assert word in err.message
+    assert f"    {LINES[lineno - 1].strip()}\n    {' ' * (col - 4)}^" in str(err)
+
+
+_NO_HINT = "raised without a hint by "
+
+
+@pytest.mark.parametrize("fn, marker, snippet, word", [
+    pytest.param(*case, marks=pytest.mark.xfail(strict=True, reason=_NO_HINT + where_))
+    for case, where_ in zip(FRONTEND, [
+        "lower.Lowerer.unpack", "lower._static_index", "lower.Lowerer.expr_Subscript",
+        "calls.bind_arguments", "calls.bind_arguments", "calls.bind_arguments",
+        "lower.Lowerer.bind", "markers._lower_stop_gradient"])
+], ids=[case[1] for case in FRONTEND])
+def test_frontend_error_has_a_hint(fn, marker, snippet, word):
+    check(raised(fn, X, 1), type(raised(fn, X, 1)), marker, snippet, word)
+
+
+# -- gradient overrides and the command line --------------------------------------------------
+@pytest.mark.xfail(strict=True, reason="api.grad stores `overrides` in its cache key but never "
+                   "passes them to compile_gradient, so an unknown op name is silently ignored")
+def test_override_of_an_unknown_op():
+    with pytest.raises(SymdiffError) as info:
+        symdiff.grad(summed, overrides={"no_such_op": "identity"})  # E:override
+    check(info.value, errors.RegistrationError, "override", "symdiff.grad(", "no_such_op")
+
+
+@pytest.mark.xfail(strict=True, reason="targets.py, cli.py, check.py and writer.py raise the "
+                   "base SymdiffError, not a subclass")
+def test_command_line_errors_have_their_own_class(tmp_path):
+    from symdiff.targets import load_file
+    with pytest.raises(SymdiffError) as info:
+        load_file(str(tmp_path / "missing.py"))
+    assert type(info.value) is errors.CommandLineError
+
+
+# -- the error objects themselves ---------------------------------------------------------------
+def test_every_error_class_is_a_symdiff_error_exported_at_top_level():
+    assert symdiff.SymdiffError is SymdiffError
+    for cls in _error_classes():
+        assert issubclass(cls, SymdiffError)
+
+
+def test_errors_survive_pickling_with_their_location():
+    err = raised(reads_unknown, X)
+    copy = pickle.loads(pickle.dumps(err))
+    assert type(copy) is UnknownNameError
+    assert str(copy) == str(err)
+    assert (copy.filename, copy.lineno, copy.col_offset, copy.hint) == \
+        (err.filename, err.lineno, err.col_offset, err.hint)
+
+
+def test_caret_counts_characters_not_bytes():
+    """``ast`` columns are UTF-8 byte offsets; the caret must still line up."""
+    from symdiff.ir import Loc
+    line = '    y = "π≈3" + nope'
+    col = len(line[:line.index("nope")].encode("utf-8"))
+    err = UnknownNameError("name `nope` is not defined", Loc("f.py", 3, col, line), "define it")
+    shown = str(err).splitlines()
+    assert shown[1].index("nope") == shown[2].index("^")
+
+
+def test_error_without_location_formats_message_and_hint():
+    err = SymdiffError("something is wrong", hint="fix it")
+    assert str(err) == "something is wrong\nhint: fix it"
+    assert err.location() == ""
+
+
+def test_runtime_check_with_unknown_file_still_says_where():
+    from symdiff.runtime import _require_scalar
+    with pytest.raises(NonScalarOutputError) as info:
+        _require_scalar(X, "not_a_real_file_xyz.py:12:5")
+    err = info.value
+    assert (err.filename, err.lineno, err.col_offset) == ("not_a_real_file_xyz.py", 12, 4)
+    assert str(err).startswith("not_a_real_file_xyz.py:12:5: grad needs a scalar output")
+
+
+def _error_classes():
+    return [obj for obj in vars(errors).values()
+            if isinstance(obj, type) and issubclass(obj, Exception)]
+
+
+def test_docs_catalogue_every_error_class():
+    with open(DOCS, encoding="utf-8") as f:
+        headings = {line[3:].strip().strip("`") for line in f if line.startswith("## ")}
+    missing = {cls.__name__ for cls in _error_classes()} - headings
+    assert not missing, f"docs/errors.md has no section for {sorted(missing)}"
