@@ -47,6 +47,11 @@ def registered_rule(name):
     return _rules[name]
 
 
+def is_registered(fn):
+    """Whether ``fn`` is a registered gradient rule (written modules copy them)."""
+    return any(fn is rule for rule in _rules.values())
+
+
 class gradient_override:  # noqa: N801 - used like a function, as in TensorFlow
     """Map ops to registered gradients, e.g. ``{"floor": "identity"}``.
 

@@ -256,6 +256,15 @@ def test_more_python(f):
     check(f, (X5,))
 
 
+WEIGHTS = np.array([-1.0, 0.5, 4.0, 2.0])  # userlib.WEIGHTS differs
+
+
+@pytest.mark.xfail(strict=True, reason="emit/compiler name every FreeVar by its global name: "
+                   "userlib.WEIGHTS and this module's WEIGHTS both become `WEIGHTS`")
+def test_same_global_name_in_two_modules():
+    check(lambda x: userlib.weighted(x) + np.sum(x * WEIGHTS), (X5[:4],))
+
+
 def triple(x):
     return 3.0 * x
 

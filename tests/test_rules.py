@@ -5,6 +5,8 @@ random inputs are drawn from, chosen inside the function's domain. Non-scalar
 results are reduced with random weights (``np.sum(f(x) * w)``), so every entry
 of the Jacobian-vector product is checked, not only the column sums.
 """
+import math
+
 import numpy as np
 import pytest
 
@@ -86,6 +88,40 @@ def test_zero_derivative_is_exactly_zero(f, shape):
 def test_zero_derivative_leaves_other_paths_alone():
     x = draw((5,), -3.0, 3.0)
     check(lambda x: np.sum(np.floor(x) * x + np.round(x, 1) * np.sin(x)), (x,))
+
+
+# NumPy and math spellings of the same primitives
+ALIASES = {
+    "absolute fabs": (lambda x: np.absolute(x) + np.fabs(x) * 2.0, -2.0, 2.0),
+    "asin acos atan": (lambda x: np.asin(x) + np.acos(x) * 2.0 + np.atan(x) * 3.0, -0.9, 0.9),
+    "asinh atanh": (lambda x: np.asinh(x) + np.atanh(x) * 2.0, -0.9, 0.9),
+    "acosh": (lambda x: np.acosh(x), 1.1, 3.0),
+    "true_divide pow": (lambda x: np.true_divide(x, 3.0) + np.pow(x, 3), -2.0, 2.0),
+    "amax amin": (lambda x: np.amax(x) + np.amin(x) * 2.0, -2.0, 2.0),
+    "concat": (lambda x: np.concat([x, x * 2.0]) * 2.0, -2.0, 2.0),
+}
+
+
+@pytest.mark.parametrize("f, lo, hi", ALIASES.values(), ids=ALIASES.keys())
+def test_numpy_aliases(f, lo, hi):
+    check(lambda x: np.sum(f(x) * np.cos(np.arange(np.size(f(x))))), (draw((5,), lo, hi),))
+
+
+MATH = {
+    "trigonometry": lambda x: math.sin(x) * math.cos(x) + math.tan(x) + math.atan2(x, 2.0),
+    "inverse trig": lambda x: math.asin(x) + math.acos(x) * 2.0 + math.atan(x),
+    "hyperbolic": lambda x: math.sinh(x) + math.cosh(x) * math.tanh(x) + math.asinh(x),
+    "inverse hyp": lambda x: math.atanh(x) + math.acosh(1.0 + x),
+    "exp log": lambda x: math.exp(x) + math.log(x) + math.log2(x) * math.log10(x),
+    "log1p expm1": lambda x: math.log1p(x) * math.expm1(x) + math.sqrt(x),
+    "hypot fabs": lambda x: math.hypot(x, 2.0) + math.fabs(-3.0 * x),
+    "floor ceil trunc": lambda x: x * (math.floor(x) + math.ceil(x) + math.trunc(x) + 1.0),
+}
+
+
+@pytest.mark.parametrize("f", MATH.values(), ids=MATH.keys())
+def test_math_module(f):
+    check(f, (0.4,))
 
 
 # ---- elementwise, two operands, with broadcasting ----------------------------------------
@@ -395,6 +431,8 @@ SHAPING = {
     "transpose 3d": (lambda x: np.transpose(x), (2, 3, 4)),
     "transpose axes": (lambda x: np.transpose(x, (1, 2, 0)), (2, 3, 4)),
     "transpose axes=": (lambda x: np.transpose(x, axes=(2, 0, 1)), (2, 3, 4)),
+    "transpose -axes": (lambda x: np.transpose(x, (-1, 0, 1)), (2, 3, 4)),
+    "permute_dims": (lambda x: np.permute_dims(x, (1, 0, 2)), (2, 3, 4)),
     "reshape": (lambda x: np.reshape(x, (4, 3)), (3, 4)),
     "reshape -1": (lambda x: np.reshape(x, (2, -1)), (3, 4)),
     "reshape to 1d": (lambda x: np.reshape(x, -1), (3, 4)),
@@ -424,6 +462,9 @@ JOINS = {
     "stack axis=-1": (lambda a, b: np.stack((a, b, a), axis=-1), (2, 3), (2, 3)),
     "stack scalars": (lambda a, b: np.stack([a, b, a * b]), (), ()),
     "array of scalars": (lambda a, b: np.array([a, b, a * b]), (), ()),
+    "nested array": (lambda a, b: np.array([[a[0], b[1]], [a[1] * b[0], 2.0]]), (2,), (2,)),
+    "list in concatenate": (lambda a, b: np.concatenate([[a[0], b[0]], a, b]), (2,), (3,)),
+    "array of vectors": (lambda a, b: np.array([a, b]), (3,), (3,)),
 }
 
 

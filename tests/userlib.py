@@ -13,3 +13,10 @@ def weighted_norm2(v, *, weight=2.0):
 
 def affine(W, x, b=0.0):
     return W @ x + b
+
+
+WEIGHTS = numpy.array([1.0, 2.0, 3.0, 4.0])
+
+
+def weighted(x):
+    return numpy.sum(x * WEIGHTS)

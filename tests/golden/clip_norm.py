@@ -20,5 +20,6 @@ def grad_clip_norm(v, w):
     else:
         n2_bar = np.zeros_like(n2)
         v_bar_1 = v_bar
+    # L39: n2 = np.sum(v ** 2)
     v_bar = v_bar_1 + 2.0 * v * n2_bar
     return v_bar, w_bar

@@ -13,5 +13,6 @@ def grad_logistic(w, X, y, lam):
     t_bar = _sum_to(-t_bar, t)
     z_bar = np.exp(z - logaddexp_z) * logaddexp_z_bar
     z_bar = _sum_to(y * t_bar, z) + z_bar
+    # L16: z = X @ w
     w_bar = 2.0 * w * lam + _matmul_adjoint_b(z_bar, X, w)
     return w_bar
