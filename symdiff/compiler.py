@@ -63,6 +63,9 @@ def _resolve_wrt(ir_fn, wrt, src):
         else:
             raise WrtError(f"wrt={item!r} is not an argument of {src.name}",
                            src.loc(src.node), f"choose one of {names}")
+    if not chosen:
+        raise WrtError("wrt=() names no argument to differentiate", src.loc(src.node),
+                       f"choose one or more of {names}")
     if len(set(chosen)) != len(chosen):
         raise WrtError(f"wrt names an argument twice: {items}", src.loc(src.node),
                        "name each argument once")

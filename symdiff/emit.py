@@ -11,7 +11,7 @@ import math
 import os
 
 from . import prims
-from .ir import Const, If, Op, Var
+from .ir import Const, If, Loop, Op, Var, use_counts, walk
 from .layout import wrap
 from .naming import assign_names
 from .simplify import EFFECTS
@@ -61,6 +61,9 @@ class Emitter:
             elif isinstance(stmt, If):
                 self._comment(stmt, lines, pad)
                 self._if(stmt, lines, pad)
+            elif isinstance(stmt, Loop):
+                self._comment(stmt, lines, pad)
+                self._loop(stmt, lines, pad)
             else:
                 raise TypeError(f"emit has no method for {type(stmt).__name__}")
         return len(lines) > start
@@ -88,6 +91,55 @@ class Emitter:
                 lines.append(f"{pad}    pass")
         if lines[-1].strip() == "pass" and lines[-2].strip() == "else:":
             del lines[-2:]  # drop an empty else
+
+    def _loop(self, loop, lines, pad):
+        inner = pad + "    "
+        if loop.tape is not None and loop.kind != "tape":
+            lines.append(f"{pad}{self.names[loop.tape]} = []")
+        self._assign([(c.param, c.init) for c in loop.carried], lines, pad)
+        lines.append(pad + self._loop_header(loop))
+        if loop.kind == "while" and loop.cond not in self.inlined:
+            self._block(loop.cond_block, lines, inner)
+            lines.append(f"{inner}if not {self._text(loop.cond)}:")
+            lines.append(f"{inner}    break")
+        if loop.tape is not None and loop.kind != "tape":
+            saved = ", ".join(self._text(a) for a in loop.saves)
+            saved = f"({saved})" if len(loop.saves) > 1 else saved
+            lines.extend(wrap(f"{inner}{self.names[loop.tape]}.append({saved})"))
+        start = len(lines)
+        self._block(loop.body, lines, inner)
+        self._assign([(c.param, c.update) for c in loop.carried], lines, inner)
+        if loop.exit is not None and not (isinstance(loop.exit, Const) and not loop.exit.value):
+            lines.append(f"{inner}if {self._text(loop.exit)}:")
+            lines.append(f"{inner}    break")
+        if len(lines) == start and lines[-1].endswith(":"):
+            lines.append(f"{inner}pass")
+
+    def _loop_header(self, loop):
+        if loop.kind == "range":
+            bounds = [self._text(b) for b in loop.bounds]
+            if bounds[2] == "1":
+                bounds = bounds[1:2] if bounds[0] == "0" else bounds[:2]
+            return f"for {self.names[loop.index]} in range({', '.join(bounds)}):"
+        if loop.kind == "while":
+            cond = self._text(loop.cond) if loop.cond in self.inlined else "True"
+            return f"while {cond}:"
+        loads = [self.names.get(v, "_") if self.counts.get(v) else "_" for v in loop.loads]
+        target = ", ".join(loads)
+        return f"for {target} in reversed({self.names[loop.tape]}):"
+
+    def _assign(self, pairs, lines, pad):
+        """``a, b = x, y`` for the pairs whose names differ (simultaneously, so
+        one assignment cannot clobber a value another reads)."""
+        pairs = [(self.names[t], self._text(v)) for t, v in pairs
+                 if self.names[t] != self._text(v)]
+        if pairs:
+            targets = ", ".join(t for t, _ in pairs)
+            values = ", ".join(v for _, v in pairs)
+            lines.extend(wrap(f"{pad}{targets} = {values}"))
+
+    def _text(self, atom):
+        return ast.unparse(self.atom(atom))
 
     def _comment(self, stmt, lines, pad):
         loc = stmt.loc
@@ -214,6 +266,18 @@ class Emitter:
             elif isinstance(stmt, If):
                 self._decide_inlining(stmt.then, depth + 1)
                 self._decide_inlining(stmt.orelse, depth + 1)
+            elif isinstance(stmt, Loop):
+                self._decide_inlining(stmt.cond_block, depth + 1)
+                self._decide_inlining(stmt.body, depth + 1)
+                self._inline_condition(stmt)
+
+    def _inline_condition(self, loop):
+        """``while <expr>:`` when the condition's statements all fold into it."""
+        ops = [s for s in loop.cond_block if isinstance(s, Op)]
+        if len(ops) == len(loop.cond_block) and ops and ops[-1].target is loop.cond \
+                and all(o.target in self.inlined for o in ops[:-1]) \
+                and self.counts.get(loop.cond) == 1 and self._inlinable(loop.cond):
+            self.inlined[loop.cond] = ops[-1]
 
     def _inline_args(self, op, defined_here):
         candidates = [a for a in op.args if isinstance(a, Var) and a in defined_here
@@ -249,43 +313,20 @@ def _as_slice(node):
 
 
 def _ops(stmts):
-    for stmt in stmts:
+    for stmt in walk(stmts):
         if isinstance(stmt, Op):
             yield stmt
-        elif isinstance(stmt, If):
-            yield from _ops(stmt.then)
-            yield from _ops(stmt.orelse)
 
 
 def _use_counts(fn):
-    counts = {}
-
-    def use(atom):
-        if isinstance(atom, Var):
-            counts[atom] = counts.get(atom, 0) + 1
-
-    def block(stmts):
-        for stmt in stmts:
-            if isinstance(stmt, Op):
-                for a in stmt.args:
-                    use(a)
-            elif isinstance(stmt, If):
-                use(stmt.cond)
-                block(stmt.then)
-                block(stmt.orelse)
-                for m in stmt.merges:
-                    use(m.then)
-                    use(m.orelse)
-
-    block(fn.body)
+    counts = use_counts(fn)
     stack = [fn.result]
-    while stack:
+    while stack:  # a result is never inlined: it is returned by name
         value = stack.pop()
         if isinstance(value, tuple):
             stack.extend(value)
-        else:
-            use(value)
-            use(value)  # a result is never inlined: it is returned by name
+        elif isinstance(value, Var):
+            counts[value] = counts.get(value, 0) + 1
     return counts
 
 

@@ -91,6 +91,37 @@ class If:
 
 
 @dataclass
+class Carry:
+    """A name a loop updates: ``param`` holds it during an iteration."""
+
+    param: Var       # the value at the start of an iteration
+    init: object     # the value before the first iteration
+    update: object   # the value at the end of an iteration
+    out: Var         # the value after the loop
+
+
+@dataclass
+class Loop:
+    """``for index in range(*bounds)``, ``while cond``, or (made by the reverse
+    pass) ``for *loads in reversed(tape)``. ``exit`` is an atom of the body:
+    true when the iteration ended with ``break``."""
+
+    kind: str                  # "range", "while" or "tape"
+    carried: list
+    body: list
+    index: Var | None = None
+    bounds: tuple = ()
+    cond_block: list = field(default_factory=list)
+    cond: object = None
+    exit: object = None
+    tape: Var | None = None    # "range"/"while": the list saves go to; "tape": read
+    saves: list = field(default_factory=list)
+    loads: list = field(default_factory=list)
+    loc: Loc | None = None
+    backward: bool = False
+
+
+@dataclass
 class Function:
     name: str
     params: list
@@ -104,13 +135,21 @@ def is_var(atom):
     return isinstance(atom, Var)
 
 
+def blocks(stmt):
+    """The statement lists nested directly in ``stmt``."""
+    if isinstance(stmt, If):
+        return [stmt.then, stmt.orelse]
+    if isinstance(stmt, Loop):
+        return [stmt.cond_block, stmt.body]
+    return []
+
+
 def walk(stmts):
     """Every statement, depth first, in program order."""
     for stmt in stmts:
         yield stmt
-        if isinstance(stmt, If):
-            yield from walk(stmt.then)
-            yield from walk(stmt.orelse)
+        for block in blocks(stmt):
+            yield from walk(block)
 
 
 def uses(stmt):
@@ -121,7 +160,50 @@ def uses(stmt):
         return [stmt.cond]
     if isinstance(stmt, Merge):
         return [stmt.then, stmt.orelse]
+    if isinstance(stmt, Loop):
+        return list(stmt.bounds) + [c.init for c in stmt.carried] + \
+            ([stmt.tape] if stmt.tape is not None else [])
     raise TypeError(f"no uses() for IR node {type(stmt).__name__}")
+
+
+def use_counts(fn):
+    """How many times each variable is read, over the whole function."""
+    counts = {}
+
+    def use(atom):
+        if isinstance(atom, Var):
+            counts[atom] = counts.get(atom, 0) + 1
+
+    def block(stmts):
+        for stmt in stmts:
+            if isinstance(stmt, Op):
+                for a in stmt.args:
+                    use(a)
+            elif isinstance(stmt, If):
+                use(stmt.cond)
+                block(stmt.then)
+                block(stmt.orelse)
+                for m in stmt.merges:
+                    use(m.then)
+                    use(m.orelse)
+            elif isinstance(stmt, Loop):
+                for a in list(stmt.bounds) + [c.init for c in stmt.carried]:
+                    use(a)
+                block(stmt.cond_block)
+                block(stmt.body)
+                for a in [c.update for c in stmt.carried] + list(stmt.saves) + \
+                        [stmt.exit, stmt.cond, stmt.tape]:
+                    use(a)
+
+    block(fn.body)
+    stack = [fn.result]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, tuple):
+            stack.extend(value)
+        else:
+            use(value)
+    return counts
 
 
 def dump(fn):
@@ -145,5 +227,12 @@ def _dump_block(stmts, lines, pad):
             _dump_block(stmt.orelse, lines, pad + "    ")
             for m in stmt.merges:
                 lines.append(f"{pad}{m.target!r} = phi({m.then!r}, {m.orelse!r})")
+        elif isinstance(stmt, Loop):
+            carried = ", ".join(f"{c.param!r}={c.init!r}->{c.update!r}->{c.out!r}"
+                                for c in stmt.carried)
+            lines.append(f"{pad}loop {stmt.kind} {stmt.index!r} {stmt.bounds!r} "
+                         f"[{carried}] saves={stmt.saves!r} loads={stmt.loads!r}:")
+            _dump_block(stmt.cond_block, lines, pad + "  ? ")
+            _dump_block(stmt.body, lines, pad + "    ")
         else:
             raise TypeError(f"cannot dump IR node {type(stmt).__name__}")

@@ -59,7 +59,11 @@ class Lowerer:
         if stmt.value is None:
             raise self.error(NonScalarOutputError, stmt, "the function returns None",
                              "return the value to differentiate")
-        return self.expr(stmt.value)
+        value = self.expr(stmt.value)
+        if isinstance(value, Const) and value.value is None:
+            raise self.error(NonScalarOutputError, stmt, "the function returns None",
+                             "return the value to differentiate")
+        return value
 
     def stmt(self, node):
         method = getattr(self, "stmt_" + type(node).__name__, None)
@@ -93,6 +97,21 @@ class Lowerer:
 
     def stmt_FunctionDef(self, node):
         self.env[node.name] = Closure(node, self.env, self.src)
+
+    def stmt_For(self, node):
+        from .loops import lower_for
+        lower_for(self, node)
+
+    def stmt_While(self, node):
+        from .loops import lower_while
+        lower_while(self, node)
+
+    def stmt_Break(self, node):
+        from .loops import BROKE
+        self.env[BROKE] = Const(True)
+
+    def stmt_Continue(self, node):
+        pass  # the statements after it were moved into the other branch
 
     def stmt_With(self, node):
         from .calls import lower_with

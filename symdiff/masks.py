@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .facts import ELEMENTWISE
-from .ir import Const, If, Op, Var
+from .ir import Const, If, Loop, Op, Var, use_counts
 from .rules.elementwise import guard_value
 
 
@@ -53,6 +53,8 @@ def _guard_block(stmts, builder, uses, guards):
         if isinstance(stmt, If):
             stmt.then = _guard_block(stmt.then, builder, uses, guards)
             stmt.orelse = _guard_block(stmt.orelse, builder, uses, guards)
+        elif isinstance(stmt, Loop):
+            stmt.body = _guard_block(stmt.body, builder, uses, guards)
         elif isinstance(stmt, Op) and stmt.prim == "where":
             _guard_where(stmt, defs, builder, uses, guards, before)
     out = []
@@ -121,31 +123,4 @@ def _index(defs, op):
 
 
 def _use_counts(fn):
-    counts = {}
-
-    def use(atom):
-        if isinstance(atom, Var):
-            counts[atom] = counts.get(atom, 0) + 1
-
-    def block(stmts):
-        for stmt in stmts:
-            if isinstance(stmt, Op):
-                for a in stmt.args:
-                    use(a)
-            elif isinstance(stmt, If):
-                use(stmt.cond)
-                block(stmt.then)
-                block(stmt.orelse)
-                for m in stmt.merges:
-                    use(m.then)
-                    use(m.orelse)
-
-    block(fn.body)
-    stack = [fn.result]
-    while stack:
-        value = stack.pop()
-        if isinstance(value, tuple):
-            stack.extend(value)
-        else:
-            use(value)
-    return counts
+    return use_counts(fn)

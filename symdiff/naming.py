@@ -10,17 +10,22 @@ from __future__ import annotations
 import keyword
 import re
 
-from .ir import If, Op, Var
+from .ir import If, Loop, Op, Var
 
 
 class Positions:
-    """Definition and last-use positions of variables in emission order."""
+    """Definition and last-use positions of variables in emission order.
+
+    A variable read inside a loop but defined before it stays live until the
+    loop ends: the next iteration reads it again.
+    """
 
     def __init__(self, fn, inlined):
-        self.defs, self.last, self.where = {}, {}, {}
+        self.defs, self.last = {}, {}
         self.pos = 0
         self.inlined = inlined
-        self.groups = {}  # var -> representative (merge targets join their sources)
+        self.groups = {}  # var -> the var whose name it shares
+        self.loops = []   # (start position, vars read) of the loops we are in
         for p in fn.params:
             self.defs[p] = 0
         self._block(fn.body)
@@ -29,48 +34,78 @@ class Positions:
             self._use(atom)
 
     def _use(self, atom):
+        if isinstance(atom, Var) and atom in self.inlined:
+            for a in self.inlined[atom].args:
+                self._use(a)
+            return
         if isinstance(atom, Var):
-            atom = self._real(atom)
             self.last[atom] = max(self.last.get(atom, 0), self.pos)
+            for _, read in self.loops:
+                read.add(atom)
 
-    def _real(self, atom):
-        return atom
+    def _define(self, var):
+        if var is not None and var not in self.inlined:
+            self.defs.setdefault(var, self.pos)
 
     def _block(self, stmts):
         for stmt in stmts:
             self.pos += 1
             if isinstance(stmt, Op):
                 for a in stmt.args:
-                    self._use_through(a)
-                if stmt.target not in self.inlined:
-                    self.defs[stmt.target] = self.pos
+                    self._use(a)
+                self._define(stmt.target)
             elif isinstance(stmt, If):
-                self._use_through(stmt.cond)
-                start = self.pos
-                self._branch(stmt, stmt.then, "then", start)
-                self._branch(stmt, stmt.orelse, "orelse", start)
-                self.pos += 1
-                for m in stmt.merges:
-                    self.defs.setdefault(m.target, self.pos)
+                self._if(stmt)
+            elif isinstance(stmt, Loop):
+                self._loop(stmt)
 
-    def _branch(self, stmt, block, side, start):
-        self._block(block)
+    def _if(self, stmt):
+        self._use(stmt.cond)
+        start = self.pos
+        for side, block in (("then", stmt.then), ("orelse", stmt.orelse)):
+            self._block(block)
+            self.pos += 1
+            for m in stmt.merges:
+                source = getattr(m, side)
+                self._use(source)
+                if isinstance(source, Var) and self.defs.get(source, -1) > start \
+                        and source not in self.groups:
+                    self._join(source, m.target)
         self.pos += 1
         for m in stmt.merges:
-            source = getattr(m, side)
-            self._use_through(source)
-            if isinstance(source, Var) and self.defs.get(source, -1) > start \
-                    and source not in self.groups:
-                self.groups[source] = m.target
-                self.defs[m.target] = min(self.defs.get(m.target, self.pos), self.defs[source])
+            self._define(m.target)
 
-    def _use_through(self, atom):
-        """A use of ``atom``; an inlined variable's uses count at this position."""
-        if isinstance(atom, Var) and atom in self.inlined:
-            for a in self.inlined[atom].args:
-                self._use_through(a)
-            return
-        self._use(atom)
+    def _loop(self, loop):
+        for a in list(loop.bounds) + [c.init for c in loop.carried]:
+            self._use(a)
+        start = self.pos
+        for var in [loop.tape, loop.index] + list(loop.loads) + \
+                [c.param for c in loop.carried]:
+            self._define(var)
+        self.loops.append((start, set()))
+        self.pos += 1
+        for a in loop.saves:
+            self._use(a)
+        self._block(loop.cond_block)
+        self._use(loop.cond)
+        self._block(loop.body)
+        self.pos += 1
+        for c in loop.carried:
+            self._use(c.update)
+            if isinstance(c.update, Var) and self.defs.get(c.update, -1) > start \
+                    and c.update not in self.groups:
+                self._join(c.update, c.param)
+            self._join(c.out, c.param)
+        self._use(loop.exit)
+        _, read = self.loops.pop()
+        for var in read:  # read again by the next iteration
+            if self.defs.get(var, 0) <= start:
+                self.last[var] = max(self.last.get(var, 0), self.pos)
+        self.pos += 1
+
+    def _join(self, var, root):
+        self.groups[var] = root
+        self.defs.setdefault(var, self.pos)
 
 
 def assign_names(fn, inlined, fixed, reserved):

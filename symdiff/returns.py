@@ -11,37 +11,51 @@ import ast
 
 def hoist_returns(stmts):
     """``stmts`` with the statements after a returning ``if`` moved into it."""
+    return hoist(stmts, (ast.Return,))
+
+
+def hoist(stmts, jumps):
+    """``stmts`` with the statements after an ``if`` that may jump (a node of a
+    type in ``jumps``) moved into the branches that do not."""
     out = []
     for i, stmt in enumerate(stmts):
-        if isinstance(stmt, ast.If) and _returns_somewhere(stmt):
+        if isinstance(stmt, ast.If) and _jumps_somewhere(stmt, jumps):
             rest = list(stmts[i + 1:])
-            new = ast.If(stmt.test, _with_rest(stmt.body, rest),
-                         _with_rest(stmt.orelse, rest))
+            new = ast.If(stmt.test, _with_rest(stmt.body, rest, jumps),
+                         _with_rest(stmt.orelse, rest, jumps))
             out.append(ast.copy_location(new, stmt))
             return out
         out.append(stmt)
-        if isinstance(stmt, ast.Return):
-            return out  # anything after a return is dead
+        if isinstance(stmt, jumps):
+            return out  # anything after a jump is dead
     return out
 
 
-def _with_rest(block, rest):
-    if _always_returns(block):
-        return hoist_returns(block)
-    return hoist_returns(list(block) + rest)
+def _with_rest(block, rest, jumps):
+    if _always_jumps(block, jumps):
+        return hoist(block, jumps)
+    return hoist(list(block) + rest, jumps)
 
 
-def _returns_somewhere(stmt):
-    return any(isinstance(n, ast.Return) for n in ast.walk(stmt)
-               if not isinstance(n, (ast.FunctionDef, ast.Lambda)))
+def _jumps_somewhere(stmt, jumps):
+    """A jump in ``stmt`` that leaves it (not one inside a nested def or loop)."""
+    todo = [stmt]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, jumps):
+            return True
+        inner_loop = isinstance(node, (ast.For, ast.While)) and ast.Return not in jumps
+        if not isinstance(node, (ast.FunctionDef, ast.Lambda)) and not inner_loop:
+            todo.extend(ast.iter_child_nodes(node))
+    return False
 
 
-def _always_returns(block):
+def _always_jumps(block, jumps):
     if not block:
         return False
     last = block[-1]
-    if isinstance(last, ast.Return):
+    if isinstance(last, jumps):
         return True
     if isinstance(last, ast.If):
-        return _always_returns(last.body) and _always_returns(last.orelse)
+        return _always_jumps(last.body, jumps) and _always_jumps(last.orelse, jumps)
     return False

@@ -11,7 +11,8 @@ from dataclasses import replace
 
 from .errors import NoDerivativeRuleError
 from .facts import ELEMENTWISE, SCALAR
-from .ir import Const, Function, If, Merge, Op, Var
+from .ir import Const, Function, If, Loop, Merge, Op, Var
+from .loop_reverse import backward_loop, loop_activity
 from .masks import Guards, guard_wheres
 from .rules.custom import override_rule
 from .shadow import add_shadows
@@ -81,6 +82,8 @@ class Reverse:
                 self.backward_op(stmt)
             elif isinstance(stmt, If):
                 self.backward_if(stmt)
+            elif isinstance(stmt, Loop):
+                backward_loop(self, stmt)
             else:
                 raise TypeError(f"reverse mode has no method for {type(stmt).__name__}")
 
@@ -205,6 +208,8 @@ def _activity(stmts, active):
             for m in stmt.merges:
                 if m.then in active or m.orelse in active:
                     active.add(m.target)
+        elif isinstance(stmt, Loop):
+            loop_activity(stmt, active, _activity)
     return active
 
 
@@ -231,6 +236,11 @@ def differentiate(fn, builder, wrt, mode):
             builder.facts.shape[result] = SCALAR  # checked before the backward pass
             result = checked
     fn.body = builder.stmts
+    with builder.block() as checks, builder.at(fn.loc):
+        for param in wrt:  # only floating-point values have gradients
+            builder.op("require_float", param,
+                       message=f"{fn.loc.short()}: argument `{param.hint}`")
+    fn.body = checks + fn.body
     backward, grads = rev.gradient(wrt, result)
     grad_value = grads[0] if len(grads) == 1 else tuple(grads)
     out = (result, grad_value) if mode == "value_and_grad" else grad_value

@@ -121,9 +121,11 @@ def _require_scalar(value, message=""):
 def _require_float(value, message=""):
     """``value`` if it is floating point; an error naming the argument otherwise.
 
-    ``message`` is where the argument is declared, then its name:
-    ``"file.py:LINE:COL: x"``.
+    ``message`` is where the argument is declared, then words naming it:
+    ``"file.py:LINE:COL: argument `x`"``.
     """
+    if type(value) is float or getattr(getattr(value, "dtype", None), "kind", "") == "f":
+        return value  # the common cases, checked cheaply
     dtype = np.result_type(value)
     if dtype.kind != "f":
         _fail("NonFloatArgumentError", f"{message} has dtype {dtype}; only floating-point "

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .ir import If, Merge, Op, Var
+from .errors import UnsupportedSyntaxError
+from .ir import If, Loop, Merge, Op, Var
 
 
 def add_shadows(fn, builder):
@@ -33,6 +34,10 @@ def _block(stmts, builder, shadow):
                 builder.facts.record(copy)
                 shadow[stmt.target] = copy.target
                 out.append(copy)
+        elif isinstance(stmt, Loop) and shadow:
+            raise UnsupportedSyntaxError(
+                "backward_as before a loop is not supported yet", stmt.loc,
+                "apply backward_as after the loop, or inside its body")
         elif isinstance(stmt, If):
             stmt.then = _block(stmt.then, builder, shadow)
             stmt.orelse = _block(stmt.orelse, builder, shadow)

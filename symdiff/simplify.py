@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from .ir import Const, If, Merge, Op, Var
+from .ir import Const, If, Loop, Merge, Op, Var
 
 # Operations kept even when their result is unused: they check their input.
 EFFECTS = frozenset({"require_float", "require_scalar"})
@@ -47,9 +47,28 @@ def _cse(stmts, subst, seen):
             for m in stmt.merges:
                 m.then, m.orelse = _replace(m.then, subst), _replace(m.orelse, subst)
             out.append(stmt)
+        elif isinstance(stmt, Loop):
+            _cse_loop(stmt, subst, seen)
+            out.append(stmt)
         else:
             raise TypeError(f"simplify has no method for {type(stmt).__name__}")
     return out
+
+
+def _cse_loop(loop, subst, seen):
+    """Inside a loop, reuse what was computed before it (hoisting invariant
+    work); nothing computed inside is visible after it."""
+    loop.bounds = tuple(_replace(b, subst) for b in loop.bounds)
+    for carry in loop.carried:
+        carry.init = _replace(carry.init, subst)
+    inner = dict(seen)
+    loop.cond_block = _cse(loop.cond_block, subst, inner)
+    loop.cond = _replace(loop.cond, subst)
+    loop.body = _cse(loop.body, subst, inner)
+    for carry in loop.carried:
+        carry.update = _replace(carry.update, subst)
+    loop.exit = _replace(loop.exit, subst)
+    loop.saves = [_replace(a, subst) for a in loop.saves]
 
 
 def _key(op):
@@ -110,5 +129,69 @@ def _dce(stmts, live):
                 if isinstance(stmt.cond, Var):
                     live.add(stmt.cond)
                 out.append(stmt)
+        elif isinstance(stmt, Loop):
+            if _dce_loop(stmt, live):
+                out.append(stmt)
     out.reverse()
     return out
+
+
+_pruned = {}  # tape var -> which entries the reverse loop still reads
+
+
+def _dce_loop(loop, live):
+    """Keep the carried values something needs; False if the loop is dead."""
+    if loop.kind != "tape":
+        _prune_saves(loop, live)
+    needed = [c for c in loop.carried if c.out in live]
+    while True:
+        inner = {c.update for c in needed} | set(_vars(loop.saves))
+        inner |= {v for v in (loop.exit, loop.cond) if isinstance(v, Var)}
+        body = _dce(list(loop.body), inner)
+        cond_block = _dce(list(loop.cond_block), inner)
+        more = [c for c in loop.carried if c not in needed and c.param in inner]
+        if not more:
+            break
+        needed += more
+    if not needed and loop.kind == "tape" and not _has_effects(body):
+        return False
+    if not needed and loop.kind != "tape" and loop.tape is None:
+        return False
+    loop.carried = [c for c in loop.carried if c in needed]
+    loop.body, loop.cond_block = body, cond_block
+    _prune_tape(loop, inner)
+    live |= inner
+    live.update(_vars(loop.bounds) + _vars([c.init for c in loop.carried]))
+    if loop.tape is not None:
+        live.add(loop.tape)
+    return True
+
+
+def _prune_tape(loop, inner):
+    """A reverse loop reads only the saved values it uses (keep one, to count)."""
+    if loop.kind == "tape":
+        keep = [v in inner for v in loop.loads]
+        if not any(keep):
+            keep[0] = True
+        loop.loads = [v for v, k in zip(loop.loads, keep) if k]
+        _pruned[loop.tape] = keep
+
+
+def _prune_saves(loop, live):
+    """A forward loop saves what its reverse loop reads, or nothing if it is gone."""
+    if loop.tape is None:
+        return
+    if loop.tape not in live:
+        loop.tape, loop.saves = None, []
+        return
+    keep = _pruned.pop(loop.tape, None)
+    if keep is not None:
+        loop.saves = [v for v, k in zip(loop.saves, keep) if k]
+
+
+def _vars(atoms):
+    return [a for a in atoms if isinstance(a, Var)]
+
+
+def _has_effects(stmts):
+    return any(isinstance(s, Op) and s.prim in EFFECTS for s in stmts)

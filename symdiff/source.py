@@ -115,8 +115,8 @@ def located_error(kind, message, hint):
     if not (isinstance(cls, type) and issubclass(cls, errors.SymdiffError)):
         cls = errors.SymdiffError
     match = _WHERE.match(message)
-    if match is None:
-        return cls(message, None, hint)
+    if match is None:  # no location was given
+        return cls(message.lstrip(": ") or "this check failed", None, hint)
     filename = _resolve_file(match["file"])
     lineno = int(match["line"])
     line = linecache.getline(filename, lineno).rstrip("\n")

@@ -11,6 +11,7 @@ import ast
 from .errors import InPlaceWriteError, UnsupportedSyntaxError
 
 ALLOWED = (
+    ast.For, ast.While, ast.Break, ast.Continue,
     # statements
     ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.If, ast.Expr,
     ast.Pass, ast.FunctionDef, ast.With, ast.withitem,

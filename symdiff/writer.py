@@ -27,7 +27,7 @@ MAX_LINE = 79
 
 _STANDALONE_FAIL = '''\
 def _fail(kind, message, hint):
-    """Raise the error a check found (``kind`` names it in symdiff)."""
+    """Raise the error a check found, as a ValueError with its hint."""
     raise ValueError(f"{message}\\nhint: {hint}")
 '''
 

@@ -5,12 +5,14 @@ random inputs are drawn from, chosen inside the function's domain. Non-scalar
 results are reduced with random weights (``np.sum(f(x) * w)``), so every entry
 of the Jacobian-vector product is checked, not only the column sums.
 """
+import inspect
 import math
 
 import numpy as np
 import pytest
 
 import symdiff
+from symdiff import runtime
 from numeric import assert_grad
 
 SHAPES = [None, (), (5,), (3, 4)]  # None: a Python float
@@ -217,6 +219,14 @@ def test_power_of_zero_base_with_constant_exponent_is_finite():
     np.testing.assert_array_equal(df(np.zeros(3)), np.zeros(3))
 
 
+def test_power_exponent_gradient_at_a_zero_base_is_zero():
+    """d/dp 0 ** p = 0 for p > 0 (not 0 * log 0 = NaN)."""
+    df = symdiff.grad(lambda w, p: np.sum(w ** p), wrt=(0, 1))
+    gw, gp = df(np.array([0.0, 2.0]), np.array([1.5, 1.5]))
+    np.testing.assert_allclose(gw, [0.0, 1.5 * np.sqrt(2.0)])
+    np.testing.assert_allclose(gp, [0.0, 2.0 ** 1.5 * np.log(2.0)])
+
+
 # ---- clip, where ------------------------------------------------------------------------------
 @pytest.mark.parametrize("shape", SHAPES, ids=SHAPE_IDS)
 def test_clip(shape):
@@ -389,9 +399,9 @@ def test_outer(xs, ys):
           (draw(xs, seed=18), draw(ys, seed=19), w), wrt=(0, 1))
 
 
-@pytest.mark.parametrize("f", [np.vdot], ids=["vdot"])
-def test_inner_products(f):
-    check(lambda a, b: f(a, b) * 2.0, (draw((4,), seed=20), draw((4,), seed=21)), wrt=(0, 1))
+def test_vdot():
+    check(lambda a, b: np.vdot(a, b) * 2.0, (draw((4,), seed=20), draw((4,), seed=21)),
+          wrt=(0, 1))
 
 
 NORMS = {
@@ -495,6 +505,17 @@ def test_gradient_of_a_generated_gradient_wrt_every_matmul_operand():
         gA, gv = inner(A, v)
         return np.sum(gA ** 2) + np.sum(gv * v)
     check(outer, (A, v), wrt=(0, 1))
+
+
+def test_runtime_helpers_with_their_dependencies_stand_alone():
+    """A written module copies each helper it calls plus `runtime.uses` of it."""
+    a, b, g = draw((2, 4, 3), seed=31), draw((3,), seed=32), np.ones((2, 4))
+    for name, like in [("_matmul_adjoint_a", a), ("_matmul_adjoint_b", b),
+                       ("_dot_adjoint_a", a), ("_dot_adjoint_b", b)]:
+        namespace = {"np": np}
+        for helper in runtime.uses(name):
+            exec(inspect.getsource(runtime.HELPERS[helper]), namespace)
+        assert namespace[name](g, a, b).shape == like.shape
 
 
 # ---- one table line is all an elementwise function needs ------------------------------------

@@ -29,8 +29,31 @@ def _matmul_adjoint_b(g, a, b):
     return _sum_to(full, b if b.ndim > 1 else b[:, None]).reshape(b.shape)
 
 
+def _require_float(value, message=""):
+    """``value`` if it is floating point; an error naming the argument otherwise.
+
+    ``message`` is where the argument is declared, then words naming it:
+    ``"file.py:LINE:COL: argument `x`"``.
+    """
+    if type(value) is float or getattr(getattr(value, "dtype", None), "kind", "") == "f":
+        return value  # the common cases, checked cheaply
+    dtype = np.result_type(value)
+    if dtype.kind != "f":
+        _fail("NonFloatArgumentError", f"{message} has dtype {dtype}; only floating-point "
+              "arguments can be differentiated",
+              "pass floating-point values: `x.astype(float)`, or `3.0` instead of `3`")
+    return value
+
+
+def _fail(kind, message, hint):
+    """Raise the error a check found, as a ValueError with its hint."""
+    raise ValueError(f"{message}\nhint: {hint}")
+
+
 def grad_logistic_loss(w, b, x, y):
     """Gradient of logistic_loss(w, b, x, y) with respect to w, b."""
+    _require_float(w, message='models.py:16:1: argument `w`')
+    _require_float(b, message='models.py:16:1: argument `b`')
     matmul = x @ w
     z = matmul + b
     negative_y = -y
@@ -48,6 +71,8 @@ def grad_logistic_loss(w, b, x, y):
 
 def value_and_grad_logistic_loss(w, b, x, y):
     """Value and gradient of logistic_loss(w, b, x, y) with respect to w, b."""
+    _require_float(w, message='models.py:16:1: argument `w`')
+    _require_float(b, message='models.py:16:1: argument `b`')
     matmul = x @ w
     z = matmul + b
     negative_y = -y
@@ -66,6 +91,7 @@ def value_and_grad_logistic_loss(w, b, x, y):
 
 def grad_leaky_square(x):
     """Gradient of leaky_square(x) with respect to x."""
+    _require_float(x, message='models.py:23:1: argument `x`')
     x_positive = x > 0
     h = np.where(x_positive, x ** 2, 0.1 * x)
     tanh_x = np.tanh(x)
@@ -79,6 +105,7 @@ def grad_leaky_square(x):
 
 def value_and_grad_leaky_square(x):
     """Value and gradient of leaky_square(x) with respect to x."""
+    _require_float(x, message='models.py:23:1: argument `x`')
     x_positive = x > 0
     h = np.where(x_positive, x ** 2, 0.1 * x)
     tanh_x = np.tanh(x)

@@ -23,8 +23,11 @@ ZERO = frozenset("""
 IDENTITY = frozenset("require_scalar require_float float".split())
 
 
-def elementwise_rule(r, op, g):
-    """Chain rule for an elementwise function, with SymPy's partial derivatives."""
+def elementwise_rule(r, op, g, skip=()):
+    """Chain rule for an elementwise function, with SymPy's partial derivatives.
+
+    Operand positions in ``skip`` are left to the caller (their entry is None).
+    """
     import sympy as sp
     a, b, out, G = sp.symbols("a b out G", real=True)
     constants = tuple((i, x.value) for i, x in enumerate(op.args) if isinstance(x, Const)
@@ -34,11 +37,24 @@ def elementwise_rule(r, op, g):
         env[b] = op.args[1]
     grads = []
     for i, x in enumerate(op.args):
-        if not r.wants(x):
+        if not r.wants(x) or i in skip:
             grads.append(None)
             continue
         local = partial(op.prim, i, constants)
         grads.append(r.unbroadcast(to_ir(G * local, env, r.b, seed=G), x))
+    return grads
+
+
+def power_rule(r, op, g):
+    """a ** b. d/db = out * log(a), taken as 0 where a = 0 (there out is 0 for b > 0),
+    so a zero base gives no 0 * log(0) = NaN."""
+    a, b = op.args
+    if isinstance(a, Const) or not r.wants(b):
+        return elementwise_rule(r, op, g)
+    grads = elementwise_rule(r, op, g, skip=(1,))
+    nonzero = r.b.op("not_equal", a, Const(0.0), hint="nonzero")
+    log_a = r.b.op("log", r.b.op("where", nonzero, a, Const(1.0), hint="safe_base"))
+    grads[1] = r.unbroadcast(r.b.mul(g, r.b.mul(op.target, log_a)), b)
     return grads
 
 
@@ -51,7 +67,7 @@ RULES.update({
     # ---- kinks and choices ----
     "where": kinks.where_rule, "maximum": kinks.maximum_rule, "fmax": kinks.maximum_rule,
     "minimum": kinks.minimum_rule, "fmin": kinks.minimum_rule, "clip": kinks.clip_rule,
-    "hypot": kinks.hypot_rule,
+    "hypot": kinks.hypot_rule, "power": power_rule,
     # ---- reductions ----
     "sum": arrays.sum_rule, "mean": arrays.mean_rule, "prod": arrays.prod_rule,
     "max": arrays.extremum_rule, "min": arrays.extremum_rule, "norm": arrays.norm_rule,

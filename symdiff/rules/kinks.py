@@ -67,11 +67,11 @@ def clip_rule(r, op, g):
 
 def hypot_rule(r, op, g):
     """d hypot(a, b) = (a, b) / out; at the origin (a kink, as for abs and norm) 0."""
-    a, b = op.args
     with r.b.noting("at (0, 0) hypot has a kink: its gradient there is 0"):
         positive = r.b.op("greater", op.target, Const(0.0), hint="nonzero")
-        scale = r.b.div(g, r.b.op("where", positive, op.target, Const(1.0), hint="safe_hypot"))
-        return [r.unbroadcast(r.b.mul(scale, x), x) if r.wants(x) else None for x in (a, b)]
+        safe = r.b.op("where", positive, op.target, Const(1.0), hint="safe_hypot")
+        return [r.unbroadcast(r.b.mul(g, r.b.div(x, safe)), x) if r.wants(x) else None
+                for x in op.args]
 
 
 def _is_none(atom):

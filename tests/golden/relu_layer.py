@@ -1,5 +1,6 @@
 def grad_relu_layer(x, W):
     """Gradient of relu_layer(x, W) with respect to W."""
+    _require_float(W, message='golden_functions.py:45:1: argument `W`')
     matmul = W @ x
     # L46: return np.sum(np.maximum(W @ x, 0.0))
     # kink policy: ties split the gradient evenly

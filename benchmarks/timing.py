@@ -1,0 +1,61 @@
+"""Interleaved timing: alternate the contenders in batches, report medians.
+
+Each contender gets its own batch size, calibrated so one batch takes about
+`target` seconds (20-50 ms in a full run). Rounds alternate the order
+(A B, B A, ...) so drift in the machine's speed hits every contender alike.
+"""
+from __future__ import annotations
+
+import gc
+import statistics
+import time
+
+_clock = time.perf_counter
+
+
+def _batch(fn, args, n):
+    t = _clock()
+    for _ in range(n):
+        fn(*args)
+    return _clock() - t
+
+
+def calibrate(fn, args, target):
+    """Calls per batch so that a batch takes about `target` seconds."""
+    fn(*args)  # warm up: first-call effects (allocation, lazy imports)
+    n = 1
+    while True:
+        t = _batch(fn, args, n)
+        if t >= target / 4 or n >= 1 << 22:
+            break
+        n *= 4
+    return max(1, int(round(n * target / max(t, 1e-9))))
+
+
+def interleaved(fns, args, rounds=15, target=0.03):
+    """Median seconds per call of each function in `fns` (all called on `args`)."""
+    sizes = [calibrate(f, args, target) for f in fns]
+    per_call = [[] for _ in fns]
+    order = list(range(len(fns)))
+    enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        for r in range(rounds):
+            for i in (order if r % 2 == 0 else order[::-1]):
+                per_call[i].append(_batch(fns[i], args, sizes[i]) / sizes[i])
+    finally:
+        if enabled:
+            gc.enable()
+    return [statistics.median(p) for p in per_call], sizes
+
+
+def median_time(fn, repeat=7, number=1):
+    """Median over `repeat` runs of the seconds per call of fn() run `number` times."""
+    out = []
+    for _ in range(repeat):
+        t = _clock()
+        for _ in range(number):
+            fn()
+        out.append((_clock() - t) / number)
+    return statistics.median(out)

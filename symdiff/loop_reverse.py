@@ -1,0 +1,120 @@
+"""Reverse mode for loops: a forward loop that saves, a reverse loop that reads.
+
+Each forward iteration pushes the values its backward needs onto a tape
+(``tape.append((i, h))``: the carried values at the start of the iteration,
+nothing else). The reverse loop pops them in reverse order, recomputes that
+iteration's body from them, and runs the body's backward pass. Adjoints of
+carried names are carried by the reverse loop; adjoints of values read from
+outside the loop are accumulated by it.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+
+from .clone import clone_block
+from .ir import Carry, Const, Loop, Var
+
+
+def backward_loop(rev, loop):
+    b = rev.b
+    active = [c for c in loop.carried if rev.wants(c.param)]
+    seeds = {id(c): rev.collect(c.out) for c in active}
+    if not active or all(g is None for g in seeds.values()):
+        if not _reads_active_outer(rev, loop):
+            return
+    loop.tape = Var("tape")
+    loads = ([Var(loop.index.hint)] if loop.index is not None else []) + \
+        [Var(c.param.hint) for c in loop.carried]
+    loop.saves = ([loop.index] if loop.index is not None else []) + \
+        [c.param for c in loop.carried]
+    mapping = dict(zip(loop.saves, loads))
+    for old, new in zip(loop.saves, loads):
+        b.facts.shape[new] = b.facts.key(old)
+    reverse = Loop("tape", [], [], tape=loop.tape, loads=loads, loc=loop.loc,
+                   backward=True)
+    before = []  # statements that must run before the reverse loop
+    with b.at(loop.loc), b.into(before):
+        carried_bar = _carried_adjoints(rev, active, seeds, mapping, reverse)
+    with b.block() as body, b.at(loop.loc):
+        recomputed = clone_block(loop.body, mapping, b.facts)
+        rev.active.update(new for old, new in mapping.items()
+                          if isinstance(new, Var) and old in rev.active)
+        body.extend(recomputed)
+        outer = rev.adj
+        rev.adj = defaultdict(list)
+        for carry, bar in carried_bar:
+            update = mapping.get(carry.update, carry.update)
+            if rev.wants(update) or rev.wants(carry.update):
+                rev.adj[update].append(bar.param)
+        rev.backward_block(recomputed)
+        escaping = {v: b.total(t) for v, t in rev.adj.items() if t}
+        rev.adj = outer
+        _close_carried(rev, carried_bar, escaping, mapping)
+        _accumulate_outer(rev, reverse, escaping, set(loads), before)
+    reverse.body = body
+    for stmt in before:
+        b.append(stmt)
+    b.append(reverse)
+    for carry, bar in carried_bar:
+        if rev.wants(carry.init):
+            rev.adj[carry.init].append(bar.out)
+
+
+def _reads_active_outer(rev, loop):
+    return any(rev.wants(a) for s in loop.body for a in getattr(s, "args", ()))
+
+
+def _carried_adjoints(rev, active, seeds, mapping, reverse):
+    pairs = []
+    for carry in active:
+        init = seeds[id(carry)]
+        if init is None:
+            init = rev.zeros(carry.out)
+        bar = Carry(Var(carry.param.hint + "_bar"), init, None, Var(carry.param.hint + "_bar"))
+        rev.b.facts.shape[bar.param] = rev.b.facts.key(carry.param)
+        rev.b.facts.shape[bar.out] = rev.b.facts.key(carry.param)
+        rev.b.named.update((bar.param, bar.out))
+        reverse.carried.append(bar)
+        pairs.append((carry, bar))
+    return pairs
+
+
+def _close_carried(rev, carried_bar, escaping, mapping):
+    """The adjoint of each carried value at the start of the iteration is what
+    the previous (earlier) iteration's update receives."""
+    for carry, bar in carried_bar:
+        grad = escaping.pop(mapping[carry.param], None)
+        bar.update = grad if grad is not None else rev.zeros(mapping[carry.param])
+
+
+def _accumulate_outer(rev, reverse, escaping, loads, before):
+    """Values read from outside the loop gather gradient over all iterations."""
+    for var, grad in escaping.items():
+        if var in loads or not rev.wants(var):
+            continue
+        with rev.b.into(before):
+            start = rev.zeros(var)
+        acc = Carry(Var(var.hint + "_bar"), start, None, Var(var.hint + "_bar"))
+        rev.b.facts.shape[acc.param] = rev.b.facts.key(var)
+        rev.b.facts.shape[acc.out] = rev.b.facts.key(var)
+        acc.update = rev.b.add(acc.param, grad, hint=var.hint + "_bar")
+        reverse.carried.append(acc)
+        rev.adj[var].append(acc.out)
+
+
+def loop_activity(loop, active, activity):
+    """Mark loop values active until nothing changes (carried values feed back)."""
+    for carry in loop.carried:
+        if carry.init in active:
+            active.add(carry.param)
+    while True:
+        before = len(active)
+        activity(loop.body, active)
+        for carry in loop.carried:
+            if carry.update in active:
+                active.add(carry.param)
+        if len(active) == before:
+            break
+    for carry in loop.carried:
+        if carry.param in active:
+            active.add(carry.out)
