@@ -32,8 +32,6 @@ def _split(case):
 
 def make(name, case, args):
     """A function of the case's arguments returning the gradient(s), like `case.hand`."""
-    if not case.others:
-        raise NotImplementedError("no gradient-override mechanism used here")
     return {"autograd": _autograd, "jax": _jax, "torch": _torch}[name](case, args)
 
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from . import prims
 from .errors import NoDerivativeRuleError, UnsupportedSyntaxError
-from .ir import Const, Var
+from .ir import Const
 from .source import read_source
 from .values import NAMED_CONSTANTS, Closure, Static, Tup, from_python, is_atom
 
@@ -152,7 +152,8 @@ def static_value(lw, value, key, prim_name, node):
 def method_call(lw, base, name, node):
     prim_name = prims.ARRAY_METHODS.get(name)
     if prim_name is None:
-        raise lw.error(NoDerivativeRuleError, node, f"the array method `.{name}()` is not supported",
+        raise lw.error(NoDerivativeRuleError, node,
+                       f"the array method `.{name}()` is not supported",
                        f"use the NumPy function instead, e.g. np.{name}(x, ...)")
     args = [lw.expr(a) for a in node.args]
     kwargs = {k.arg: lw.expr(k.value) for k in node.keywords}
@@ -164,7 +165,8 @@ def method_call(lw, base, name, node):
 def array_attribute(lw, base, node):
     prim_name = prims.ARRAY_ATTRIBUTES.get(node.attr)
     if prim_name is None:
-        raise lw.error(UnsupportedSyntaxError, node, f"the array attribute `.{node.attr}` is not supported",
+        raise lw.error(UnsupportedSyntaxError, node,
+                       f"the array attribute `.{node.attr}` is not supported",
                        "use .T, .shape, .ndim or .size")
     return lw.b.op(prim_name, base, hint=node.attr if node.attr != "T" else None)
 

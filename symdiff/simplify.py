@@ -109,8 +109,11 @@ def _atoms(value):
     return {value} if isinstance(value, Var) else set()
 
 
-def _dce(stmts, live):
-    """Drop statements whose results are not in ``live`` (updated in place)."""
+def _dce(stmts, live, mutate=True):
+    """Drop statements whose results are not in ``live`` (updated in place).
+
+    With ``mutate=False`` only ``live`` is computed: nothing is changed.
+    """
     out = []
     for stmt in reversed(stmts):
         if isinstance(stmt, Op):
@@ -118,53 +121,67 @@ def _dce(stmts, live):
                 live.update(a for a in stmt.args if isinstance(a, Var))
                 out.append(stmt)
         elif isinstance(stmt, If):
-            stmt.merges = [m for m in stmt.merges if m.target in live]
-            for m in stmt.merges:
-                live.update(a for a in (m.then, m.orelse) if isinstance(a, Var))
-            then_live, else_live = set(live), set(live)
-            stmt.then = _dce(stmt.then, then_live)
-            stmt.orelse = _dce(stmt.orelse, else_live)
-            if stmt.then or stmt.orelse or stmt.merges:
-                live |= then_live | else_live
-                if isinstance(stmt.cond, Var):
-                    live.add(stmt.cond)
+            if _dce_if(stmt, live, mutate):
                 out.append(stmt)
         elif isinstance(stmt, Loop):
-            if _dce_loop(stmt, live):
+            if _dce_loop(stmt, live, mutate):
                 out.append(stmt)
     out.reverse()
     return out
 
 
+def _dce_if(stmt, live, mutate):
+    merges = [m for m in stmt.merges if m.target in live]
+    for m in merges:
+        live.update(a for a in (m.then, m.orelse) if isinstance(a, Var))
+    then_live, else_live = set(live), set(live)
+    then = _dce(stmt.then, then_live, mutate)
+    orelse = _dce(stmt.orelse, else_live, mutate)
+    if not (then or orelse or merges):
+        return False
+    if mutate:
+        stmt.merges, stmt.then, stmt.orelse = merges, then, orelse
+    live |= then_live | else_live
+    if isinstance(stmt.cond, Var):
+        live.add(stmt.cond)
+    return True
+
+
 _pruned = {}  # tape var -> which entries the reverse loop still reads
 
 
-def _dce_loop(loop, live):
+def _dce_loop(loop, live, mutate):
     """Keep the carried values something needs; False if the loop is dead."""
-    if loop.kind != "tape":
+    if loop.kind != "tape" and mutate:
         _prune_saves(loop, live)
     needed = [c for c in loop.carried if c.out in live]
-    while True:
-        inner = {c.update for c in needed} | set(_vars(loop.saves))
-        inner |= {v for v in (loop.exit, loop.cond) if isinstance(v, Var)}
-        body = _dce(list(loop.body), inner)
-        cond_block = _dce(list(loop.cond_block), inner)
+    while True:  # a carried value read by what is needed is needed too
+        inner = _loop_roots(loop, needed)
+        _dce(loop.body, inner, mutate=False)
+        _dce(loop.cond_block, inner, mutate=False)
         more = [c for c in loop.carried if c not in needed and c.param in inner]
         if not more:
             break
         needed += more
-    if not needed and loop.kind == "tape" and not _has_effects(body):
+    inner = _loop_roots(loop, needed)
+    body = _dce(loop.body, inner, mutate)
+    cond_block = _dce(loop.cond_block, inner, mutate)
+    if not needed and (loop.kind == "tape" or loop.tape is None) and not _has_effects(body):
         return False
-    if not needed and loop.kind != "tape" and loop.tape is None:
-        return False
-    loop.carried = [c for c in loop.carried if c in needed]
-    loop.body, loop.cond_block = body, cond_block
-    _prune_tape(loop, inner)
+    if mutate:
+        loop.carried = [c for c in loop.carried if c in needed]
+        loop.body, loop.cond_block = body, cond_block
+        _prune_tape(loop, inner)
     live |= inner
-    live.update(_vars(loop.bounds) + _vars([c.init for c in loop.carried]))
+    live.update(_vars(loop.bounds) + _vars([c.init for c in needed]))
     if loop.tape is not None:
         live.add(loop.tape)
     return True
+
+
+def _loop_roots(loop, needed):
+    roots = {c.update for c in needed} | set(_vars(loop.saves))
+    return roots | {v for v in (loop.exit, loop.cond) if isinstance(v, Var)}
 
 
 def _prune_tape(loop, inner):

@@ -305,7 +305,7 @@ def test_math_functions_on_scalars():
     check(lambda x: math.sin(x) * math.exp(x) + math.sqrt(x) + math.log(x), (1.3,))
 
 
-# ---- wrt -------------------------------------------------------------------------------------------
+# ---- wrt ---------------------------------------------------------------------------------
 def three(a, b, c):
     return np.sum(a * np.exp(b) + c * a ** 2)
 

@@ -25,7 +25,6 @@ class _Translator:
         self.sp, self.env, self.b, self.seed = sp, env, b, seed
 
     def visit(self, e):
-        sp = self.sp
         if e.is_Symbol:
             return self.env[e]
         if e.is_Number or e.is_NumberSymbol or (e.is_number and not e.free_symbols):

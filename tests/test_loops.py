@@ -1,0 +1,218 @@
+"""for and while loops: forward loop, reverse loop, and the numbers they give."""
+import numpy as np
+import pytest
+
+import symdiff
+from numeric import assert_grad
+from symdiff.errors import UnsupportedSyntaxError
+
+RNG = np.random.default_rng(3)
+W = RNG.normal(size=(4, 4)) * 0.5
+H0 = RNG.normal(size=4)
+XS = RNG.normal(size=(6, 4))
+
+
+def recurrence(W, h0, xs):
+    h = h0
+    for t in range(xs.shape[0]):
+        h = np.tanh(W @ h + xs[t])
+    return np.sum(h ** 2)
+
+
+def horner(c, x):
+    y = 0.0
+    for i in range(c.shape[0]):
+        y = y * x + c[i]
+    return y
+
+
+def accumulate(x, n):
+    total = 0.0
+    s = 0.0
+    for i in range(1, n, 2):
+        total += np.sum(x ** i) / i
+        s = s + total * x[0]
+    return total + s
+
+
+def branch_in_loop(x):
+    acc = 0.0
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            acc = acc + np.sqrt(x[i])
+        else:
+            acc = acc * 0.5 + x[i] ** 2
+    return acc
+
+
+def nested(A):
+    total = 0.0
+    for i in range(A.shape[0]):
+        row = 1.0
+        for j in range(A.shape[1]):
+            row = row * np.cos(A[i, j]) + A[i, j]
+        total = total + row * row
+    return total
+
+
+def over_rows(A, w):
+    s = 0.0
+    for row in A:
+        s = s + np.sin(row @ w)
+    return s
+
+
+def over_zip(xs, ys):
+    s = 0.0
+    for a, b in zip(xs, ys):
+        s = s + a * b ** 2
+    return s
+
+
+def over_enumerate(xs):
+    s = 0.0
+    for i, a in enumerate(xs):
+        s = s + i * a ** 2
+    return s
+
+
+def shrink(x):
+    while np.sum(x ** 2) > 1:
+        x = x / 2
+    return np.sum(x ** 3)
+
+
+def with_break(x, limit):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s = s + x[i] ** 2
+        if s > limit:
+            break
+    return s
+
+
+def with_continue(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        if x[i] < 0:
+            continue
+        s = s + np.exp(x[i])
+    return s
+
+
+def while_with_break(x):
+    y = x
+    n = 0
+    while n < 10:
+        y = y * 1.5 + 0.1
+        n = n + 1
+        if np.sum(y) > 5:
+            break
+    return np.sum(y ** 2)
+
+
+CASES = [
+    (recurrence, (W, H0, XS), (0, 1, 2)),
+    (horner, (RNG.normal(size=5), 0.7), (0, 1)),
+    (accumulate, (RNG.uniform(0.5, 1.5, size=3), 7), 0),
+    (branch_in_loop, (np.array([0.5, -1.0, 2.0, -0.3]),), 0),
+    (nested, (RNG.normal(size=(3, 2)),), 0),
+    (over_rows, (RNG.normal(size=(3, 2)), RNG.normal(size=2)), (0, 1)),
+    (over_zip, (RNG.normal(size=4), RNG.normal(size=4)), (0, 1)),
+    (over_enumerate, (RNG.normal(size=4),), 0),
+    (shrink, (np.array([3.0, -2.0]),), 0),
+    (with_break, (np.array([0.5, 1.0, 2.0, 3.0]), 2.0), 0),
+    (with_continue, (np.array([0.5, -1.0, 2.0]),), 0),
+    (while_with_break, (np.array([0.2, 0.3]),), 0),
+]
+
+
+@pytest.mark.parametrize("f, args, wrt", CASES, ids=[c[0].__name__ for c in CASES])
+def test_loop_gradients_match_finite_differences(f, args, wrt):
+    assert_grad(f, symdiff.grad(f, wrt=wrt), args, wrt=wrt)
+
+
+def test_zero_trips_and_varying_trip_counts_with_one_compiled_gradient():
+    df = symdiff.grad(recurrence, wrt=(0, 1, 2))
+    for steps in (0, 1, 4):
+        xs = XS[:steps]
+        assert_grad(recurrence, df, (W, H0, xs), wrt=(0, 1, 2))
+    gW, gh0, gxs = df(W, H0, XS[:0])
+    np.testing.assert_array_equal(gW, np.zeros_like(W))
+    np.testing.assert_array_equal(gh0, 2 * H0)
+
+
+def test_while_trip_count_differs_between_calls():
+    df = symdiff.grad(shrink)
+    for x in (np.array([0.1, 0.2]), np.array([3.0, -2.0]), np.array([40.0, 1.0])):
+        assert_grad(shrink, df, (x,))
+
+
+def test_generated_code_keeps_loops_as_loops():
+    text = symdiff.source(symdiff.grad(recurrence, wrt=0))
+    code = [line.strip() for line in text.splitlines() if not line.strip().startswith("#")]
+    assert sum(line.startswith("for ") for line in code) == 2  # forward and reverse
+    assert "tape.append((t, h))" in text
+    assert "in reversed(tape):" in text
+
+
+def test_tape_saves_only_what_the_backward_needs():
+    def poly(x, n):
+        y = 0.0
+        for i in range(n):
+            y = y + x ** i
+        return y
+
+    text = symdiff.source(symdiff.grad(poly))
+    assert "tape.append(i)" in text          # the index, not y
+    assert_grad(poly, symdiff.grad(poly), (0.7, 5))
+
+
+def test_second_derivative_style_loop_over_constant_tuple_is_unrolled():
+    def f(x):
+        s = 0.0
+        for k in (1.0, 2.0, 3.0):
+            s = s + np.sin(k * x)
+        return s
+
+    assert_grad(f, symdiff.grad(f), (0.4,))
+    assert "for " not in symdiff.source(symdiff.grad(f)).split('"""')[2]
+
+
+def else_on_loop(x):
+    for i in range(3):
+        x = x * 2
+    else:
+        x = x + 1
+    return np.sum(x)
+
+
+def float_bound(x):
+    for i in range(2.5):
+        x = x * 2
+    return np.sum(x)
+
+
+def stuck(x):
+    n = 0
+    while n < 3:
+        x = x * 2
+    return np.sum(x)
+
+
+def writes_element(x):
+    y = x * 1.0
+    for i in range(3):
+        y[i] = y[i] * 2
+    return np.sum(y)
+
+
+@pytest.mark.parametrize("f, words", [
+    (else_on_loop, "else"), (float_bound, "integer"), (stuck, "condition"),
+    (writes_element, "in place"),
+])
+def test_loop_errors_name_the_problem(f, words):
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        symdiff.grad(f)
+    assert words in str(info.value)
+    assert info.value.lineno is not None and info.value.hint
