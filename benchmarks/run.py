@@ -327,15 +327,16 @@ def report(info, imports, rows, colds, scale, frameworks, opts, elapsed):
       f"{opts.rounds} rounds, median of batches; < 1 means symdiff is faster). "
       "**cold** = `symdiff.grad(f)` to the first gradient value in a fresh process "
       "(after `import symdiff`; SymPy, when a rule needs it, is imported lazily inside "
-      f"this time), median of {opts.cold_reps}; `symdiff.grad` alone in brackets. **warm** = `symdiff.grad(f)` "
-      "again (cache hit). **lines** = generated source / hand-written gradient "
-      "(`def` to `return`, comments included). **max rel err** = max over outputs of "
-      "max|symdiff − hand| / max|hand| (target 1e-12). The hand-written gradients "
-      "were checked against central differences first (column *hand vs FD*; "
-      "~1e-5 for the 10^6 sums is cancellation noise in f). **page faults** = minor page "
-      "faults per call, symdiff / hand: fresh pages the kernel maps because malloc "
-      "returned the previous call's large temporaries to the OS (~5 µs each on this "
-      "VM, so they show which large cases pay for their peak memory).")
+      f"this time), median of {opts.cold_reps}; `symdiff.grad` alone in brackets. "
+      "**warm** = `symdiff.grad(f)` again (cache hit). **lines** = generated source / "
+      "hand-written gradient (`def` to `return`, comments included). "
+      "**max rel err** = max over outputs of max|symdiff − hand| / max|hand| "
+      "(target 1e-12). The hand-written gradients were checked against central "
+      "differences first (column *hand vs FD*; ~1e-5 for the 10^6 sums is "
+      "cancellation noise in f). **page faults** = minor page faults per call, "
+      "symdiff / hand: fresh pages the kernel maps because malloc returned the "
+      "previous call's large temporaries to the OS (~4 µs each on this VM, so they "
+      "show which large cases pay for their peak memory).")
     w("")
     head = ["case", "size", "ratio", "hand / call", "symdiff / call", "cold [compile]",
             "warm", "lines", "max rel err", "hand vs FD", "page faults"] + list(frameworks)

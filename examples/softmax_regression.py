@@ -1,8 +1,8 @@
 """Are symdiff's gradients exact, and how do they compare with numerical ones?
 
 Softmax regression on an MNIST-like problem, made here (nothing is downloaded):
-ten 8x8 "digits" drawn from seven-segment strokes, randomly shifted by a
-pixel, with random stroke intensity and pixel noise. The model is trained by
+ten 16x16 "digits" drawn from seven-segment strokes, randomly shifted by up
+to a pixel each way, with random stroke intensity and Gaussian pixel noise. The model is trained by
 plain gradient descent with the gradient symdiff generates. Then one gradient
 is compared with
 
@@ -14,7 +14,7 @@ is compared with
 and the time of one symdiff gradient is compared with one finite-difference
 gradient (2 loss evaluations per parameter).
 
-Run: python examples/softmax_regression.py      (a few seconds)
+Run: python examples/softmax_regression.py      (about 10 s)
 """
 import os
 import sys
@@ -26,13 +26,13 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import symdiff  # noqa: E402
 
 # ---------------------------------------------------------------------- the data
-SIDE = 8
-# seven segments on an 8x8 grid: (rows, cols) covered by each stroke
+SIDE = 16
+# seven strokes, 2 pixels wide, on a 16x16 grid: (rows, cols) covered by each
 SEGMENTS = {
-    "top": (slice(1, 2), slice(2, 6)), "middle": (slice(4, 5), slice(2, 6)),
-    "bottom": (slice(7, 8), slice(2, 6)),
-    "upper_left": (slice(1, 5), slice(2, 3)), "upper_right": (slice(1, 5), slice(5, 6)),
-    "lower_left": (slice(4, 8), slice(2, 3)), "lower_right": (slice(4, 8), slice(5, 6)),
+    "top": (slice(2, 4), slice(4, 12)), "middle": (slice(7, 9), slice(4, 12)),
+    "bottom": (slice(12, 14), slice(4, 12)),
+    "upper_left": (slice(2, 9), slice(4, 6)), "upper_right": (slice(2, 9), slice(10, 12)),
+    "lower_left": (slice(7, 14), slice(4, 6)), "lower_right": (slice(7, 14), slice(10, 12)),
 }
 DIGITS = {
     0: "top upper_left upper_right lower_left lower_right bottom",
@@ -56,17 +56,24 @@ def templates():
     return out
 
 
-def make_data(n, rng, noise=0.45):
-    """n noisy, shifted digit images (flattened, with a constant 1 feature dropped:
-    the model has a bias) and their one-hot labels."""
+def shifted(img, dy, dx):
+    """img moved by (dy, dx) pixels, zeros shifted in (no wrap-around)."""
+    out = np.zeros_like(img)
+    n = img.shape[0]
+    out[max(dy, 0):n + min(dy, 0), max(dx, 0):n + min(dx, 0)] = \
+        img[max(-dy, 0):n + min(-dy, 0), max(-dx, 0):n + min(-dx, 0)]
+    return out
+
+
+def make_data(n, rng, noise=0.4):
+    """n digit images (flattened) and their one-hot labels: a template with random
+    intensity, moved by up to a pixel each way, plus Gaussian pixel noise."""
     base = templates()
     labels = rng.integers(0, 10, n)
     images = np.zeros((n, SIDE, SIDE))
     for i, digit in enumerate(labels):
-        img = base[digit] * rng.uniform(0.5, 1.3)
         dy, dx = rng.integers(-1, 2, 2)
-        img = np.roll(np.roll(img, dy, axis=0), dx, axis=1)
-        images[i] = img * (rng.random((SIDE, SIDE)) > 0.1)   # a few dropped pixels
+        images[i] = shifted(base[digit] * rng.uniform(0.6, 1.2), dy, dx)
     images += noise * rng.standard_normal(images.shape)
     return images.reshape(n, -1), np.eye(10)[labels]
 
@@ -118,18 +125,18 @@ def max_rel_error(got, ref):
 
 def main():
     rng = np.random.default_rng(0)
-    X_train, Y_train = make_data(3000, rng)
+    X_train, Y_train = make_data(4000, rng)
     X_test, Y_test = make_data(1000, rng)
-    lam = 1e-3
+    lam = 3e-3
     print("symdiff's gradient of the loss:\n")
     print(symdiff.source(grad_loss))
 
     # ---- train by plain gradient descent
     W, b = np.zeros((SIDE * SIDE, 10)), np.zeros(10)
-    lr, steps = 0.5, 300
+    lr, steps = 0.5, 200
     start = time.perf_counter()
     for step in range(steps + 1):
-        if step % 100 == 0:
+        if step % 50 == 0:
             print(f"step {step:4d}  loss {loss(W, b, X_train, Y_train, lam):.4f}  "
                   f"train acc {accuracy(W, b, X_train, Y_train):.3f}")
         if step < steps:
@@ -141,12 +148,12 @@ def main():
           f"test accuracy {accuracy(W, b, X_test, Y_test):.3f}\n")
 
     # ---- one gradient, three ways (at the trained point, where gradients are small)
-    X, Y = X_train[:500], Y_train[:500]
+    X, Y = X_train[:200], Y_train[:200]
     exact = grad_loss(W, b, X, Y, lam)
     print(f"symdiff vs closed form (softmax - Y) / n: max relative error "
           f"{max_rel_error(exact, closed_form(W, b, X, Y, lam)):.1e}")
     print("central finite differences vs symdiff, by step size:")
-    for eps in (1e-2, 1e-4, 1e-6, 1e-8, 1e-10):
+    for eps in (1e-2, 1e-4, 1e-6, 1e-8):
         fd = finite_differences(W, b, X, Y, lam, eps)
         print(f"  eps = {eps:.0e}: max relative error {max_rel_error(fd, exact):.1e}")
 

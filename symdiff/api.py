@@ -4,6 +4,8 @@ from __future__ import annotations
 import functools
 import threading
 
+import numpy as np
+
 from .compiler import compile_gradient
 from .custom import active_overrides, validate
 from .load import load
@@ -30,6 +32,69 @@ def value_and_grad(f=None, wrt=0, *, overrides=None):
     return _compile(f, wrt, "value_and_grad", overrides)
 
 
+def vjp(f=None, wrt=0, *, overrides=None):
+    """``vjp(f)(*args, v)`` is ``(f(*args), v^T J)``: reverse mode with the
+    cotangent ``v`` (shaped like the output) as the seed; any output shape."""
+    if f is None:
+        return functools.partial(vjp, wrt=wrt, overrides=overrides)
+    return _compile(f, wrt, "vjp", overrides)
+
+
+def jacobian(f=None, wrt=0, *, overrides=None):
+    """``jacobian(f)(*args)``: the array of d output[i] / d input[j], shaped
+    ``output.shape + input.shape`` (a tuple of them for a tuple ``wrt``).
+
+    One vector-Jacobian product per output entry; ``symdiff.source`` shows
+    the generated product.
+    """
+    if f is None:
+        return functools.partial(jacobian, wrt=wrt, overrides=overrides)
+    pullback = vjp(f, wrt, overrides=overrides)
+    many = isinstance(wrt, (tuple, list))
+
+    def jacobian_fn(*args):
+        value = f(*args)
+        shape = np.shape(value)
+        rows = []
+        for index in np.ndindex(shape):
+            seed = np.zeros(shape)
+            seed[index] = 1.0
+            grads = pullback(*args, seed)[1]
+            rows.append(grads if many else (grads,))
+        wrts = [wrt] if not many else list(wrt)
+        out = tuple(_stack([r[k] for r in rows], shape, _arg(args, w, f))
+                    for k, w in enumerate(wrts))
+        return out if many else out[0]
+
+    jacobian_fn.__symdiff_source__ = source(pullback)
+    jacobian_fn.__name__ = "jacobian_" + getattr(f, "__name__", "f")
+    return jacobian_fn
+
+
+def hessian(f=None, wrt=0, *, overrides=None):
+    """The Hessian of scalar ``f``: the Jacobian of its generated gradient,
+    shaped ``x.shape + x.shape``. (symdiff differentiates its own code.)"""
+    if f is None:
+        return functools.partial(hessian, wrt=wrt, overrides=overrides)
+    return jacobian(grad(f, wrt, overrides=overrides), wrt)
+
+
+def _stack(rows, out_shape, arg):
+    arg_shape = np.shape(arg)
+    if not rows:
+        return np.zeros(out_shape + arg_shape)
+    return np.reshape(np.stack([np.asarray(r, dtype=float) for r in rows]),
+                      out_shape + arg_shape)
+
+
+def _arg(args, wrt, f):
+    if isinstance(wrt, int):
+        return args[wrt]
+    import inspect
+    names = list(inspect.signature(getattr(f, "__wrapped_function__", f)).parameters)
+    return args[names.index(wrt)]
+
+
 def source(df):
     """The generated source of a function made by symdiff."""
     text = getattr(df, "__symdiff_source__", None)
@@ -48,7 +113,8 @@ def _compile(f, wrt, mode, overrides):
         if hit is not None and _still_valid(hit):
             return hit[0]
         compiled = compile_gradient(f, wrt, mode, overrides)
-        fn = load(compiled.source, compiled.name, compiled.origin, compiled.free)
+        fn = load(compiled.source, compiled.name, compiled.origin, compiled.free,
+                  compiled.np_alias)
         fn.__wrapped_function__ = f  # what the CLI needs to rebuild this gradient
         fn.__symdiff_wrt__ = wrt
         fn.__symdiff_mode__ = mode
@@ -69,4 +135,9 @@ def _closure_key(f):
 
 
 def _still_valid(hit):
-    return True
+    """The names the compiled code resolved (helpers, constants, NumPy) still
+    hold the same objects: a redefined helper means compiling again."""
+    return all(scope.get(name, _GONE) is value for scope, name, value in hit[1].deps)
+
+
+_GONE = object()

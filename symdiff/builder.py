@@ -37,6 +37,8 @@ class Builder:
         self.note = ""
         self.overrides = {}    # prim -> registered gradient name, while lowering
         self.customs = {}      # Var -> how to differentiate a custom_gradient call
+        self.deps = []         # (namespace, name, value) resolved while lowering
+        self.free = {}         # emitted name -> FreeVar, one per distinct value
 
     # -- making operations ---------------------------------------------------
     def op(self, prim, *args, hint=None, **params):
@@ -50,6 +52,17 @@ class Builder:
                 note, self.backward, self.overrides.get(prim, ""))
         self.append(op)
         return target
+
+    def free_var(self, value):
+        """One FreeVar per distinct global object; same-named ones get _1, _2..."""
+        from .values import FreeVar
+        if not isinstance(value, FreeVar):
+            return value
+        base, n = value.hint, 0
+        while value.hint in self.free and self.free[value.hint].value is not value.value:
+            n += 1
+            value.hint = f"{base}_{n}"
+        return self.free.setdefault(value.hint, value)
 
     def append(self, stmt):
         self.stmts.append(stmt)

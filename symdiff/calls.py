@@ -181,7 +181,9 @@ def static_attribute(lw, obj, node):
     except AttributeError:
         raise lw.error(UnsupportedSyntaxError, node,
                        f"`{ast.unparse(node)}` does not exist") from None
-    return from_python(attr, value)
+    if hasattr(obj, "__dict__") and isinstance(getattr(obj, "__dict__"), dict):
+        lw.b.deps.append((obj.__dict__, attr, value))
+    return lw.b.free_var(from_python(attr, value))
 
 
 # -- inlining the user's functions -----------------------------------------------

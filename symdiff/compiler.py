@@ -24,6 +24,8 @@ class Compiled:
     free: dict         # globals it reads: name -> value
     origin: str        # "file.py:12 (loss)"
     wrt_names: tuple
+    np_alias: str = "np"
+    deps: tuple = ()   # (namespace, name, value) the compiled code relied on
 
 
 def compile_gradient(fn, wrt, mode="grad", overrides=None):
@@ -32,19 +34,25 @@ def compile_gradient(fn, wrt, mode="grad", overrides=None):
     builder.overrides = dict(overrides or {})
     ir_fn = lower_function(src, builder)
     wrt_vars, wrt_names = _resolve_wrt(ir_fn, wrt, src)
-    grad_fn = differentiate(ir_fn, builder, wrt_vars, mode)
+    grad_fn = differentiate(ir_fn, builder, wrt_vars, mode,
+                            many=isinstance(wrt_names, tuple))
     grad_fn = simplify(grad_fn)
-    emitter = Emitter(grad_fn, np_alias=_numpy_alias(grad_fn))
-    prefix = "grad" if mode == "grad" else "value_and_grad"
-    name = f"{prefix}_{src.name}" if src.name.isidentifier() else prefix
+    alias = _numpy_alias(grad_fn)
+    emitter = Emitter(grad_fn, np_alias=alias)
+    name = f"{mode}_{src.name}" if src.name.isidentifier() else mode
     params = ", ".join(p.hint for p in ir_fn.params)
-    what = "value and gradient" if mode == "value_and_grad" else "Gradient"
-    doc = f"{what.capitalize()} of {src.name}({params}) with respect to " \
-          f"{_join(wrt_names)}."
+    doc = f"{_WHAT[mode]} of {src.name}({params}) with respect to {_join(wrt_names)}."
+    if mode == "vjp":
+        doc += f"\n\n    Returns the value and {grad_fn.params[-1].hint}^T J.\n    "
     text = emitter.function(name, doc)
     origin = f"{os.path.basename(src.filename)}:{src.node.lineno} ({src.name})"
     free = {v.hint: v.value for v in _free(grad_fn)}
-    return Compiled(name, text, emitter.helpers, free, origin, wrt_names)
+    return Compiled(name, text, emitter.helpers, free, origin, wrt_names, alias,
+                    tuple(builder.deps))
+
+
+_WHAT = {"grad": "Gradient", "value_and_grad": "Value and gradient",
+         "vjp": "Vector-Jacobian product"}
 
 
 def _resolve_wrt(ir_fn, wrt, src):

@@ -13,12 +13,12 @@ import numpy as np
 from . import runtime
 
 
-def load(source, name, origin, free):
+def load(source, name, origin, free, np_alias="np"):
     """Compile ``source`` and return the function ``name`` it defines."""
     digest = hashlib.sha1(source.encode()).hexdigest()[:10]
-    filename = f"<symdiff {name} from {origin} {digest}>"
+    filename = f"<symdiff:{name}:{digest}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace = {"np": np, "__name__": "symdiff.generated"}
+    namespace = {"np": np, np_alias: np, "__name__": "symdiff.generated"}
     namespace.update(runtime.HELPERS)
     namespace.update(free)
     exec(compile(source, filename, "exec"), namespace)

@@ -85,6 +85,16 @@ class Lowerer:
         op = _BINOPS.get(type(node.op))
         current = self.expr(ast.Name(node.target.id, ast.Load(), lineno=node.lineno,
                                      col_offset=node.col_offset))
+        others = [n for n, v in self.env.items() if v is current and n != node.target.id]
+        if isinstance(current, Var) and others:
+            # For an array `+=` changes the object both names share; for a float
+            # it rebinds one name. Which one happens is known only at run time.
+            raise self.error(
+                UnsupportedSyntaxError, node,
+                f"`{node.target.id}` is another name for `{others[0]}` here, so "
+                f"`{ast.unparse(node)}` may change `{others[0]}` in place",
+                f"write `{node.target.id} = {node.target.id} "
+                f"{ast.unparse(node).split()[1][:-1]} ...` to make a new value")
         self.bind(node.target, self.binop(op, current, self.expr(node.value), node))
 
     def stmt_Expr(self, node):
@@ -241,7 +251,8 @@ class Lowerer:
     def resolve(self, name, node):
         for scope in (self.src.closure, self.src.globals):
             if name in scope:
-                return from_python(name, scope[name])
+                self.b.deps.append((scope, name, scope[name]))
+                return self.b.free_var(from_python(name, scope[name]))
         if name in BUILTIN_NAMES:
             return Static(BUILTIN_NAMES[name])
         raise self.error(UnknownNameError, node, f"name `{name}` is not defined",

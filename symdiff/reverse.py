@@ -64,11 +64,11 @@ class Reverse:
         raise NoDerivativeRuleError(f"`{op.prim}`: {message}", op.loc, hint)
 
     # -- driving -----------------------------------------------------------------------
-    def gradient(self, wrt, seed_value):
+    def gradient(self, wrt, seed_value, seed=Const(1.0)):
         """Backward statements and the adjoint of each var in ``wrt``."""
         self.active = _activity(self.fn.body, set(wrt))
         if self.wants(seed_value):
-            self.adj[seed_value].append(Const(1.0))
+            self.adj[seed_value].append(seed)
         self.b.backward = True
         with self.b.block() as stmts:
             self.backward_block(self.fn.body)
@@ -220,19 +220,26 @@ def _differentiable(prim):
         return True  # unknown: reported when the backward pass reaches it
 
 
-def differentiate(fn, builder, wrt, mode):
-    """The gradient function's IR (``mode``: "grad" or "value_and_grad")."""
+def differentiate(fn, builder, wrt, mode, many=None):
+    """The gradient function's IR.
+
+    ``mode`` is "grad" (scalar output, seed 1), "value_and_grad", or "vjp":
+    the seed (cotangent) becomes a last parameter and any output shape is fine.
+    """
     rev = Reverse(fn, builder)
     rev.guards = guard_wheres(fn, builder)
     rev.shadow = add_shadows(fn, builder)
     rev.original = {v: k for k, v in rev.shadow.items() if isinstance(v, Var)}
     builder.stmts = list(fn.body)
-    result = fn.result
-    if not builder.facts.is_scalar(result):
+    result, params = fn.result, list(fn.params)
+    if mode == "vjp":
+        seed = Var(_seed_name(result, params))
+        builder.facts.shape[seed] = builder.facts.key(result)
+        params.append(seed)
+    elif not builder.facts.is_scalar(result):
         with builder.at(fn.loc):
-            loc = fn.loc
             checked = builder.op("require_scalar", result, hint="value",
-                                 message=loc.short())
+                                 message=fn.loc.short())
             builder.facts.shape[result] = SCALAR  # checked before the backward pass
             result = checked
     fn.body = builder.stmts
@@ -241,8 +248,17 @@ def differentiate(fn, builder, wrt, mode):
             builder.op("require_float", param,
                        message=f"{fn.loc.short()}: argument `{param.hint}`")
     fn.body = checks + fn.body
-    backward, grads = rev.gradient(wrt, result)
-    grad_value = grads[0] if len(grads) == 1 else tuple(grads)
-    out = (result, grad_value) if mode == "value_and_grad" else grad_value
-    return Function(fn.name, fn.params, fn.body + backward, out, fn.loc,
+    backward, grads = rev.gradient(wrt, result, seed if mode == "vjp" else Const(1.0))
+    many = len(grads) > 1 if many is None else many
+    grad_value = tuple(grads) if many else grads[0]
+    out = grad_value if mode == "grad" else (result, grad_value)
+    return Function(fn.name, params, fn.body + backward, out, fn.loc,
                     named=set(builder.named))
+
+
+def _seed_name(result, params):
+    base = (result.hint if isinstance(result, Var) else "out") + "_bar"
+    taken = {p.hint for p in params}
+    while base in taken:
+        base += "_"
+    return base

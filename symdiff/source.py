@@ -175,6 +175,19 @@ def _line_loc(filename, lineno, all_lines, col=0):
     return Loc(filename, lineno, col, line)
 
 
+def _by_position(found, code, start, all_lines):
+    """Of several same-looking lambdas, the one whose code starts where ``code``
+    does (Python records the column of each instruction)."""
+    spots = [(line, col) for line, _, col, end in code.co_positions()
+             if line is not None and col is not None and end is not None and end > col]
+    if not spots:
+        return None
+    first = min(spots)
+    before = [f for f in found
+              if (start + f[0], _byte_col(all_lines, start + f[0], f[1])) <= first]
+    return [max(before, key=lambda f: (f[0], f[1]))] if before else None
+
+
 def _find_lambda(text, code, start, all_lines):
     """The lambda expression for ``code`` inside ``text`` (the lines from ``start``).
 
@@ -188,6 +201,8 @@ def _find_lambda(text, code, start, all_lines):
         node = _longest_lambda(text, row, col)
         if node is not None and _lambda_parameters(node) == params:
             found.append((row, col, node))
+    if len(found) > 1:
+        found = _by_position(found, code, start, all_lines) or found
     if len(found) != 1:
         first_row, first_col = (found[0][:2] if found else (0, 0))
         line = start + first_row

@@ -55,6 +55,8 @@ def from_python(name, obj):
         return Const(obj)
     if isinstance(obj, (np.floating, np.integer)):
         return Const(obj.item())
+    if obj is np.s_ or obj is np.index_exp:
+        return Static(obj)
     if isinstance(obj, tuple):
         return Tup(tuple(from_python(name, item) for item in obj))
     if isinstance(obj, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType,

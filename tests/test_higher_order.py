@@ -1,0 +1,107 @@
+"""jacobian, hessian, vjp and grad of grad: symdiff differentiating its own code."""
+import numpy as np
+import pytest
+
+import symdiff
+from numeric import numeric_grad
+
+RNG = np.random.default_rng(11)
+
+
+def rosenbrock(x):
+    return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+
+
+def rosenbrock_hessian(x):
+    n = x.shape[0]
+    H = np.zeros((n, n))
+    for i in range(n - 1):
+        H[i, i] += 1200 * x[i] ** 2 - 400 * x[i + 1] + 2
+        H[i, i + 1] += -400 * x[i]
+        H[i + 1, i] += -400 * x[i]
+        H[i + 1, i + 1] += 200
+    return H
+
+
+def logistic(w, X, y):
+    z = X @ w
+    return np.sum(np.logaddexp(0.0, z) - y * z)
+
+
+def logistic_hessian(w, X, y):
+    p = 1 / (1 + np.exp(-(X @ w)))
+    return X.T @ (X * (p * (1 - p))[:, None])
+
+
+def test_hessian_of_rosenbrock_is_exact():
+    x = RNG.normal(size=5)
+    np.testing.assert_allclose(symdiff.hessian(rosenbrock)(x), rosenbrock_hessian(x),
+                               rtol=1e-12, atol=1e-9)
+
+
+def test_hessian_of_logistic_loss_is_exact():
+    w, X = RNG.normal(size=3), RNG.normal(size=(8, 3))
+    y = (RNG.uniform(size=8) > 0.5).astype(float)
+    H = symdiff.hessian(logistic)(w, X, y)
+    np.testing.assert_allclose(H, logistic_hessian(w, X, y), rtol=1e-10, atol=1e-12)
+
+
+def test_hessian_source_is_readable_generated_code():
+    text = symdiff.source(symdiff.hessian(rosenbrock))
+    compile(text, "hessian", "exec")
+    assert "def vjp_grad_rosenbrock(x, x_bar_bar):" in text
+
+
+@pytest.mark.parametrize("f, d2f", [
+    (lambda x: x ** 3 * np.sin(x),
+     lambda x: 6 * x * np.sin(x) + 6 * x ** 2 * np.cos(x) - x ** 3 * np.sin(x)),
+    (lambda x: np.exp(-x ** 2), lambda x: (4 * x ** 2 - 2) * np.exp(-x ** 2)),
+    (lambda x: np.log1p(x ** 2) / (1 + x),
+     None),
+])
+@pytest.mark.parametrize("x", [0.3, -1.2, 2.0])
+def test_grad_of_grad_for_scalar_functions(f, d2f, x):
+    second = symdiff.grad(symdiff.grad(f))(x)
+    expected = d2f(x) if d2f else numeric_grad(symdiff.grad(f), (x,))
+    assert second == pytest.approx(expected, rel=1e-7)
+
+
+def test_jacobian_of_vector_functions():
+    def built(x):
+        return np.array([x[0] * x[1], np.sin(x[0]) + x[1] ** 2, np.exp(x[1])])
+
+    def stacked(x):
+        return np.stack([x * 2.0, np.cos(x)])
+
+    def arithmetic(x, A):
+        return np.tanh(A @ x)
+
+    x = np.array([0.3, 2.0])
+    A = RNG.normal(size=(3, 2))
+    for f, args in ((built, (x,)), (stacked, (x,)), (arithmetic, (x, A))):
+        J = symdiff.jacobian(f)(*args)
+        value = f(*args)
+        assert J.shape == np.shape(value) + x.shape
+        for index in np.ndindex(np.shape(value)):
+            row = numeric_grad(lambda *a: f(*a)[index], args)
+            np.testing.assert_allclose(J[index], row, rtol=1e-6, atol=1e-8)
+
+
+def test_jacobian_with_respect_to_several_arguments():
+    def f(a, b):
+        return a * b ** 2
+
+    a, b = np.array([1.0, 2.0]), np.array([3.0, -1.0])
+    Ja, Jb = symdiff.jacobian(f, wrt=(0, 1))(a, b)
+    np.testing.assert_allclose(Ja, np.diag(b ** 2))
+    np.testing.assert_allclose(Jb, np.diag(2 * a * b))
+
+
+def test_vjp_returns_value_and_product():
+    def f(x):
+        return np.sin(x) * x
+
+    x, v = np.array([0.5, -1.0, 2.0]), np.array([1.0, 2.0, -3.0])
+    value, product = symdiff.vjp(f)(x, v)
+    np.testing.assert_allclose(value, f(x))
+    np.testing.assert_allclose(product, v * (np.cos(x) * x + np.sin(x)))
