@@ -40,6 +40,14 @@ def vjp(f=None, wrt=0, *, overrides=None):
     return _compile(f, wrt, "vjp", overrides)
 
 
+def jvp(f=None, wrt=0):
+    """``jvp(f)(*args, *tangents)`` is ``(f(*args), J @ tangents)``: forward mode,
+    one pass, one tangent per argument in ``wrt`` (shaped like it)."""
+    if f is None:
+        return functools.partial(jvp, wrt=wrt)
+    return _compile(f, wrt, "jvp", None)
+
+
 def jacobian(f=None, wrt=0, *, overrides=None):
     """``jacobian(f)(*args)``: the array of d output[i] / d input[j], shaped
     ``output.shape + input.shape`` (a tuple of them for a tuple ``wrt``).
@@ -53,8 +61,8 @@ def jacobian(f=None, wrt=0, *, overrides=None):
     many = isinstance(wrt, (tuple, list))
 
     def jacobian_fn(*args):
-        value = f(*args)
-        shape = np.shape(value)
+        with np.errstate(all="ignore"):  # only the output's shape is wanted here
+            shape = np.shape(f(*args))
         rows = []
         for index in np.ndindex(shape):
             seed = np.zeros(shape)

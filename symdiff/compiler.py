@@ -10,6 +10,7 @@ from .builder import Builder
 from .emit import Emitter
 from .errors import WrtError
 from .lower import lower_function
+from .forward import jvp_function
 from .reverse import differentiate
 from .simplify import simplify
 from .source import read_source
@@ -34,8 +35,11 @@ def compile_gradient(fn, wrt, mode="grad", overrides=None):
     builder.overrides = dict(overrides or {})
     ir_fn = lower_function(src, builder)
     wrt_vars, wrt_names = _resolve_wrt(ir_fn, wrt, src)
-    grad_fn = differentiate(ir_fn, builder, wrt_vars, mode,
-                            many=isinstance(wrt_names, tuple))
+    if mode == "jvp":
+        grad_fn = jvp_function(ir_fn, builder, wrt_vars)
+    else:
+        grad_fn = differentiate(ir_fn, builder, wrt_vars, mode,
+                                many=isinstance(wrt_names, tuple))
     grad_fn = simplify(grad_fn)
     alias = _numpy_alias(grad_fn)
     emitter = Emitter(grad_fn, np_alias=alias)
@@ -44,6 +48,9 @@ def compile_gradient(fn, wrt, mode="grad", overrides=None):
     doc = f"{_WHAT[mode]} of {src.name}({params}) with respect to {_join(wrt_names)}."
     if mode == "vjp":
         doc += f"\n\n    Returns the value and {grad_fn.params[-1].hint}^T J.\n    "
+    if mode == "jvp":
+        dots = ", ".join(p.hint for p in grad_fn.params[len(ir_fn.params):])
+        doc += f"\n\n    Returns the value and J ({dots}), in one forward pass.\n    "
     text = emitter.function(name, doc)
     origin = f"{os.path.basename(src.filename)}:{src.node.lineno} ({src.name})"
     free = {v.hint: v.value for v in _free(grad_fn)}
@@ -52,7 +59,7 @@ def compile_gradient(fn, wrt, mode="grad", overrides=None):
 
 
 _WHAT = {"grad": "Gradient", "value_and_grad": "Value and gradient",
-         "vjp": "Vector-Jacobian product"}
+         "vjp": "Vector-Jacobian product", "jvp": "Jacobian-vector product"}
 
 
 def _resolve_wrt(ir_fn, wrt, src):

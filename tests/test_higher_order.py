@@ -105,3 +105,44 @@ def test_vjp_returns_value_and_product():
     value, product = symdiff.vjp(f)(x, v)
     np.testing.assert_allclose(value, f(x))
     np.testing.assert_allclose(product, v * (np.cos(x) * x + np.sin(x)))
+
+
+def _jvp_cases():
+    def layer(x, W):
+        h = np.tanh(W @ x)
+        return np.where(h > 0, np.sqrt(h), h ** 2)
+
+    def recurrence(h, xs):
+        for t in range(xs.shape[0]):
+            h = np.tanh(h * 0.5 + xs[t])
+        return np.sum(h ** 2)
+
+    def branchy(x):
+        if np.sum(x) > 0:
+            y = np.max(x * np.sin(x))
+        else:
+            y = np.linalg.norm(x) + np.prod(x)
+        return np.concatenate([x, np.stack([y, y * 2])])
+
+    return [(layer, (RNG.normal(size=3), RNG.normal(size=(4, 3)))),
+            (recurrence, (RNG.normal(size=3), RNG.normal(size=(4, 3)))),
+            (branchy, (np.array([0.3, 1.2, -0.4]),)),
+            (branchy, (np.array([-0.3, -1.2, 0.4]),))]
+
+
+@pytest.mark.parametrize("f, args", _jvp_cases(), ids=lambda v: getattr(v, "__name__", ""))
+def test_jvp_equals_jacobian_times_tangent(f, args):
+    v = RNG.normal(size=np.shape(args[0]))
+    value, tangent = symdiff.jvp(f)(*args, v)
+    with np.errstate(invalid="ignore"):  # the user's own where warns; symdiff does not
+        np.testing.assert_allclose(value, f(*args))
+    J = symdiff.jacobian(f)(*args)
+    expected = np.tensordot(J, v, axes=np.ndim(v))
+    np.testing.assert_allclose(tangent, expected, rtol=1e-10, atol=1e-12)
+
+
+def test_jvp_keeps_one_forward_loop():
+    f = _jvp_cases()[1][0]
+    text = symdiff.source(symdiff.jvp(f))
+    code = [line.strip() for line in text.splitlines() if not line.strip().startswith("#")]
+    assert sum(line.startswith("for ") for line in code) == 1

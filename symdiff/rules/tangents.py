@@ -1,0 +1,162 @@
+"""Forward-mode rules: the tangent of each primitive's result from its
+operands' tangents, ``rule(b, op, dargs) -> tangent`` (None: zero).
+
+Elementwise functions reuse SymPy's partial derivatives (the same table as
+reverse mode); linear primitives apply themselves to the tangents.
+"""
+from __future__ import annotations
+
+from ..facts import ELEMENTWISE as _SHAPE_ELEMENTWISE  # noqa: F401 (documentation)
+from ..ir import Const
+from .elementwise import ELEMENTWISE, partial
+from .translate import to_ir
+
+
+def elementwise(b, op, dargs):
+    import sympy as sp
+    a, bb, out, D = sp.symbols("a b out D", real=True)
+    constants = tuple((i, x.value) for i, x in enumerate(op.args) if isinstance(x, Const)
+                      and isinstance(x.value, (int, float)))
+    env = {a: op.args[0], out: op.target}
+    if len(op.args) > 1:
+        env[bb] = op.args[1]
+    terms = []
+    for i, d in enumerate(dargs):
+        if d is not None:
+            terms.append(to_ir(D * partial(op.prim, i, constants), {**env, D: d}, b, seed=D))
+    return b.total(terms)
+
+
+def linear(b, op, dargs):
+    """A primitive linear in its first operand: apply it to the tangent."""
+    if dargs[0] is None:
+        return None
+    return b.op(op.prim, dargs[0], *op.args[1:], **dict(op.params))
+
+
+def joined(b, op, dargs):
+    """concatenate / stack / array: join the tangents (zeros where constant)."""
+    if all(d is None for d in dargs):
+        return None
+    parts = [d if d is not None else b.op("zeros_like", x) for x, d in zip(op.args, dargs)]
+    return b.op(op.prim, *parts, **dict(op.params))
+
+
+def bilinear(b, op, dargs):
+    """matmul, dot, outer, vdot: d(a b) = da b + a db."""
+    (x, y), (dx, dy) = op.args, dargs
+    terms = [b.op(op.prim, dx, y) if dx is not None else None,
+             b.op(op.prim, x, dy) if dy is not None else None]
+    return b.total(terms)
+
+
+def where(b, op, dargs):
+    cond, x, y = op.args
+    _, dx, dy = dargs
+    if dx is None and dy is None:
+        return None
+    return b.op("where", cond, dx if dx is not None else Const(0.0),
+                dy if dy is not None else Const(0.0))
+
+
+def _share(b, winner, loser):
+    return b.add(b.op("greater", winner, loser), b.mul(Const(0.5), b.op("equal", winner, loser)))
+
+
+def maximum(b, op, dargs, sign=1.0):
+    x, y = op.args
+    if sign < 0:
+        x, y = b.neg(x), b.neg(y)
+    terms = [b.mul(d, _share(b, p, q)) for d, p, q in ((dargs[0], x, y), (dargs[1], y, x))
+             if d is not None]
+    return b.total(terms)
+
+
+def minimum(b, op, dargs):
+    return maximum(b, op, dargs, sign=-1.0)
+
+
+def clip(b, op, dargs):
+    x, lo, hi = op.args
+    result, value, dvalue = None, x, dargs[0]
+    for bound, dbound, prim in ((lo, dargs[1], "maximum"), (hi, dargs[2], "minimum")):
+        if isinstance(bound, Const) and bound.value is None:
+            continue
+        fake = type(op)(op.target, prim, (value, bound))
+        dvalue = (maximum if prim == "maximum" else minimum)(b, fake, [dvalue, dbound])
+        value = b.op(prim, value, bound)
+        result = dvalue
+    return result if result is not None else dargs[0]
+
+
+def extremum(b, op, dargs):
+    x, out = op.args[0], op.target
+    if dargs[0] is None:
+        return None
+    axis, keep = op.param("axis"), op.param("keepdims")
+    kept = b.op("expand_dims", out, axis=axis) if axis is not None and not keep else out
+    hits = b.op("equal", x, kept)
+    over = {"axis": axis, "keepdims": keep} if axis is not None else {}
+    picked = b.op("sum", b.op("where", hits, dargs[0], Const(0.0)), **over)
+    return b.div(picked, b.op("sum", hits, **over))
+
+
+def norm(b, op, dargs):
+    x, out = op.args[0], op.target
+    if dargs[0] is None:
+        return None
+    axis, keep = op.param("axis"), op.param("keepdims")
+    over = {"axis": axis, "keepdims": keep} if axis is not None else {}
+    safe = b.op("where", b.op("greater", out, Const(0.0)), out, Const(1.0))
+    return b.div(b.op("sum", b.mul(x, dargs[0]), **over), safe)
+
+
+def prod(b, op, dargs):
+    if dargs[0] is None:
+        return None
+    x, out = op.args[0], op.target
+    params = dict(op.params)
+    others = b.op("prod_adjoint", b.op("ones_like", out), x, **params)
+    return b.op("sum", b.mul(others, dargs[0]), **params)
+
+
+def first(b, op, dargs):
+    return dargs[0]
+
+
+def second(b, op, dargs):
+    return dargs[1]
+
+
+def matmul_adjoint(b, op, dargs):
+    """The generated-gradient helpers are bilinear in (g, the other operand)."""
+    g, x, y = op.args
+    dg, dx, dy = dargs
+    side = op.prim.rsplit("_", 1)[1]
+    other = 2 if side == "a" else 1
+    terms = [b.op(op.prim, dg, x, y) if dg is not None else None]
+    if dargs[other] is not None:
+        args = [g, x, y]
+        args[other] = dargs[other]
+        terms.append(b.op(op.prim, *args))
+    return b.total(terms)
+
+
+def helper_linear(b, op, dargs):
+    return linear(b, op, dargs)
+
+
+TANGENTS = {name: elementwise for name in ELEMENTWISE}
+TANGENTS.update({name: linear for name in (
+    "sum mean T transpose reshape ravel expand_dims squeeze swapaxes broadcast_to getitem "
+    "sum_to unreduce unindex unindex_add negative").split()})
+TANGENTS.update({
+    "concatenate": joined, "stack": joined, "array": joined, "tuple": joined,
+    "matmul": bilinear, "dot": bilinear, "outer": bilinear, "vdot": bilinear,
+    "where": where, "maximum": maximum, "fmax": maximum, "minimum": minimum,
+    "fmin": minimum, "clip": clip, "max": extremum, "min": extremum, "norm": norm,
+    "prod": prod, "require_scalar": first, "require_float": first, "float": first,
+    "straight_through": second, "backward_as": second, "pass_gradient": first,
+    "matmul_adjoint_a": matmul_adjoint, "matmul_adjoint_b": matmul_adjoint,
+    "dot_adjoint_a": matmul_adjoint, "dot_adjoint_b": matmul_adjoint,
+})
