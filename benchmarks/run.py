@@ -255,7 +255,7 @@ def minor_faults(fn, args, calls=5):
 
 
 def measure_cold(index, label, reps):
-    runs = [run_child([__file__, "--child-cold", str(index), label], timeout=300)
+    runs = [run_child([os.path.abspath(__file__), "--child-cold", str(index), label], timeout=300)
             for _ in range(reps)]
     bad = [r for r in runs if "error" in r]
     if bad:
@@ -273,7 +273,8 @@ def measure_scaling(sizes, timeout):
             for n in sizes:
                 path = scaling.write(kind, n, tmp)
                 log(f"  scaling {kind} n={n}")
-                r = run_child([__file__, "--child-scale", kind, str(n), path], timeout)
+                r = run_child([os.path.abspath(__file__), "--child-scale", kind, str(n), path],
+                              timeout)
                 out.append({"kind": kind, "n": n, **r})
     return out
 

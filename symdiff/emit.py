@@ -102,12 +102,12 @@ class Emitter:
             self._block(loop.cond_block, lines, inner)
             lines.append(f"{inner}if not {self._text(loop.cond)}:")
             lines.append(f"{inner}    break")
+        start = len(lines)
+        self._block(loop.body, lines, inner)
         if loop.tape is not None and loop.kind != "tape":
             saved = ", ".join(self._text(a) for a in loop.saves)
             saved = f"({saved})" if len(loop.saves) > 1 else saved
             lines.extend(wrap(f"{inner}{self.names[loop.tape]}.append({saved})"))
-        start = len(lines)
-        self._block(loop.body, lines, inner)
         self._assign([(c.param, c.update) for c in loop.carried], lines, inner)
         if loop.exit is not None and not (isinstance(loop.exit, Const) and not loop.exit.value):
             lines.append(f"{inner}if {self._text(loop.exit)}:")

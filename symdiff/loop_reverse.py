@@ -1,18 +1,19 @@
 """Reverse mode for loops: a forward loop that saves, a reverse loop that reads.
 
 Each forward iteration pushes the values its backward needs onto a tape
-(``tape.append((i, h))``: the carried values at the start of the iteration,
-nothing else). The reverse loop pops them in reverse order, recomputes that
-iteration's body from them, and runs the body's backward pass. Adjoints of
+(``tape.append((i, h, a))``: the index, carried values, and the values the
+body computed that the backward pass reads; nothing else). The reverse loop
+reads them in reverse order and runs the body's backward pass on them. Adjoints of
 carried names are carried by the reverse loop; adjoints of values read from
 outside the loop are accumulated by it.
 """
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import replace
 
 from .clone import clone_block
-from .ir import Carry, Const, Loop, Var
+from .ir import Carry, Const, Loop, Op, Var
 
 
 def backward_loop(rev, loop):
@@ -23,22 +24,14 @@ def backward_loop(rev, loop):
         if not _reads_active_outer(rev, loop):
             return
     loop.tape = Var("tape")
-    loads = ([Var(loop.index.hint)] if loop.index is not None else []) + \
-        [Var(c.param.hint) for c in loop.carried]
-    loop.saves = ([loop.index] if loop.index is not None else []) + \
-        [c.param for c in loop.carried]
-    mapping = dict(zip(loop.saves, loads))
-    for old, new in zip(loop.saves, loads):
-        b.facts.shape[new] = b.facts.key(old)
+    mapping, view, recomputed = _tape_plan(rev, loop)
+    loads = [mapping[v] for v in loop.saves]
     reverse = Loop("tape", [], [], tape=loop.tape, loads=loads, loc=loop.loc,
                    backward=True)
     before = []  # statements that must run before the reverse loop
     with b.at(loop.loc), b.into(before):
         carried_bar = _carried_adjoints(rev, active, seeds, mapping, reverse)
     with b.block() as body, b.at(loop.loc):
-        recomputed = clone_block(loop.body, mapping, b.facts)
-        rev.active.update(new for old, new in mapping.items()
-                          if isinstance(new, Var) and old in rev.active)
         body.extend(recomputed)
         outer = rev.adj
         rev.adj = defaultdict(list)
@@ -46,7 +39,7 @@ def backward_loop(rev, loop):
             update = mapping.get(carry.update, carry.update)
             if rev.wants(update) or rev.wants(carry.update):
                 rev.adj[update].append(bar.param)
-        rev.backward_block(recomputed)
+        rev.backward_block(view)
         escaping = {v: b.total(t) for v, t in rev.adj.items() if t}
         rev.adj = outer
         _close_carried(rev, carried_bar, escaping, mapping)
@@ -58,6 +51,43 @@ def backward_loop(rev, loop):
     for carry, bar in carried_bar:
         if rev.wants(carry.init):
             rev.adj[carry.init].append(bar.out)
+
+
+def _tape_plan(rev, loop):
+    """What each iteration saves, and the body as the backward pass sees it.
+
+    The tape holds the index, the carried values and every value the body
+    computes at its top level (the simplifier later drops what the backward
+    pass does not read). Statements nested in the body (ifs, inner loops) are
+    recomputed from those values instead.
+    """
+    facts, mapping = rev.b.facts, {}
+    loop.saves = []
+
+    def save(var):
+        mapping[var] = Var(var.hint)
+        facts.shape[mapping[var]] = facts.key(var)
+        loop.saves.append(var)
+
+    for var in ([loop.index] if loop.index is not None else []) + \
+            [c.param for c in loop.carried]:
+        save(var)
+    view, recomputed = [], []
+    for stmt in loop.body:
+        if isinstance(stmt, Op):
+            save(stmt.target)
+            seen = replace(stmt, target=mapping[stmt.target],
+                           args=tuple(mapping.get(a, a) if isinstance(a, Var) else a
+                                      for a in stmt.args))
+            facts.defs[seen.target] = seen
+            view.append(seen)
+        else:
+            cloned = clone_block([stmt], mapping, facts)[0]
+            recomputed.append(cloned)
+            view.append(cloned)
+    rev.active.update(new for old, new in mapping.items()
+                      if isinstance(new, Var) and old in rev.active)
+    return mapping, view, recomputed
 
 
 def _reads_active_outer(rev, loop):

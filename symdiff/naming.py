@@ -84,16 +84,17 @@ class Positions:
             self._define(var)
         self.loops.append((start, set()))
         self.pos += 1
-        for a in loop.saves:
-            self._use(a)
         self._block(loop.cond_block)
         self._use(loop.cond)
         self._block(loop.body)
         self.pos += 1
+        for a in loop.saves:  # appended to the tape at the end of the body
+            self._use(a)
+        saved = set(loop.saves)
         for c in loop.carried:
             self._use(c.update)
             if isinstance(c.update, Var) and self.defs.get(c.update, -1) > start \
-                    and c.update not in self.groups:
+                    and c.update not in self.groups and c.param not in saved:
                 self._join(c.update, c.param)
             self._join(c.out, c.param)
         self._use(loop.exit)

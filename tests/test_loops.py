@@ -152,7 +152,7 @@ def test_generated_code_keeps_loops_as_loops():
     text = symdiff.source(symdiff.grad(recurrence, wrt=0))
     code = [line.strip() for line in text.splitlines() if not line.strip().startswith("#")]
     assert sum(line.startswith("for ") for line in code) == 2  # forward and reverse
-    assert "tape.append((t, h))" in text
+    assert "tape.append((" in text
     assert "in reversed(tape):" in text
 
 
@@ -164,7 +164,8 @@ def test_tape_saves_only_what_the_backward_needs():
         return y
 
     text = symdiff.source(symdiff.grad(poly))
-    assert "tape.append(i)" in text          # the index, not y
+    saved = next(line for line in text.splitlines() if "tape.append" in line)
+    assert "i" in saved and "y" not in saved   # the accumulator is not saved
     assert_grad(poly, symdiff.grad(poly), (0.7, 5))
 
 
