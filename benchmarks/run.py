@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """symdiff benchmarks: generated gradients against careful hand-written NumPy ones.
 
-    python benchmarks/run.py            # full run (a few minutes), writes benchmarks/RESULTS.md
-    python benchmarks/run.py --quick    # smoke run: small sizes, few repetitions
+    python benchmarks/run.py            # full run (~75 s here), writes benchmarks/RESULTS.md
+    python benchmarks/run.py --quick    # smoke run (~30 s): small sizes, prints only
+    python benchmarks/run.py --only rnn # the cases whose name contains "rnn"
 
 Per case and size: the speed of symdiff's gradient relative to the hand-written
 one (same process, interleaved batches, medians), cold compile time (fresh
@@ -425,8 +426,9 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="smoke run: small sizes, few reps")
     p.add_argument("--only", default="", help="run only cases whose name contains this")
-    p.add_argument("--out", default=os.path.join(HERE, "RESULTS.md"),
-                   help="where to write the markdown table ('' for nowhere)")
+    p.add_argument("--out", default=None,
+                   help="where to write the markdown report ('' for nowhere; default "
+                        "benchmarks/RESULTS.md, or nowhere with --quick)")
     p.add_argument("--child-cold", nargs=2, metavar=("CASE", "SIZE"), help=argparse.SUPPRESS)
     p.add_argument("--child-scale", nargs=3, metavar=("KIND", "N", "PATH"),
                    help=argparse.SUPPRESS)
@@ -437,6 +439,8 @@ def main(argv=None):
         kind, n, path = opts.child_scale
         return child_scale(kind, int(n), path)
 
+    if opts.out is None:
+        opts.out = "" if opts.quick else os.path.join(HERE, "RESULTS.md")
     opts.rounds = 5 if opts.quick else 15
     opts.batch = 0.005 if opts.quick else 0.03
     opts.cold_reps = 1 if opts.quick else 3

@@ -9,6 +9,11 @@ import numpy as np
 
 def _sum_to(a, like):
     """Sum the broadcast gradient ``a`` back to the shape of ``like``."""
+    try:  # the common case, cheaply: nothing to do
+        if a.shape == like.shape:
+            return a
+    except AttributeError:
+        pass
     shape = np.shape(like)
     if np.shape(a) == shape:
         return a
@@ -44,6 +49,13 @@ def _unindex_add(g, like, index):
 
 def _matmul_adjoint_a(g, a, b):
     """The gradient of ``a @ b`` with respect to ``a``, for any ranks."""
+    ranks = (getattr(a, "ndim", -1), getattr(b, "ndim", -1), getattr(g, "ndim", -1))
+    if ranks == (2, 2, 2):  # the ranks people use most, directly
+        return g @ b.T
+    if ranks == (2, 1, 1):
+        return np.outer(g, b)
+    if ranks == (1, 2, 1):
+        return b @ g
     a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
     if b.ndim == 1:  # as NumPy does: b is a column, a is a row
         g, b = g[..., None], b[:, None]
@@ -55,6 +67,11 @@ def _matmul_adjoint_a(g, a, b):
 
 def _matmul_adjoint_b(g, a, b):
     """The gradient of ``a @ b`` with respect to ``b``, for any ranks."""
+    ranks = (getattr(a, "ndim", -1), getattr(b, "ndim", -1), getattr(g, "ndim", -1))
+    if ranks in ((2, 2, 2), (2, 1, 1)):  # the ranks people use most, directly
+        return a.T @ g
+    if ranks == (1, 2, 1):
+        return np.outer(a, g)
     a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
     if b.ndim == 1:
         g = g[..., None]
@@ -110,6 +127,8 @@ def _require_scalar(value, message=""):
 
     ``message`` is where the function is defined, ``"file.py:LINE:COL"``.
     """
+    if type(value) in (float, bool, np.float64, np.bool_) or getattr(value, "ndim", 1) == 0:
+        return value
     if np.ndim(value) != 0:
         _fail("NonScalarOutputError", f"{message}: grad needs a scalar output, but the "
               f"function returns an array of shape {np.shape(value)}",
@@ -139,6 +158,8 @@ def _scalar_predicate(value, message=""):
 
     ``message`` is where the condition is, ``"file.py:LINE:COL"``.
     """
+    if type(value) in (float, bool, np.float64, np.bool_) or getattr(value, "ndim", 1) == 0:
+        return value
     if np.ndim(value) != 0:
         _fail("ArrayPredicateError", f"{message}: this condition is an array of shape "
               f"{np.shape(value)}, but a branch (`if`, `a if c else b`, symdiff.cond) "

@@ -6,6 +6,11 @@ import numpy as np
 
 def _sum_to(a, like):
     """Sum the broadcast gradient ``a`` back to the shape of ``like``."""
+    try:  # the common case, cheaply: nothing to do
+        if a.shape == like.shape:
+            return a
+    except AttributeError:
+        pass
     shape = np.shape(like)
     if np.shape(a) == shape:
         return a
@@ -20,6 +25,11 @@ def _sum_to(a, like):
 
 def _matmul_adjoint_b(g, a, b):
     """The gradient of ``a @ b`` with respect to ``b``, for any ranks."""
+    ranks = (getattr(a, "ndim", -1), getattr(b, "ndim", -1), getattr(g, "ndim", -1))
+    if ranks in ((2, 2, 2), (2, 1, 1)):  # the ranks people use most, directly
+        return a.T @ g
+    if ranks == (1, 2, 1):
+        return np.outer(a, g)
     a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
     if b.ndim == 1:
         g = g[..., None]
