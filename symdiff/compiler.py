@@ -54,8 +54,9 @@ def compile_gradient(fn, wrt, mode="grad", overrides=None):
     text = emitter.function(name, doc)
     origin = f"{os.path.basename(src.filename)}:{src.node.lineno} ({src.name})"
     free = {v.hint: v.value for v in _free(grad_fn)}
+    deps = {(id(scope), name): (scope, name, value) for scope, name, value in builder.deps}
     return Compiled(name, text, emitter.helpers, free, origin, wrt_names, alias,
-                    tuple(builder.deps))
+                    tuple(deps.values()))
 
 
 _WHAT = {"grad": "Gradient", "value_and_grad": "Value and gradient",

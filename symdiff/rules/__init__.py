@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from ..ir import Const
 from . import arrays, custom, kinks
-from .elementwise import ELEMENTWISE, partial
-from .translate import to_ir
+from .elementwise import ELEMENTWISE
+from .formulas import local
+from .translate import build
 
 # ---- zero derivative: the result does not change under small changes -----------------
 ZERO = frozenset("""
@@ -28,21 +29,27 @@ def elementwise_rule(r, op, g, skip=()):
 
     Operand positions in ``skip`` are left to the caller (their entry is None).
     """
-    import sympy as sp
-    a, b, out, G = sp.symbols("a b out G", real=True)
-    constants = tuple((i, x.value) for i, x in enumerate(op.args) if isinstance(x, Const)
-                      and isinstance(x.value, (int, float)))
-    env = {a: op.args[0], out: op.target, G: g}
+    constants = formula_constants(op)
+    env = {"a": op.args[0], "out": op.target, "G": g}
     if len(op.args) > 1:
-        env[b] = op.args[1]
+        env["b"] = op.args[1]
     grads = []
     for i, x in enumerate(op.args):
         if not r.wants(x) or i in skip:
             grads.append(None)
             continue
-        local = partial(op.prim, i, constants)
-        grads.append(r.unbroadcast(to_ir(G * local, env, r.b, seed=G), x))
+        grads.append(r.unbroadcast(build(local(op.prim, i, constants), env, r.b), x))
     return grads
+
+
+def formula_constants(op):
+    """The constant operands a derivative is specialised on: only power's
+    exponent (``x ** 2`` differentiates as ``2 * x``, not through ``log``);
+    other constants are plugged in as values."""
+    if op.prim != "power":
+        return ()
+    return tuple((i, x.value) for i, x in enumerate(op.args) if isinstance(x, Const)
+                 and isinstance(x.value, (int, float)) and not isinstance(x.value, bool))
 
 
 def power_rule(r, op, g):

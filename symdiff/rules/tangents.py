@@ -8,22 +8,19 @@ from __future__ import annotations
 
 from ..facts import ELEMENTWISE as _SHAPE_ELEMENTWISE  # noqa: F401 (documentation)
 from ..ir import Const
-from .elementwise import ELEMENTWISE, partial
-from .translate import to_ir
+from .elementwise import ELEMENTWISE
+from .formulas import local
+from .translate import build
 
 
 def elementwise(b, op, dargs):
-    import sympy as sp
-    a, bb, out, D = sp.symbols("a b out D", real=True)
-    constants = tuple((i, x.value) for i, x in enumerate(op.args) if isinstance(x, Const)
-                      and isinstance(x.value, (int, float)))
-    env = {a: op.args[0], out: op.target}
+    from . import formula_constants
+    constants = formula_constants(op)
+    env = {"a": op.args[0], "out": op.target}
     if len(op.args) > 1:
-        env[bb] = op.args[1]
-    terms = []
-    for i, d in enumerate(dargs):
-        if d is not None:
-            terms.append(to_ir(D * partial(op.prim, i, constants), {**env, D: d}, b, seed=D))
+        env["b"] = op.args[1]
+    terms = [build(local(op.prim, i, constants), {**env, "G": d}, b)
+             for i, d in enumerate(dargs) if d is not None]
     return b.total(terms)
 
 

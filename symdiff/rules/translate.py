@@ -1,4 +1,11 @@
-"""SymPy expressions to IR operations, written the way a person would."""
+"""Derivative formulas: from SymPy to a plain tree, and from the tree to IR.
+
+`to_tree` (needs SymPy) writes a SymPy expression as nested lists that say
+how a person would write it: a product with a numerator and a denominator,
+a sum with signs, ``sqrt`` rather than ``** 0.5``. The tree is what the
+derivative cache stores, so building code from it (`build`, no SymPy) is all
+a compile needs once a derivative has been derived.
+"""
 from __future__ import annotations
 
 import math
@@ -11,86 +18,64 @@ _FUNCTIONS = {"exp": "exp", "log": "log", "sin": "sin", "cos": "cos", "tan": "ta
               "atanh": "arctanh", "sign": "sign", "Abs": "abs", "atan2": "arctan2"}
 
 
-def to_ir(expr, env, b, seed=None):
-    """Build ``expr`` with builder ``b``; ``env`` maps SymPy symbols to atoms.
-
-    ``seed`` (the upstream-gradient symbol) is multiplied in last.
-    """
+# ---- SymPy -> tree ------------------------------------------------------------------------
+def to_tree(e, seed):
+    """The tree for SymPy expression ``e``; factors holding ``seed`` go last."""
     import sympy as sp
-    return _Translator(sp, env, b, seed).visit(expr)
+    return _Tree(sp, seed).visit(e)
 
 
-class _Translator:
-    def __init__(self, sp, env, b, seed):
-        self.sp, self.env, self.b, self.seed = sp, env, b, seed
+class _Tree:
+    def __init__(self, sp, seed):
+        self.sp, self.seed = sp, seed
 
     def visit(self, e):
         if e.is_Symbol:
-            return self.env[e]
+            return ["sym", e.name]
         if e.is_Number or e.is_NumberSymbol or (e.is_number and not e.free_symbols):
-            return Const(float(_python_number(e)))
+            return ["num", float(_python_number(e))]
         if e.is_Add:
-            return self.add(e)
+            terms = sorted(e.as_ordered_terms(), key=lambda t: t.could_extract_minus_sign())
+            return ["add", [[t.could_extract_minus_sign(),
+                             self.visit(-t if t.could_extract_minus_sign() else t)]
+                            for t in terms]]
         if e.is_Mul:
             return self.mul(e)
         if e.is_Pow:
             return self.pow(e.base, e.exp)
         name = type(e).__name__
         if name in _FUNCTIONS:
-            return self.b.op(_FUNCTIONS[name], *[self.visit(a) for a in e.args])
+            return ["fn", _FUNCTIONS[name], [self.visit(a) for a in e.args]]
         raise NotImplementedError(f"cannot write the SymPy expression {e} ({name}) as NumPy")
-
-    def add(self, e):
-        terms = sorted(e.as_ordered_terms(), key=lambda t: t.could_extract_minus_sign())
-        result = None
-        for term in terms:
-            negative = term.could_extract_minus_sign()
-            atom = self.visit(-term if negative else term)
-            if result is None:
-                result = self.b.neg(atom) if negative else atom
-            else:
-                result = self.b.sub(result, atom) if negative else self.b.add(result, atom)
-        return result
 
     def mul(self, e):
         coeff, factors = e.as_coeff_mul()
         numer, denom = [], []
-        # The upstream gradient goes last, so `2 * x * g` can fold with g's shape.
-        factors = sorted(factors, key=lambda f: f.has(self.seed))
-        for f in factors:
+        for f in sorted(factors, key=lambda f: f.has(self.seed)):
             if f.is_Pow and f.exp.is_Number and f.exp < 0:
                 denom.append(self.pow(f.base, -f.exp))
             else:
                 numer.append(self.visit(f))
-        negative = coeff < 0
-        coeff = abs(coeff)
+        negative, coeff = bool(coeff < 0), abs(coeff)
         if coeff != 1 and coeff.is_Rational and coeff.p == 1 and denom:
-            denom.insert(0, Const(float(coeff.q)))  # 1/2 * x / y -> x / (2 * y)
+            denom.insert(0, ["num", float(coeff.q)])  # 1/2 * x / y -> x / (2 * y)
         elif coeff != 1 or not numer:
-            numer.insert(0, Const(float(_python_number(coeff))))
-        result = self.product(numer)
-        if denom:
-            result = self.b.div(result, self.product(denom))
-        return self.b.neg(result) if negative else result
-
-    def product(self, atoms):
-        result = atoms[0]
-        for atom in atoms[1:]:
-            result = self.b.mul(result, atom)
-        return result
+            numer.insert(0, ["num", float(_python_number(coeff))])
+        return ["mul", negative, numer, denom]
 
     def pow(self, base, exp):
         sp = self.sp
         if exp == sp.Rational(1, 2):
-            return self.b.op("sqrt", self.visit(base))
+            return ["fn", "sqrt", [self.visit(base)]]
         if exp == -1:
-            return self.b.div(Const(1), self.visit(base))
+            return ["recip", self.visit(base)]
         if exp.is_Number and exp < 0:
-            return self.b.div(Const(1), self.pow(base, -exp))
+            return ["recip", self.pow(base, -exp)]
         if base == sp.S.Exp1:
-            return self.b.op("exp", self.visit(exp))
-        power = Const(_python_number(exp)) if exp.is_Number else self.visit(exp)
-        return self.b.op("power", self.visit(base), power)
+            return ["fn", "exp", [self.visit(exp)]]
+        power = ["int" if exp.is_Integer else "num", _python_number(exp)] if exp.is_Number \
+            else self.visit(exp)
+        return ["pow", self.visit(base), power]
 
 
 def _python_number(e):
@@ -101,3 +86,45 @@ def _python_number(e):
     if e == math.pi:
         return math.pi
     return float(e.evalf(17))
+
+
+# ---- tree -> IR -----------------------------------------------------------------------------
+def build(tree, env, b):
+    """Make the operations for ``tree`` with builder ``b``; ``env`` maps the
+    tree's symbol names to atoms."""
+    kind = tree[0]
+    if kind == "sym":
+        return env[tree[1]]
+    if kind == "num":
+        return Const(float(tree[1]))
+    if kind == "int":
+        return Const(int(tree[1]))
+    if kind == "add":
+        result = None
+        for negative, term in tree[1]:
+            atom = build(term, env, b)
+            if result is None:
+                result = b.neg(atom) if negative else atom
+            else:
+                result = b.sub(result, atom) if negative else b.add(result, atom)
+        return result
+    if kind == "mul":
+        _, negative, numer, denom = tree
+        result = _product([build(t, env, b) for t in numer], b)
+        if denom:
+            result = b.div(result, _product([build(t, env, b) for t in denom], b))
+        return b.neg(result) if negative else result
+    if kind == "recip":
+        return b.div(Const(1), build(tree[1], env, b))
+    if kind == "pow":
+        return b.op("power", build(tree[1], env, b), build(tree[2], env, b))
+    if kind == "fn":
+        return b.op(tree[1], *[build(t, env, b) for t in tree[2]])
+    raise ValueError(f"unknown formula node {kind!r}")
+
+
+def _product(atoms, b):
+    result = atoms[0]
+    for atom in atoms[1:]:
+        result = b.mul(result, atom)
+    return result
