@@ -200,7 +200,8 @@ def measure_row(case, label, opts, frameworks):
     except Exception as exc:  # noqa: BLE001  (SymdiffError or an internal error)
         row["unsupported"] = one_line(exc)
         return row
-    row["lines"] = len(symdiff.source(df).splitlines())
+    row["source"] = symdiff.source(df)
+    row["lines"] = len(row["source"].splitlines())
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -418,6 +419,22 @@ def report(info, imports, rows, colds, scale, frameworks, opts, elapsed):
               f"{fmt_time(s['compile'] / s['n'])} | {s['lines']} | "
               f"{s['lines'] / s['n']:.2f} | {s['fd_err']:.0e} |")
     w("")
+    w("## generated code")
+    w("")
+    w("What the timings above ran (each case's source is the same for every size).")
+    w("")
+    seen = set()
+    for r in rows:
+        if "source" in r and r["case"] not in seen:
+            seen.add(r["case"])
+            w(f"<details><summary>{r['case']}</summary>")
+            w("")
+            w("```python")
+            w(r["source"].rstrip())
+            w("```")
+            w("")
+            w("</details>")
+            w("")
     return "\n".join(out)
 
 
@@ -485,7 +502,7 @@ def main(argv=None):
     scale = measure_scaling(scale_sizes, timeout=40 if opts.quick else 120)
     text = report(info, imports, rows, colds, scale, frameworks, opts,
                   time.perf_counter() - start)
-    print(text)
+    print(text.split("\n## generated code")[0])
     if opts.out:
         with open(opts.out, "w") as fh:
             fh.write(text + "\n")

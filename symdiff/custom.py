@@ -80,6 +80,8 @@ def validate(mapping, loc=None):
     """``mapping`` with op names normalised; unknown names raise, naming the
     closest valid ones."""
     from .prims import ALIASES, PRIMS
+    if mapping == {}:
+        return {}
     if not isinstance(mapping, dict):
         raise RegistrationError("overrides must be a dict like {'floor': 'identity'}", loc,
                                 "pass a dict mapping op names to registered gradient names")

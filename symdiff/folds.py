@@ -152,6 +152,22 @@ def fold_where(b, args, values):
     return None
 
 
+def fold_size(b, args, values):
+    """Only the shape matters: look through elementwise ops that keep it, so
+    ``np.size(t ** 2)`` does not compute ``t ** 2``."""
+    from .facts import ELEMENTWISE
+    x = args[0]
+    op = b.facts.producer(x)
+    while op is not None and op.prim in ELEMENTWISE:
+        same = [a for a in op.args if getattr(a, "hint", None) is not None
+                and b.facts.same_shape(a, x)]
+        if not same:
+            break
+        x = same[0]
+        op = b.facts.producer(x)
+    return b.op("size", x) if x is not args[0] else None
+
+
 FOLDS = {"add": fold_add, "subtract": fold_subtract, "multiply": fold_multiply,
          "divide": fold_divide, "power": fold_power, "negative": fold_negative,
-         "where": fold_where}
+         "where": fold_where, "size": fold_size}
