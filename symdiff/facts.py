@@ -67,6 +67,10 @@ class Facts:
 
     def _index_key(self, op):
         """x[1:] and x[:-1] have the same shape; so do x[0] and x[-1]."""
+        base = self.producer(op.args[0])
+        if base is not None and base.prim == "shape" and len(op.args) == 2 \
+                and isinstance(op.args[1], Const) and isinstance(op.args[1].value, int):
+            return SCALAR  # one entry of a shape: an int
         parts = []
         for part in op.args[1:]:
             value = part.value if isinstance(part, Const) else part

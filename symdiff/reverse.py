@@ -238,10 +238,13 @@ def differentiate(fn, builder, wrt, mode, many=None):
         params.append(seed)
     elif not builder.facts.is_scalar(result):
         with builder.at(fn.loc):
-            checked = builder.op("require_scalar", result, hint="value",
-                                 message=fn.loc.short())
+            leaves = _shape_sources(fn, builder.facts, result) if mode == "grad" else None
+            for value in leaves or [result]:
+                checked = builder.op("require_scalar", value, hint="value",
+                                     message=fn.loc.short())
             builder.facts.shape[result] = SCALAR  # checked before the backward pass
-            result = checked
+            if not leaves:
+                result = checked
     fn.body = builder.stmts
     with builder.block() as checks, builder.at(fn.loc):
         for param in wrt:  # only floating-point values have gradients
@@ -254,6 +257,32 @@ def differentiate(fn, builder, wrt, mode, many=None):
     out = grad_value if mode == "grad" else (result, grad_value)
     return Function(fn.name, params, fn.body + backward, out, fn.loc,
                     named=set(builder.named))
+
+
+def _shape_sources(fn, facts, result):
+    """The values whose shapes decide the result's: following elementwise ops
+    (their result broadcasts their operands) down to what is not. Checking
+    these is as good as checking the result, without computing it. None if a
+    source is not visible at the end of the function."""
+    top = set(fn.params)
+    for stmt in fn.body:
+        top.add(getattr(stmt, "target", None))
+        top.update(m.target for m in getattr(stmt, "merges", ()))
+        top.update(c.out for c in getattr(stmt, "carried", ()))
+    sources, todo = [], [result]
+    while todo:
+        atom = todo.pop()
+        if not isinstance(atom, Var) or facts.is_scalar(atom) or atom in sources:
+            continue
+        if atom not in top:
+            return None
+        op = facts.producer(atom)
+        if op is not None and op.prim in ELEMENTWISE:
+            todo.extend(op.args)
+        else:
+            sources.append(atom)
+    order = {p: i for i, p in enumerate(fn.params)}
+    return sorted(sources, key=lambda v: order.get(v, len(order) + v.uid))
 
 
 def _seed_name(result, params):

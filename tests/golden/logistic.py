@@ -5,9 +5,7 @@ def grad_logistic(w, X, y, lam):
     logaddexp_z = np.logaddexp(0.0, z)
     t = y * z
     t_1 = logaddexp_z - t
-    loss = np.mean(t_1)
-    logistic = loss + lam * np.sum(w ** 2)
-    _require_scalar(logistic, message='golden_functions.py:15:1')
+    _require_scalar(lam, message='golden_functions.py:15:1')
     # L17: loss = np.mean(np.logaddexp(0.0, z) - y * z)
     t_bar = np.full_like(t_1, 1.0 / np.size(t_1))
     logaddexp_z_bar = _sum_to(t_bar, logaddexp_z)

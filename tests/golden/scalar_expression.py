@@ -10,8 +10,9 @@ def grad_scalar_expression(a, b, c):
     exp_negative_b = np.exp(-b)
     add_exp_negative_b = 1.0 + exp_negative_b
     e = sqrt_add_power_d - np.log(add_exp_negative_b)
-    scalar_expression = d * e + c ** 3
-    _require_scalar(scalar_expression, message='golden_functions.py:58:1')
+    _require_scalar(a, message='golden_functions.py:58:1')
+    _require_scalar(b, message='golden_functions.py:58:1')
+    _require_scalar(c, message='golden_functions.py:58:1')
     # L60: e = np.sqrt(d ** 2 + 1.0) - np.log(1.0 + np.exp(-b))
     t_bar = -d
     add_exp_negative_b_bar = t_bar / add_exp_negative_b
