@@ -326,7 +326,7 @@ class Generator:
         pred = self.predicate(env, 2)
         target = self.name() if r.random() < 0.6 else r.choice(
             [n for n, s in env.items() if s is not int])
-        shape = env.get(target) or r.choice(SHAPES)
+        shape = env[target] if target in env else r.choice(SHAPES)
         branches = []
         for _ in range(2):
             inner = dict(env)
@@ -411,10 +411,9 @@ class Generator:
         if names:
             return E(shape, r.choice(names), atom=True)
         # nothing of this shape yet: make one from what there is
-        bigger = [n for n, s in env.items() if s is not int]
-        base = E(env[r.choice(bigger)], "", atom=True) if bigger else None
-        if base is not None:
-            name = [n for n in bigger if env[n] == base.shape][0]
+        others = [n for n, s in env.items() if s is not int]
+        if others:
+            name = r.choice(others)
             return self._fit(E(env[name], name, atom=True), shape)
         return E(shape, f"np.ones({shape!r})", atom=True) if shape else \
             E((), "1.0", atom=True)
@@ -490,11 +489,11 @@ class Generator:
         e = _paren(e or self.expr(shape, env, depth))
         form = r.choice(["sqrt", "log", "div", "pow", "arcsin"])
         if form == "div":
-            a = _paren(self.expr(r.choice(_sub_shapes(shape)), env, depth))
-            return E(shape, f"{a.p} / {e.p}", f"R.div({a.i}, {e.i})")
+            a = _paren(self.expr(r.choice(_sub_shapes(e.shape)), env, depth))
+            return E(e.shape, f"{a.p} / {e.p}", f"R.div({a.i}, {e.i})")
         if form == "pow":
-            return E(shape, f"{e.p} ** 1.5", f"R.pow15({e.i})")
-        return E(shape, f"np.{form}({e.p})", f"R.{form}({e.i})", True)
+            return E(e.shape, f"{e.p} ** 1.5", f"R.pow15({e.i})")
+        return E(e.shape, f"np.{form}({e.p})", f"R.{form}({e.i})", True)
 
     def _kink(self, shape, env, depth):
         r = self.r
@@ -536,7 +535,8 @@ class Generator:
             other = self.expr(r.choice(_sub_shapes(shape)), env, depth)
         if r.random() < 0.5:
             taken, other = other, taken
-            cond = E(cond.shape, f"~({cond.p})", f"~({cond.i})") if r.random() < 0.5 \
+            cond = E(cond.shape, f"~({cond.p})", f"~({cond.i})") \
+                if cond.shape and r.random() < 0.5 \
                 else E(cond.shape, f"np.logical_not({cond.p})",
                        f"np.logical_not({cond.i})")
         return E(shape, f"np.where({cond.p}, {taken.p}, {other.p})",
