@@ -114,11 +114,20 @@ def source(df):
 def _compile(f, wrt, mode, overrides):
     overrides = {**active_overrides(), **validate(overrides or {})}
     wrt_key = tuple(wrt) if isinstance(wrt, (list, tuple)) else wrt
-    key = (getattr(f, "__code__", f), _closure_key(f), wrt_key, mode,
+    # The same code object (a function made again by a factory, or a closure
+    # remade on each call) reuses its gradient. Code objects compare by value,
+    # not by file or globals, so the key holds their identity: two modules with
+    # the same `def f` but different globals are different functions. The entry
+    # keeps the code and globals alive, so their ids are not reused meanwhile.
+    code = getattr(f, "__code__", f)
+    scope = getattr(f, "__globals__", None)
+    cells = _closure_contents(f)
+    key = (id(code), id(scope), tuple(map(id, cells)), wrt_key, mode,
            tuple(sorted(overrides.items())))
     with _lock:
         hit = _cache.get(key)
-        if hit is not None and _still_valid(hit):
+        if hit is not None and hit[2] is code and hit[3] is scope \
+                and all(a is b for a, b in zip(hit[4], cells)) and _still_valid(hit):
             return hit[0]
         compiled = compile_gradient(f, wrt, mode, overrides)
         fn = load(compiled.source, compiled.name, compiled.origin, compiled.free,
@@ -127,18 +136,18 @@ def _compile(f, wrt, mode, overrides):
         fn.__symdiff_wrt__ = wrt
         fn.__symdiff_mode__ = mode
         fn.__symdiff_overrides__ = dict(overrides or {})
-        _cache[key] = (fn, compiled)
+        _cache[key] = (fn, compiled, code, scope, cells)
         return fn
 
 
-def _closure_key(f):
-    cells = getattr(f, "__closure__", None) or ()
+def _closure_contents(f):
+    """The values ``f`` closes over (an empty cell as a marker of its own)."""
     out = []
-    for cell in cells:
+    for cell in getattr(f, "__closure__", None) or ():
         try:
-            out.append(id(cell.cell_contents))
+            out.append(cell.cell_contents)
         except ValueError:
-            out.append(None)
+            out.append(_GONE)
     return tuple(out)
 
 

@@ -34,6 +34,7 @@ class Emitter:
     # -- the whole function ------------------------------------------------------------
     def function(self, name, doc):
         self._decide_inlining(self.fn.body, depth=0)
+        self.accumulations = _accumulations(self.fn.body, self.counts)
         fixed = {p: p.hint for p in self.fn.params}
         fixed.update({v: v.hint for v in _free_vars(self.fn)})
         reserved = {self.np, "slice", "len", "float"} | set(_helper_names())
@@ -69,6 +70,10 @@ class Emitter:
         return len(lines) > start
 
     def _op(self, op, lines, pad):
+        if op.target in self.accumulations:
+            grad = ast.unparse(self.atom(op.args[1]))
+            lines.extend(wrap(f"{pad}{self.names[op.target]} += {grad}"))
+            return
         value = ast.unparse(self.expr(op))
         if op.prim in EFFECTS and not self.counts.get(op.target):
             lines.extend(wrap(pad + value))
@@ -300,6 +305,22 @@ class Emitter:
         if not hasattr(self, "_defs_cache"):
             self._defs_cache = {s.target: s for s in _ops(self.fn.body)}
         return self._defs_cache
+
+
+def _accumulations(stmts, counts):
+    """Updates ``acc = acc + g`` of in-place carries, written ``acc += g``: the
+    array is fresh and nothing else holds it, so no new array per iteration."""
+    found = set()
+    for stmt in walk(stmts):
+        if isinstance(stmt, Loop):
+            defs = {s.target: s for s in stmt.body if isinstance(s, Op)}
+            for carry in stmt.carried:
+                op = defs.get(carry.update)
+                if carry.inplace and op is not None and op.prim == "add" \
+                        and op.args[0] is carry.param and counts.get(carry.param) == 1 \
+                        and counts.get(carry.update) == 1:
+                    found.add(op.target)
+    return found
 
 
 def _as_slice(node):

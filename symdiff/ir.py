@@ -98,6 +98,7 @@ class Carry:
     init: object     # the value before the first iteration
     update: object   # the value at the end of an iteration
     out: Var         # the value after the loop
+    inplace: bool = False  # init is a fresh array only this carry holds: `+=` is safe
 
 
 @dataclass

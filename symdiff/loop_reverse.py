@@ -124,7 +124,8 @@ def _accumulate_outer(rev, reverse, escaping, loads, before):
             continue
         with rev.b.into(before):
             start = rev.zeros(var)
-        acc = Carry(Var(var.hint + "_bar"), start, None, Var(var.hint + "_bar"))
+        acc = Carry(Var(var.hint + "_bar"), start, None, Var(var.hint + "_bar"),
+                    inplace=True)
         rev.b.facts.shape[acc.param] = rev.b.facts.key(var)
         rev.b.facts.shape[acc.out] = rev.b.facts.key(var)
         acc.update = rev.b.add(acc.param, grad, hint=var.hint + "_bar")
