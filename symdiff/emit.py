@@ -318,7 +318,7 @@ def _accumulations(stmts, counts):
                 op = defs.get(carry.update)
                 if carry.inplace and op is not None and op.prim == "add" \
                         and op.args[0] is carry.param and counts.get(carry.param) == 1 \
-                        and counts.get(carry.update) == 1:
+                        and counts.get(carry.update) == 1 and counts.get(carry.init) == 1:
                     found.add(op.target)
     return found
 
