@@ -58,6 +58,10 @@ def fold_add(b, args, values):
         return x
     if vx == 0 and _keeps_shape(b, y, x):
         return y
+    for p, q in ((x, y), (y, x)):
+        negated = _producer(b, q, "negative")
+        if b.backward and negated is not None:
+            return b.sub(p, negated.args[0])  # a + -b is a - b
     ux, uy = _producer(b, x, "unindex"), _producer(b, y, "unindex")
     if ux and uy and ux.args[1:] == uy.args[1:]:
         # two gradients of the same x[index]: add them before placing them
@@ -75,6 +79,9 @@ def fold_add(b, args, values):
 
 def fold_subtract(b, args, values):
     (x, y), (vx, vy) = args, values
+    negated = _producer(b, y, "negative")
+    if b.backward and negated is not None:
+        return b.add(x, negated.args[0])  # a - -b is a + b
     if vy == 0 and _keeps_shape(b, x, y):
         return x
     if vx == 0 and _keeps_shape(b, y, x):
@@ -91,11 +98,13 @@ def fold_multiply(b, args, values):
             return b.neg(q)
     if not b.backward:
         return None  # the forward pass computes exactly what the user wrote
+    folded = _pull_constants(b, x, y)
+    if folded is not None:
+        return folded
     for p, vp, q in ((x, vx, y), (y, vy, x)):
-        scaled = _producer(b, q, "multiply") if vp is not None else None
-        if scaled is not None and any(const_value(a) is not None for a in scaled.args):
-            c, rest = sorted(scaled.args, key=lambda a: const_value(a) is None)
-            return b.mul(Const(vp * const_value(c)), rest)  # 2 * (0.5 * r) is r
+        scaled = _scaled(b, q) if vp is not None else None
+        if scaled is not None:
+            return b.mul(Const(float(vp * scaled[0])), scaled[1])  # 2 * (0.5 * r) is r
     for p, q in ((x, y), (y, x)):
         kept = _producer(b, q, "unreduce")
         if kept is not None and kept.param("keepdims") and b.facts.same_shape(p, q):
@@ -116,6 +125,29 @@ def fold_multiply(b, args, values):
             zero = Const(0.0)
             return b.op("where", cond, *((zero, inner) if zero_first else (inner, zero)))
     return None
+
+
+def _scaled(b, atom):
+    """(c, rest) if ``atom`` is ``c * rest`` or ``rest / c`` with a constant c."""
+    op = b.facts.producer(atom)
+    if op is None or op.prim not in ("multiply", "divide"):
+        return None
+    first, second = op.args
+    if op.prim == "divide":
+        c = const_value(second)
+        return (1.0 / c, first) if c not in (None, 0) else None
+    for c, rest in ((first, second), (second, first)):
+        if const_value(c) is not None and const_value(rest) is None:
+            return const_value(c), rest
+    return None
+
+
+def _pull_constants(b, x, y):
+    """(2 * a) * (-200 * t) is -400 * (a * t): one pass less per constant."""
+    sx, sy = _scaled(b, x), _scaled(b, y)
+    if sx is None or sy is None:
+        return None
+    return b.mul(Const(float(sx[0] * sy[0])), b.mul(sx[1], sy[1]))
 
 
 def fold_divide(b, args, values):

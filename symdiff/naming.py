@@ -140,11 +140,12 @@ def _root(groups, var):
 
 
 def _free_name(base, start, busy):
-    candidates = [base] + [f"{base}_{i}" for i in range(1, 10_000)]
-    for name in candidates:
-        if busy.get(name, -1) <= start:
-            return name
-    raise RuntimeError(f"no free name for {base}")
+    if busy.get(base, -1) <= start:
+        return base
+    n = 1
+    while busy.get(f"{base}_{n}", -1) > start:
+        n += 1
+    return f"{base}_{n}"
 
 
 def _identifier(hint):

@@ -6,8 +6,7 @@ def grad_rosenbrock(x):
     # L12: return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1])...
     x_head_bar = -2.0 * (1.0 - x_head)
     t_bar = 200.0 * t
-    power_x_head_bar = -200.0 * t
-    x_head_bar_1 = 2.0 * x_head * power_x_head_bar
+    x_head_bar_1 = -400.0 * (x_head * t)
     x_bar = _unindex(x_head_bar + x_head_bar_1, x, np.s_[:-1])
     x_bar = x_bar + _unindex(t_bar, x, np.s_[1:])
     return x_bar

@@ -23,6 +23,6 @@ def grad_scalar_expression(a, b, c):
     sin_c_bar = d_bar / add_power_a
     add_power_a_bar = -(sin_c * d_bar / add_power_a ** 2)
     a_bar = 2.0 * a * add_power_a_bar + b * d_bar
-    b_bar = -negative_b_bar + a * d_bar
+    b_bar = a * d_bar - negative_b_bar
     c_bar = 3.0 * c ** 2 + np.cos(c) * sin_c_bar
     return a_bar, b_bar, c_bar

@@ -7,5 +7,5 @@ def grad_uses_helper(x):
     negative_x_bar = exp_negative_x * logaddexp_x
     # L50: return np.logaddexp(0.0, t)
     x_bar = np.exp(x - logaddexp_x) * exp_negative_x
-    x_bar = -negative_x_bar + x_bar
+    x_bar = x_bar - negative_x_bar
     return x_bar
