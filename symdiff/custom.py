@@ -85,11 +85,11 @@ def validate(mapping, loc=None):
     if not isinstance(mapping, dict):
         raise RegistrationError("overrides must be a dict like {'floor': 'identity'}", loc,
                                 "pass a dict mapping op names to registered gradient names")
-    ops = sorted(n for n in list(PRIMS) + list(ALIASES) if not n.startswith("_"))
     out = {}
     for op, rule in mapping.items():
         key = ALIASES.get(str(op).lower(), str(op).lower())
         if key not in PRIMS:
+            ops = sorted(n for n in list(PRIMS) + list(ALIASES) if not n.startswith("_"))
             raise RegistrationError(f"unknown op {op!r} in gradient overrides", loc,
                                     _closest(str(op).lower(), ops, "op"))
         if rule not in _rules:

@@ -17,6 +17,8 @@ def _sum_to(a, like):
     shape = np.shape(like)
     if np.shape(a) == shape:
         return a
+    if shape == ():
+        return np.sum(a)
     a = np.asarray(a)
     if a.ndim < len(shape):
         return np.broadcast_to(a, shape)
