@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from .ir import Const, If, Loop, Merge, Op, Var
+from .ir import Const, If, Loop, Merge, Op, Var, walk
 
 # Operations kept even when their result is unused: they check their input.
 EFFECTS = frozenset({"require_float", "require_scalar"})
@@ -185,13 +185,41 @@ def _loop_roots(loop, needed):
 
 
 def _prune_tape(loop, inner):
-    """A reverse loop reads only the saved values it uses (keep one, to count)."""
+    """A reverse loop reads only the saved values it uses (keep one, to count);
+    a value it reads only for its shape is saved as its shape."""
     if loop.kind == "tape":
         keep = [v in inner for v in loop.loads]
         if not any(keep):
             keep[0] = True
         loop.loads = [v for v, k in zip(loop.loads, keep) if k]
-        _pruned[loop.tape] = keep
+        shape_only = _shape_only(loop)
+        _pruned[loop.tape] = (keep, [v in shape_only for v in loop.loads])
+
+
+_SHAPE_POSITIONS = {("sum_to", 1)}
+
+
+def _shape_only(loop):
+    """The loads of ``loop`` that its body reads only where a shape will do."""
+    value_uses, shape_uses = set(), set()
+    for stmt in walk(loop.body):
+        if isinstance(stmt, Op):
+            for i, a in enumerate(stmt.args):
+                (shape_uses if (stmt.prim, i) in _SHAPE_POSITIONS else value_uses).add(a)
+        else:
+            value_uses.update(_structure_uses(stmt))
+    value_uses.update(c.update for c in loop.carried)
+    value_uses.update(c.init for c in loop.carried)
+    return {v for v in loop.loads if v in shape_uses and v not in value_uses}
+
+
+def _structure_uses(stmt):
+    if isinstance(stmt, If):
+        return [stmt.cond] + [a for m in stmt.merges for a in (m.then, m.orelse)]
+    if isinstance(stmt, Loop):
+        return list(stmt.bounds) + [c.init for c in stmt.carried] + \
+            [c.update for c in stmt.carried] + list(stmt.saves) + [stmt.exit, stmt.cond]
+    return []
 
 
 def _prune_saves(loop, live):
@@ -201,9 +229,15 @@ def _prune_saves(loop, live):
     if loop.tape not in live:
         loop.tape, loop.saves = None, []
         return
-    keep = _pruned.pop(loop.tape, None)
-    if keep is not None:
+    plan = _pruned.pop(loop.tape, None)
+    if plan is not None:
+        keep, shape_only = plan
         loop.saves = [v for v, k in zip(loop.saves, keep) if k]
+        for i, (var, shape) in enumerate(zip(loop.saves, shape_only)):
+            if shape:  # save np.shape(var), not the array
+                op = Op(Var(var.hint + "_shape"), "shape", (var,), loc=loop.loc)
+                loop.body.append(op)
+                loop.saves[i] = op.target
 
 
 def _vars(atoms):
