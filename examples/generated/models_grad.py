@@ -5,15 +5,18 @@ import numpy as np
 
 
 def _sum_to(a, like):
-    """Sum the broadcast gradient ``a`` back to the shape of ``like``."""
+    """Sum the broadcast gradient ``a`` back to the shape of ``like`` (an array,
+    or its shape when a loop saved only that)."""
     try:  # the common case, cheaply: nothing to do
-        if a.shape == like.shape:
+        if a.shape == (like if type(like) is tuple else like.shape):
             return a
     except AttributeError:
         pass
-    shape = np.shape(like)
+    shape = like if type(like) is tuple else np.shape(like)
     if np.shape(a) == shape:
         return a
+    if shape == ():
+        return np.sum(a)
     a = np.asarray(a)
     if a.ndim < len(shape):
         return np.broadcast_to(a, shape)
