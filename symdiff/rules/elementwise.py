@@ -45,7 +45,9 @@ ELEMENTWISE = {
     "log2": R("log(a, 2)", safe=(1.0,)),
     "log10": R("log(a, 10)", safe=(1.0,)),
     "log1p": R("log(1 + a)", safe=(0.0,)),
-    "logaddexp": R("log(exp(a) + exp(b))", grads=("exp(a - out)", "exp(b - out)")),
+    # a sigmoid, as one tanh: stable, and needs no forward value
+    "logaddexp": R("log(exp(a) + exp(b))",
+                   grads=("(1 + tanh((a - b) / 2)) / 2", "(1 + tanh((b - a) / 2)) / 2")),
     "logaddexp2": R("log(2 ** a + 2 ** b, 2)", grads=("2 ** (a - out)", "2 ** (b - out)")),
     # ---- trigonometry --------------------------------------------------------------
     "sin": R("sin(a)"),

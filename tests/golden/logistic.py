@@ -10,7 +10,7 @@ def grad_logistic(w, X, y, lam):
     t_bar = np.full_like(t_1, 1.0 / np.size(t_1))
     logaddexp_z_bar = _sum_to(t_bar, logaddexp_z)
     t_bar = _sum_to(-t_bar, t)
-    z_bar = np.exp(z - logaddexp_z) * logaddexp_z_bar
+    z_bar = (0.5 - 0.5 * np.tanh(-0.5 * z)) * logaddexp_z_bar
     z_bar = _sum_to(y * t_bar, z) + z_bar
     # L16: z = X @ w
     w_bar = 2.0 * w * lam + _matmul_adjoint_b(z_bar, X, w)
