@@ -231,14 +231,14 @@ def measure_row(case, label, opts, frameworks):
             row[name] = "n/a: " + one_line(exc, 60)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        times, _ = timing.interleaved(contenders, args, rounds=opts.rounds,
-                                      target=opts.batch)
+        times, rounds = timing.interleaved(contenders, args, rounds=opts.rounds,
+                                           target=opts.batch)
     for name, t in zip(names, times):
         row[name + "_t"] = t
     row["faults"] = (minor_faults(df, args), minor_faults(case.hand, args))
-    row["ratio"] = row["symdiff_t"] / row["hand_t"]
-    for name in names[2:]:
-        row[name] = row[name + "_t"] / row["hand_t"]
+    row["ratio"] = timing.paired_ratio(rounds[0], rounds[1])
+    for name, per_round in zip(names[2:], rounds[2:]):
+        row[name] = timing.paired_ratio(per_round, rounds[1])
     return row
 
 
@@ -325,9 +325,10 @@ def report(info, imports, rows, colds, scale, frameworks, opts, elapsed):
       f"{info['load']} / {os.getloadavg()[0]:.2f} (other processes on the machine "
       "add noise; the interleaving makes the ratios robust to it, absolute times less so)")
     w("")
-    w("**ratio** = median time per call of symdiff's gradient / the hand-written one "
-      f"(same process, interleaved batches of ~{opts.batch * 1e3:.0f} ms, "
-      f"{opts.rounds} rounds, median of batches; < 1 means symdiff is faster). "
+    w("**ratio** = time per call of symdiff's gradient / the hand-written one, "
+      f"measured in the same process in interleaved batches of ~{opts.batch * 1e3:.0f} ms: "
+      f"the median over {opts.rounds} rounds of the ratio of the two batches of a round "
+      "(< 1 means symdiff is faster); the per-call times are medians of batches. "
       "**cold** = `symdiff.grad(f)` to the first gradient value in a fresh process "
       "(after `import symdiff`; SymPy, when a rule needs it, is imported lazily inside "
       f"this time), median of {opts.cold_reps}; `symdiff.grad` alone in brackets. "
@@ -395,7 +396,8 @@ def report(info, imports, rows, colds, scale, frameworks, opts, elapsed):
           f"{fmt_time(imports['numpy'])}; then `import symdiff` "
           f"{fmt_time(imports['symdiff'])} "
           f"({'imports' if imports['symdiff_imports_sympy'] else 'does not import'} SymPy); "
-          f"SymPy, imported lazily by the first compile, {fmt_time(imports['sympy'])}.")
+          f"`import sympy` on top, which a compile pays only if it needs SymPy (see the "
+          f"cold column), {fmt_time(imports['sympy'])}.")
     else:
         w("could not be measured")
     w("")
@@ -465,10 +467,11 @@ def main(argv=None):
     scale_sizes = (50, 100) if opts.quick else (50, 100, 200, 500)
 
     start = time.perf_counter()
-    # glibc raises its mmap threshold (to at most 32 MiB) when a large block is freed;
-    # do that now so every case runs in the steady state of a process that has
-    # already handled large arrays, whatever ran before it
-    del_me = np.ones(4 * 2 ** 20)
+    # glibc raises its mmap threshold to the size of a freed mmapped block (up to
+    # 32 MiB; a bigger block leaves it alone); free a 16 MiB one now so every case
+    # runs in the steady state of a process that has handled large arrays, whatever
+    # ran before it, instead of mapping fresh pages for each temporary > 128 KiB
+    del_me = np.ones(2 ** 21)
     del del_me
     import cases
     import others

@@ -33,7 +33,8 @@ def calibrate(fn, args, target):
 
 
 def interleaved(fns, args, rounds=15, target=0.03):
-    """Median seconds per call of each function in `fns` (all called on `args`)."""
+    """Median seconds per call of each function in `fns` (all called on `args`),
+    and every round's per-call times (for paired ratios)."""
     sizes = [calibrate(f, args, target) for f in fns]
     per_call = [[] for _ in fns]
     order = list(range(len(fns)))
@@ -47,7 +48,7 @@ def interleaved(fns, args, rounds=15, target=0.03):
     finally:
         if enabled:
             gc.enable()
-    return [statistics.median(p) for p in per_call], sizes
+    return [statistics.median(p) for p in per_call], per_call
 
 
 def median_time(fn, repeat=7, number=1):
@@ -59,3 +60,9 @@ def median_time(fn, repeat=7, number=1):
             fn()
         out.append((_clock() - t) / number)
     return statistics.median(out)
+
+
+def paired_ratio(a, b):
+    """Median over rounds of a[i] / b[i]: batches of the same round ran back to
+    back, so a burst of load that slows both cancels out of their ratio."""
+    return statistics.median(x / y for x, y in zip(a, b))
