@@ -8,8 +8,8 @@ import numpy as np
 
 
 def _sum_to(a, like):
-    """Sum the broadcast gradient ``a`` back to the shape of ``like`` (an array,
-    or its shape when a loop saved only that)."""
+    """Sum the broadcast gradient ``a`` back to the shape of ``like``
+    (an array, or its shape when a loop saved only that)."""
     try:  # the common case, cheaply: nothing to do
         if a.shape == (like if type(like) is tuple else like.shape):
             return a
@@ -25,7 +25,8 @@ def _sum_to(a, like):
         return np.broadcast_to(a, shape)
     lead = a.ndim - len(shape)
     axes = tuple(range(lead)) + tuple(
-        lead + i for i, n in enumerate(shape) if n == 1 and a.shape[lead + i] != 1)
+        lead + i for i, n in enumerate(shape)
+        if n == 1 and a.shape[lead + i] != 1)
     return np.sum(a, axis=axes).reshape(shape)
 
 
@@ -37,7 +38,7 @@ def _unreduce(g, like, axis=None, keepdims=False):
 
 
 def _unindex(g, like, index):
-    """The gradient of ``like[index]`` (basic indexing): ``g`` placed in zeros."""
+    """The gradient of ``like[index]`` (basic indexing): ``g`` in zeros."""
     out = np.zeros(np.shape(like), dtype=np.result_type(g, like, 0.0))
     out[index] = g
     return out
@@ -52,7 +53,8 @@ def _unindex_add(g, like, index):
 
 def _matmul_adjoint_a(g, a, b):
     """The gradient of ``a @ b`` with respect to ``a``, for any ranks."""
-    ranks = (getattr(a, "ndim", -1), getattr(b, "ndim", -1), getattr(g, "ndim", -1))
+    ranks = (getattr(a, "ndim", -1), getattr(b, "ndim", -1),
+             getattr(g, "ndim", -1))
     if ranks == (2, 2, 2):  # the ranks people use most, directly
         return g @ b.T
     if ranks == (2, 1, 1):
@@ -70,7 +72,8 @@ def _matmul_adjoint_a(g, a, b):
 
 def _matmul_adjoint_b(g, a, b):
     """The gradient of ``a @ b`` with respect to ``b``, for any ranks."""
-    ranks = (getattr(a, "ndim", -1), getattr(b, "ndim", -1), getattr(g, "ndim", -1))
+    ranks = (getattr(a, "ndim", -1), getattr(b, "ndim", -1),
+             getattr(g, "ndim", -1))
     if ranks in ((2, 2, 2), (2, 1, 1)):  # the ranks people use most, directly
         return a.T @ g
     if ranks == (1, 2, 1):
@@ -85,16 +88,18 @@ def _matmul_adjoint_b(g, a, b):
 
 
 def _dot_adjoint_a(g, a, b):
-    """The gradient of ``np.dot(a, b)`` with respect to ``a``, for any ranks."""
+    """The gradient of ``np.dot(a, b)`` with respect to ``a``, any ranks."""
     if np.ndim(a) == 0 or np.ndim(b) == 0:  # a product
         return _sum_to(np.multiply(g, b), a)
-    rest, summed = np.ndim(b) - 1, max(np.ndim(b) - 2, 0)  # summed: b's contracted axis
+    # summed: b's contracted axis
+    rest, summed = np.ndim(b) - 1, max(np.ndim(b) - 2, 0)
     g_axes = list(range(np.ndim(g) - rest, np.ndim(g)))
-    return np.tensordot(g, b, axes=(g_axes, [i for i in range(np.ndim(b)) if i != summed]))
+    b_axes = [i for i in range(np.ndim(b)) if i != summed]
+    return np.tensordot(g, b, axes=(g_axes, b_axes))
 
 
 def _dot_adjoint_b(g, a, b):
-    """The gradient of ``np.dot(a, b)`` with respect to ``b``, for any ranks."""
+    """The gradient of ``np.dot(a, b)`` with respect to ``b``, any ranks."""
     if np.ndim(a) == 0 or np.ndim(b) == 0:
         return _sum_to(np.multiply(g, a), b)
     lead = list(range(np.ndim(a) - 1))
@@ -113,16 +118,28 @@ def _prod_adjoint(g, a, axis=None, keepdims=False):
     kept = tuple(i for i in range(a.ndim) if i not in axes)
     kept_shape = tuple(a.shape[i] for i in kept)
     n = int(np.prod([a.shape[i] for i in axes]))
-    work = np.transpose(a, kept + axes).reshape(kept_shape + (n,))  # reduced axes last
+    # the reduced axes last
+    work = np.transpose(a, kept + axes).reshape(kept_shape + (n,))
     ones = np.ones_like(work[..., :1])
-    left = np.cumprod(np.concatenate([ones, work[..., :-1]], axis=-1), axis=-1)
-    right = np.cumprod(np.concatenate([ones, work[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
-    out_shape = tuple(1 if i in axes else k for i, k in enumerate(a.shape)) if keepdims \
-        else kept_shape
+    left = np.cumprod(np.concatenate([ones, work[..., :-1]], axis=-1),
+                      axis=-1)
+    right = np.cumprod(np.concatenate([ones, work[..., :0:-1]], axis=-1),
+                       axis=-1)[..., ::-1]
+    if keepdims:
+        out_shape = tuple(1 if i in axes else k for i, k in enumerate(a.shape))
+    else:
+        out_shape = kept_shape
     g = np.broadcast_to(g, out_shape).reshape(kept_shape)
     spread = g[..., None] * (left * right)
     spread = spread.reshape(kept_shape + tuple(a.shape[i] for i in axes))
     return np.transpose(spread, np.argsort(kept + axes))
+
+
+def _is_scalar(value):
+    """A Python or NumPy scalar, or a 0-d array (common cases cheaply)."""
+    if type(value) in (float, bool, np.float64, np.bool_):
+        return True
+    return getattr(value, "ndim", None) == 0 or np.ndim(value) == 0
 
 
 def _require_scalar(value, message=""):
@@ -130,52 +147,54 @@ def _require_scalar(value, message=""):
 
     ``message`` is where the function is defined, ``"file.py:LINE:COL"``.
     """
-    if type(value) in (float, bool, np.float64, np.bool_) or getattr(value, "ndim", 1) == 0:
-        return value
-    if np.ndim(value) != 0:
-        _fail("NonScalarOutputError", f"{message}: grad needs a scalar output, but the "
-              f"function returns an array of shape {np.shape(value)}",
-              "use symdiff.jacobian for a vector output, or reduce it to a scalar "
-              "(np.sum, np.mean)")
+    if not _is_scalar(value):
+        _fail("NonScalarOutputError",
+              f"{message}: grad needs a scalar output, but the function "
+              f"returns an array of shape {np.shape(value)}",
+              "use symdiff.jacobian for a vector output, or reduce it to a "
+              "scalar (np.sum, np.mean)")
     return value
 
 
 def _require_float(value, message=""):
-    """``value`` if it is floating point; an error naming the argument otherwise.
+    """``value`` if it is floating point; an error naming it otherwise.
 
     ``message`` is where the argument is declared, then words naming it:
     ``"file.py:LINE:COL: argument `x`"``.
     """
-    if type(value) is float or getattr(getattr(value, "dtype", None), "kind", "") == "f":
+    if type(value) is float:
         return value  # the common cases, checked cheaply
+    if getattr(getattr(value, "dtype", None), "kind", "") == "f":
+        return value
     dtype = np.result_type(value)
     if dtype.kind != "f":
-        _fail("NonFloatArgumentError", f"{message} has dtype {dtype}; only floating-point "
+        _fail("NonFloatArgumentError",
+              f"{message} has dtype {dtype}; only floating-point "
               "arguments can be differentiated",
-              "pass floating-point values: `x.astype(float)`, or `3.0` instead of `3`")
+              "pass floating-point values: `x.astype(float)`, or `3.0` "
+              "instead of `3`")
     return value
 
 
 def _scalar_predicate(value, message=""):
-    """``value`` if it is a scalar truth value; an error at the condition otherwise.
+    """``value`` if it is a scalar truth value; an error at the condition.
 
     ``message`` is where the condition is, ``"file.py:LINE:COL"``.
     """
-    if type(value) in (float, bool, np.float64, np.bool_) or getattr(value, "ndim", 1) == 0:
-        return value
-    if np.ndim(value) != 0:
-        _fail("ArrayPredicateError", f"{message}: this condition is an array of shape "
-              f"{np.shape(value)}, but a branch (`if`, `a if c else b`, symdiff.cond) "
-              "needs a single True or False",
-              "use np.where(condition, a, b) for elementwise choices, or reduce the "
-              "condition with np.all / np.any")
+    if not _is_scalar(value):
+        _fail("ArrayPredicateError",
+              f"{message}: this condition is an array of shape "
+              f"{np.shape(value)}, but a branch (`if`, `a if c else b`, "
+              "symdiff.cond) needs a single True or False",
+              "use np.where(condition, a, b) for elementwise choices, or "
+              "reduce the condition with np.all / np.any")
     return value
 
 
 def _fail(kind, message, hint):
-    """Raise the error a check found: ``kind`` names its class in symdiff.errors and
-    ``message`` is ``"file.py:LINE:COL: text"``. (Written modules get a standalone
-    version that raises ValueError, so they never need symdiff.)"""
+    """Raise the error a check found: ``kind`` names its class in
+    symdiff.errors and ``message`` is ``"file.py:LINE:COL: text"``. (Written
+    modules get a standalone version that raises ValueError.)"""
     try:  # inside symdiff: its own error class, located, with the source line
         from symdiff.source import located_error
     except ImportError:  # symdiff absent: still say where and how to fix it
@@ -184,15 +203,16 @@ def _fail(kind, message, hint):
 
 
 def _apply_rule(rule, g, *inputs):
-    """Call a registered gradient rule: one gradient per input, None as zeros."""
+    """Call a registered gradient rule: one gradient per input (None: 0)."""
     grads = rule(g, *inputs)
     if not isinstance(grads, tuple):
         grads = (grads,)
     if len(grads) != len(inputs):
-        raise ValueError(f"gradient rule {getattr(rule, '__name__', rule)} returned "
-                         f"{len(grads)} gradients for {len(inputs)} inputs")
-    return tuple(np.zeros_like(x, dtype=np.result_type(x, 0.0)) if d is None else d
-                 for x, d in zip(inputs, grads))
+        name = getattr(rule, "__name__", rule)
+        raise ValueError(f"gradient rule {name} returned {len(grads)} "
+                         f"gradients for {len(inputs)} inputs")
+    return tuple(np.zeros_like(x, dtype=np.result_type(x, 0.0)) if d is None
+                 else d for x, d in zip(inputs, grads))
 
 
 HELPERS = {name: obj for name, obj in globals().items()
@@ -200,11 +220,12 @@ HELPERS = {name: obj for name, obj in globals().items()
 
 
 def uses(name):
-    """The helpers that helper ``name`` needs, itself included (for written modules)."""
+    """The helpers that helper ``name`` needs, itself included."""
     found, todo = set(), [name]
     while todo:
         current = todo.pop()
         if current not in found:
             found.add(current)
-            todo.extend(n for n in HELPERS[current].__code__.co_names if n in HELPERS)
+            names = HELPERS[current].__code__.co_names
+            todo.extend(n for n in names if n in HELPERS)
     return found

@@ -5,8 +5,8 @@ import numpy as np
 
 
 def _sum_to(a, like):
-    """Sum the broadcast gradient ``a`` back to the shape of ``like`` (an array,
-    or its shape when a loop saved only that)."""
+    """Sum the broadcast gradient ``a`` back to the shape of ``like``
+    (an array, or its shape when a loop saved only that)."""
     try:  # the common case, cheaply: nothing to do
         if a.shape == (like if type(like) is tuple else like.shape):
             return a
@@ -22,13 +22,15 @@ def _sum_to(a, like):
         return np.broadcast_to(a, shape)
     lead = a.ndim - len(shape)
     axes = tuple(range(lead)) + tuple(
-        lead + i for i, n in enumerate(shape) if n == 1 and a.shape[lead + i] != 1)
+        lead + i for i, n in enumerate(shape)
+        if n == 1 and a.shape[lead + i] != 1)
     return np.sum(a, axis=axes).reshape(shape)
 
 
 def _matmul_adjoint_b(g, a, b):
     """The gradient of ``a @ b`` with respect to ``b``, for any ranks."""
-    ranks = (getattr(a, "ndim", -1), getattr(b, "ndim", -1), getattr(g, "ndim", -1))
+    ranks = (getattr(a, "ndim", -1), getattr(b, "ndim", -1),
+             getattr(g, "ndim", -1))
     if ranks in ((2, 2, 2), (2, 1, 1)):  # the ranks people use most, directly
         return a.T @ g
     if ranks == (1, 2, 1):
@@ -43,18 +45,22 @@ def _matmul_adjoint_b(g, a, b):
 
 
 def _require_float(value, message=""):
-    """``value`` if it is floating point; an error naming the argument otherwise.
+    """``value`` if it is floating point; an error naming it otherwise.
 
     ``message`` is where the argument is declared, then words naming it:
     ``"file.py:LINE:COL: argument `x`"``.
     """
-    if type(value) is float or getattr(getattr(value, "dtype", None), "kind", "") == "f":
+    if type(value) is float:
         return value  # the common cases, checked cheaply
+    if getattr(getattr(value, "dtype", None), "kind", "") == "f":
+        return value
     dtype = np.result_type(value)
     if dtype.kind != "f":
-        _fail("NonFloatArgumentError", f"{message} has dtype {dtype}; only floating-point "
+        _fail("NonFloatArgumentError",
+              f"{message} has dtype {dtype}; only floating-point "
               "arguments can be differentiated",
-              "pass floating-point values: `x.astype(float)`, or `3.0` instead of `3`")
+              "pass floating-point values: `x.astype(float)`, or `3.0` "
+              "instead of `3`")
     return value
 
 
