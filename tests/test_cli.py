@@ -330,3 +330,8 @@ def test_written_module_carries_registered_rules(tmp_path):
     # d/dx sum(floor(4x)^2) with floor's gradient halved: 2 * floor(4x) * 0.5 * 4
     assert done.stdout.strip() == "[4.0, 8.0]"
     assert "import symdiff" not in out.read_text()
+
+
+def test_committed_module_lines_fit_pep8():
+    lines = GENERATED.read_text().splitlines()
+    assert all(len(line) <= 79 for line in lines), [l for l in lines if len(l) > 79]
