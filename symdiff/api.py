@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import functools
 import threading
+import unicodedata
 
 import numpy as np
 
@@ -18,7 +19,17 @@ def grad(f=None, wrt=0, *, overrides=None):
     """The gradient of scalar-valued ``f`` with respect to argument(s) ``wrt``.
 
     ``wrt`` is a position, a name, or a tuple of them (then the gradient is a
-    tuple). Works as ``grad(f)``, ``@grad`` and ``@grad(wrt=...)``.
+    tuple). Works as ``grad(f)``, ``@grad`` and ``@grad(wrt=...)``. The
+    gradient takes the arguments ``f`` takes, defaults and keyword-only ones
+    included.
+
+    Each gradient has the shape of its argument and keeps its precision: a
+    float32 array gives a float32 gradient; a NumPy scalar or 0-d array gives
+    a 0-d result of its dtype (``np.ndim(g) == 0``); a Python float gives a
+    float (possibly an ``np.float64``, which is one). Integer and boolean
+    arguments may be passed, but not differentiated (NonFloatArgumentError).
+    ``print``, ``logging`` and ``warnings.warn`` calls in ``f`` run in the
+    gradient's forward pass, as in ``f``; nothing they read gets a gradient.
     """
     if f is None:
         return functools.partial(grad, wrt=wrt, overrides=overrides)
@@ -113,7 +124,7 @@ def source(df):
 
 def _compile(f, wrt, mode, overrides):
     overrides = {**active_overrides(), **validate(overrides or {})}
-    wrt_key = tuple(wrt) if isinstance(wrt, (list, tuple)) else wrt
+    wrt_key = tuple(map(_nfkc, wrt)) if isinstance(wrt, (list, tuple)) else _nfkc(wrt)
     # The same code object (a function made again by a factory, or a closure
     # remade on each call) reuses its gradient. Code objects compare by value,
     # not by file or globals, so the key holds their identity: two modules with
@@ -138,6 +149,11 @@ def _compile(f, wrt, mode, overrides):
         fn.__symdiff_overrides__ = dict(overrides or {})
         _cache[key] = (fn, compiled, code, scope, cells)
         return fn
+
+
+def _nfkc(name):
+    """A parameter name as Python reads it (``ℌ`` is ``H``)."""
+    return unicodedata.normalize("NFKC", name) if isinstance(name, str) else name
 
 
 def _closure_contents(f):

@@ -9,16 +9,18 @@ from __future__ import annotations
 
 import ast
 import builtins
+import logging
 import math
 import types
+import warnings
 
 import numpy as np
 
 from . import prims
 from .errors import NoDerivativeRuleError, UnsupportedSyntaxError
-from .ir import Const
+from .ir import Const, Var
 from .source import read_source
-from .values import NAMED_CONSTANTS, Closure, Static, Tup, from_python, is_atom
+from .values import NAMED_CONSTANTS, Closure, FreeVar, Static, Tup, from_python, is_atom
 
 MAX_INLINE_DEPTH = 32
 _MISSING = object()
@@ -28,6 +30,8 @@ def lower_call(lw, node):
     func = node.func
     if isinstance(func, ast.Attribute):
         base = lw.expr(func.value)
+        if isinstance(base, FreeVar) and is_effect(getattr(base.value, func.attr, None)):
+            return effect_call(lw, node)  # log.info(...) with a module-level logger
         if is_atom(base):
             return method_call(lw, base, func.attr, node)
         if isinstance(base, Static):
@@ -36,6 +40,8 @@ def lower_call(lw, node):
             raise lw.error(UnsupportedSyntaxError, node, f"cannot call `{ast.unparse(func)}`")
     else:
         callee = lw.expr(func)
+    if isinstance(callee, Static) and is_effect(callee.obj):
+        return effect_call(lw, node)
     args = [lw.expr(a) for a in node.args]
     kwargs = {k.arg: lw.expr(k.value) for k in node.keywords}
     return apply(lw, callee, args, kwargs, node)
@@ -70,7 +76,7 @@ def primitive_of(obj):
     if obj is None:
         return None
     name = getattr(obj, "__name__", None)
-    if not isinstance(name, str):
+    if not isinstance(name, str) or _is_python_builtin(obj):
         return None
     for module in (np, np.linalg):
         if getattr(module, name, None) is obj:
@@ -86,12 +92,18 @@ def primitive_of(obj):
 def _numpy_name(obj):
     """``"linalg.inv"`` for np.linalg.inv: a NumPy function with no primitive."""
     name = getattr(obj, "__name__", None)
-    if not isinstance(name, str):
+    if not isinstance(name, str) or _is_python_builtin(obj):
         return None
     for prefix, module in (("", np), ("linalg.", np.linalg), ("random.", np.random)):
         if getattr(module, name, None) is obj:
             return prefix + name
     return None
+
+
+def _is_python_builtin(obj):
+    """One of Python's own builtins (``str``, ``sorted``): never a NumPy function
+    (and asking NumPy for ``np.str`` warns)."""
+    return getattr(obj, "__module__", None) == "builtins" or obj is builtins.print
 
 
 def _is_numpy_internal(fn):
@@ -164,6 +176,12 @@ def method_call(lw, base, name, node):
 
 def array_attribute(lw, base, node):
     prim_name = prims.ARRAY_ATTRIBUTES.get(node.attr)
+    if prim_name is None and isinstance(node.value, ast.Name) \
+            and node.value.id in ("self", "cls"):
+        raise lw.error(UnsupportedSyntaxError, node,
+                       f"`{ast.unparse(node)}` reads an attribute of an object; symdiff "
+                       "differentiates functions of arrays, not methods",
+                       f"pass `{ast.unparse(node)}` to the function as an argument")
     if prim_name is None:
         raise lw.error(UnsupportedSyntaxError, node,
                        f"the array attribute `.{node.attr}` is not supported",
@@ -193,7 +211,7 @@ def inline_function(lw, fn, args, kwargs, node):
         raise lw.error(UnsupportedSyntaxError, node,
                        f"calls nested more than {MAX_INLINE_DEPTH} deep (recursion?)",
                        "recursive functions cannot be differentiated; write a loop-free version")
-    src = read_source(fn)
+    src = read_source(fn, lw.src.loc(node))
     sub = Lowerer(src, lw.b, lw.depth + 1)
     bind_arguments(sub, src.node.args, fn.__defaults__, fn.__kwdefaults__, args, kwargs, node, lw)
     return _inline_body(sub, src.node, node, lw)
@@ -287,9 +305,15 @@ def _builtin_sum(lw, args, kwargs, node):
     return result
 
 
-def _builtin_print(lw, args, kwargs, node):
-    raise lw.error(UnsupportedSyntaxError, node, "`print` inside a differentiated function "
-                   "is not supported yet", "print outside the function, or remove the call")
+def _builtin_text(name):
+    """str(x), repr(x), format(x, spec): text for print or logging, no gradient."""
+    def lower(lw, args, kwargs, node):
+        if kwargs:
+            raise lw.error(UnsupportedSyntaxError, node,
+                           f"`{name}()` takes no keyword arguments here")
+        atoms = [_no_gradient(lw, lw.atom(a, node)) for a in args]
+        return lw.b.op(prims.call_prim(name, effect=False).name, *atoms, hint="text")
+    return lower
 
 
 _BUILTIN_CALLS = {
@@ -297,8 +321,127 @@ _BUILTIN_CALLS = {
     builtins.float: _builtin_prim("float"), builtins.round: _builtin_prim("round"),
     builtins.max: _builtin_minmax("max", "maximum"),
     builtins.min: _builtin_minmax("min", "minimum"),
-    builtins.print: _builtin_print, builtins.sum: _builtin_sum,
+    builtins.sum: _builtin_sum, builtins.str: _builtin_text("str"),
+    builtins.repr: _builtin_text("repr"), builtins.format: _builtin_text("format"),
 }
+
+
+# -- calls made for what they do: print, logging, warnings ------------------------------
+_LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception",
+                          "critical", "log"})
+
+
+def is_effect(obj):
+    """Whether calling ``obj`` is done for its side effect: print, warnings.warn, the
+    logging module's functions and the methods of a logger."""
+    if obj is builtins.print or obj is warnings.warn:
+        return True
+    if getattr(obj, "__name__", None) not in _LOG_METHODS:
+        return False
+    if isinstance(obj, types.FunctionType):
+        return getattr(obj, "__module__", None) == "logging"
+    return isinstance(getattr(obj, "__self__", None), (logging.Logger, logging.LoggerAdapter))
+
+
+def effect_call(lw, node):
+    """``print(...)`` or ``log.info(...)``: kept as it is in the forward pass.
+
+    The call runs where the user's function would run it, with the same values;
+    it has no derivative, and what it reads gets no gradient from it.
+    """
+    spelled = _callee_spelling(lw, node.func, node)
+    operands = [_text_operand(lw, a, node) for a in node.args]
+    params = {}
+    for keyword in node.keywords:
+        if keyword.arg is None or keyword.arg in ("prim", "hint"):
+            raise lw.error(UnsupportedSyntaxError, keyword.value,
+                           f"`{ast.unparse(keyword)}` cannot be passed to "
+                           f"`{ast.unparse(node.func)}` here",
+                           "pass the arguments one by one")
+        value = lw.expr(keyword.value)
+        if not isinstance(value, Const):
+            raise lw.error(UnsupportedSyntaxError, keyword.value,
+                           f"the keyword argument `{keyword.arg}` of "
+                           f"`{ast.unparse(node.func)}` must be a constant here",
+                           "write it as a literal (e.g. end=\"\"), or log through a "
+                           "module-level logger instead")
+        params[keyword.arg] = value.value
+    return lw.b.op(prims.call_prim(spelled, effect=True).name, *operands, hint="_",
+                   **params)
+
+
+def _callee_spelling(lw, func, node):
+    """``print``, ``logging.info``, ``log.warning``: the callee as generated code
+    names it. Its first name is made a global of the generated code."""
+    attrs = []
+    while isinstance(func, ast.Attribute):
+        attrs.insert(0, func.attr)
+        func = func.value
+    if not isinstance(func, ast.Name):
+        raise lw.error(UnsupportedSyntaxError, node,
+                       f"`{ast.unparse(node.func)}` is called on a value computed here",
+                       "make the logger a module-level name, e.g. `log = "
+                       "logging.getLogger(__name__)`, and call `log.info(...)`")
+    return ".".join([_global_name(lw, func.id, func)] + attrs)
+
+
+def _global_name(lw, name, node):
+    """The name generated code uses for the object ``name`` stands for here."""
+    if name in lw.env:
+        value = lw.env[name]
+        if isinstance(value, FreeVar):
+            return value.hint
+        if not isinstance(value, Static):
+            raise lw.error(UnsupportedSyntaxError, node,
+                           f"`{name}` is not a function, module or logger")
+        return lw.b.free_var(FreeVar(name, value.obj)).hint
+    for scope in (lw.src.closure, lw.src.globals):
+        if name in scope:
+            lw.b.deps.append((scope, name, scope[name]))
+            return lw.b.free_var(FreeVar(name, scope[name])).hint
+    return name  # a builtin: print
+
+
+def _text_operand(lw, arg, node):
+    """An argument of print or logging: a value (no gradient), a string, or an
+    f-string (as ``'...{}...'.format(value)``)."""
+    if isinstance(arg, ast.Starred):
+        raise lw.error(UnsupportedSyntaxError, arg, "`*` unpacking is not supported",
+                       "pass the items one by one")
+    if isinstance(arg, ast.JoinedStr):
+        template, values = _format_template(lw, arg)
+        atoms = [_text_operand(lw, v, node) for v in values]
+        return lw.b.op(prims.call_prim(repr(template) + ".format", effect=False).name,
+                       *atoms, hint="text")
+    value = lw.expr(arg)
+    if isinstance(value, Static) and isinstance(arg, (ast.Name, ast.Attribute)):
+        # a class passed along, e.g. warnings.warn(message, UserWarning)
+        name = arg.id if isinstance(arg, ast.Name) else arg.attr
+        return lw.b.free_var(FreeVar(name, value.obj))
+    if isinstance(value, (Static, Closure)):
+        raise lw.error(UnsupportedSyntaxError, arg,
+                       f"`{ast.unparse(arg)}` cannot be printed or logged here",
+                       "print or log array values, numbers and strings")
+    return _no_gradient(lw, lw.atom(value, arg))
+
+
+def _no_gradient(lw, atom):
+    return lw.b.op("stop_gradient", atom) if isinstance(atom, Var) else atom
+
+
+def _format_template(lw, node):
+    """``f"a {x!r:>8} b"`` as ``("a {!r:>8} b", [x])`` for ``str.format``."""
+    parts, values = [], []
+    for part in node.values:
+        if isinstance(part, ast.Constant):
+            parts.append(str(part.value).replace("{", "{{").replace("}", "}}"))
+            continue
+        conversion = "" if part.conversion == -1 else "!" + chr(part.conversion)
+        spec = "" if part.format_spec is None else ":" + "".join(
+            str(p.value) for p in part.format_spec.values)
+        parts.append("{" + conversion + spec + "}")
+        values.append(part.value)
+    return "".join(parts), values
 
 
 def lower_with(lw, node):

@@ -1,18 +1,21 @@
 """The pipeline, end to end: source -> IR -> gradient IR -> Python source."""
 from __future__ import annotations
 
+import ast
 import inspect
 import os
+import unicodedata
 from dataclasses import dataclass
 
-from . import __version__
+from . import __version__, prims, runtime
 from .builder import Builder
 from .emit import Emitter
-from .errors import WrtError
+from .errors import UnsupportedSyntaxError, WrtError
 from .lower import lower_function
 from .forward import jvp_function
+from .ir import Op, walk
 from .reverse import differentiate
-from .simplify import simplify
+from .simplify import EFFECTS, simplify
 from .source import read_source
 from .values import FreeVar
 
@@ -31,19 +34,48 @@ class Compiled:
 
 def compile_gradient(fn, wrt, mode="grad", overrides=None):
     src = read_source(fn)
+    try:
+        with prims.call_scope():
+            return _compile(src, wrt, mode, overrides)
+    except RecursionError:
+        node = _deepest(src.node)
+        raise UnsupportedSyntaxError(
+            "this is nested too deeply for symdiff (Python's recursion limit was "
+            "reached while compiling it)", src.loc(node),
+            "split the expression into several assignments, or flatten the nested "
+            "branches or calls") from None
+
+
+def _deepest(root):
+    """The statement of ``root`` holding its most deeply nested node."""
+    best, best_depth = root, -1
+    stack = [(root, 0, root)]
+    while stack:
+        node, depth, stmt = stack.pop()
+        if isinstance(node, ast.stmt):
+            stmt = node
+        if depth > best_depth:
+            best, best_depth = stmt, depth
+        stack.extend((child, depth + 1, stmt) for child in ast.iter_child_nodes(node))
+    return best
+
+
+def _compile(src, wrt, mode, overrides):
     builder = Builder()
     builder.overrides = dict(overrides or {})
     ir_fn = lower_function(src, builder)
+    effects = [s for s in walk(ir_fn.body) if isinstance(s, Op) and prims.is_effect(s.prim)]
     wrt_vars, wrt_names = _resolve_wrt(ir_fn, wrt, src)
     if mode == "jvp":
         grad_fn = jvp_function(ir_fn, builder, wrt_vars)
     else:
         grad_fn = differentiate(ir_fn, builder, wrt_vars, mode,
                                 many=isinstance(wrt_names, tuple))
-    grad_fn = simplify(grad_fn)
+    grad_fn = _simplify(grad_fn, effects)
+    name = f"{mode}_{src.name}" if src.name.isidentifier() else mode
+    _rename_clashing_globals(grad_fn, {name} | set(runtime.HELPERS))
     alias = _numpy_alias(grad_fn)
     emitter = Emitter(grad_fn, np_alias=alias)
-    name = f"{mode}_{src.name}" if src.name.isidentifier() else mode
     params = ", ".join(p.hint for p in ir_fn.params)
     doc = f"{_WHAT[mode]} of {src.name}({params}) with respect to {_join(wrt_names)}."
     if mode == "vjp":
@@ -54,10 +86,131 @@ def compile_gradient(fn, wrt, mode="grad", overrides=None):
     text = emitter.function(name, doc)
     origin = f"{os.path.basename(src.filename)}:{src.node.lineno} ({src.name})"
     free = {v.hint: v.value for v in _free(grad_fn)}
+    free.update(_callee_globals(grad_fn, builder))
+    if mode in ("grad", "value_and_grad"):
+        text = _with_defaults(text, name, src, alias, free)
+    helpers = {h for h in emitter.helpers if h in runtime.HELPERS}
     deps = {(id(scope), name): (scope, name, value) for scope, name, value in builder.deps}
-    return Compiled(name, text, emitter.helpers, free, origin, wrt_names, alias,
+    return Compiled(name, text, helpers, free, origin, wrt_names, alias,
                     tuple(deps.values()))
 
+
+def _rename_clashing_globals(fn, taken):
+    """A global the function reads that has the name of a runtime helper or of
+    the generated function itself gets another name in generated code (the
+    generated module defines those names, hiding the user's)."""
+    hints = {v.hint for v in _free(fn)}
+    for var in sorted(_free(fn), key=lambda v: v.hint):
+        if var.hint in taken:
+            base, n = var.hint, 1
+            while f"{base}_{n}" in taken | hints:
+                n += 1
+            var.hint = f"{base}_{n}"
+            hints.add(var.hint)
+
+
+# -- calls kept for their side effects (print, logging) ----------------------------------
+_KEEP = "require_float"  # an op simplify keeps for what it does (simplify.EFFECTS)
+
+
+def _simplify(fn, effects):
+    """`simplify`, keeping the forward pass's print and logging calls where they are.
+
+    simplify keeps an unused operation only if it is in simplify.EFFECTS (and
+    never merges two of those); while it runs, each of the user's effect calls
+    stands in as one. (Copies the reverse pass makes of them, e.g. in a branch
+    a reverse loop recomputes, are not the user's calls: they are dropped.)
+    """
+    if not effects or all(op.prim in EFFECTS for op in effects) or _KEEP not in EFFECTS:
+        return simplify(fn)
+    real = [op.prim for op in effects]
+    for op in effects:
+        op.prim = _KEEP
+    try:
+        return simplify(fn)
+    finally:
+        for op, prim in zip(effects, real):
+            op.prim = prim
+
+
+def _callee_globals(fn, builder):
+    """The module-level names generated code calls through: ``log`` of
+    ``log.info(...)``, ``logging`` of ``logging.warning(...)``."""
+    out = {}
+    for stmt in walk(fn.body):
+        if isinstance(stmt, Op) and prims.is_call(stmt.prim):
+            root = prims.PRIMS[stmt.prim].spelling[1].split(".")[0]
+            if root in builder.free:
+                out[root] = builder.free[root].value
+    return out
+
+
+# -- the user's defaults, kept in the gradient's signature ---------------------------------
+def _with_defaults(text, name, src, np_alias, free):
+    """``text`` with its ``def`` line carrying the defaults and keyword-only
+    markers of the user's function, so the gradient is called like it."""
+    args = src.node.args
+    if not (args.defaults or args.kwonlyargs):
+        return text
+    positional = args.posonlyargs + args.args
+    defaults = list(getattr(src.fn, "__defaults__", None) or ())
+    kwdefaults = dict(getattr(src.fn, "__kwdefaults__", None) or {})
+    written = dict(zip([a.arg for a in positional][len(positional) - len(args.defaults):],
+                       args.defaults))
+    written.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults)})
+    first = len(positional) - len(defaults)
+    parts = []
+    for i, a in enumerate(positional):
+        parts.append(a.arg if i < first else
+                     f"{a.arg}={_default(a.arg, defaults[i - first], written.get(a.arg), src, np_alias, free)}")
+    if args.kwonlyargs:
+        parts.append("*")
+        for a in args.kwonlyargs:
+            parts.append(a.arg if a.arg not in kwdefaults else
+                         f"{a.arg}={_default(a.arg, kwdefaults[a.arg], written.get(a.arg), src, np_alias, free)}")
+    _, _, rest = text.partition("\n")
+    return _wrap_def(f"def {name}(", parts) + "\n" + rest
+
+
+def _default(param, value, node, src, np_alias, free):
+    """How the ``def`` line writes a default: as a literal, as the user's
+    module-level name for it, or as a name made for it."""
+    try:
+        text = repr(value)
+        back = ast.literal_eval(text)
+        if type(back) is type(value) and back == value:
+            return text
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        pass
+    taken = set(runtime.HELPERS) | {np_alias, "np"}
+    if isinstance(node, ast.Name) and src.globals.get(node.id, _MISSING) is value \
+            and node.id not in taken and free.get(node.id, value) is value:
+        free[node.id] = value
+        return node.id
+    made = f"_default_{param}"
+    free[made] = value
+    return made
+
+
+def _wrap_def(start, parts):
+    """``def name(a, b=1, ...):`` on lines of at most 79 characters."""
+    line = start + ", ".join(parts) + "):"
+    if len(line) <= 79:
+        return line
+    pad = " " * len(start)
+    lines, current = [], start
+    for i, part in enumerate(parts):
+        piece = part + ("," if i < len(parts) - 1 else "):")
+        fresh = current in (start, pad)
+        if not fresh and len(current) + 1 + len(piece) > 79:
+            lines.append(current)
+            current, fresh = pad, True
+        current += piece if fresh else " " + piece
+    lines.append(current)
+    return "\n".join(lines)
+
+
+_MISSING = object()
 
 _WHAT = {"grad": "Gradient", "value_and_grad": "Value and gradient",
          "vjp": "Vector-Jacobian product", "jvp": "Jacobian-vector product"}
@@ -74,8 +227,9 @@ def _resolve_wrt(ir_fn, wrt, src):
                 raise WrtError(f"wrt={item} but {src.name} has {len(names)} arguments",
                                src.loc(src.node), f"choose one of {names}")
             chosen.append(ir_fn.params[item])
-        elif isinstance(item, str) and item in names:
-            chosen.append(ir_fn.params[names.index(item)])
+        elif isinstance(item, str) and unicodedata.normalize("NFKC", item) in names:
+            # Python reads identifiers in NFKC form: `def f(ℌ)` has a parameter "H"
+            chosen.append(ir_fn.params[names.index(unicodedata.normalize("NFKC", item))])
         else:
             raise WrtError(f"wrt={item!r} is not an argument of {src.name}",
                            src.loc(src.node), f"choose one of {names}")

@@ -37,7 +37,8 @@ class Emitter:
         self.accumulations = _accumulations(self.fn.body, self.counts)
         fixed = {p: p.hint for p in self.fn.params}
         fixed.update({v: v.hint for v in _free_vars(self.fn)})
-        reserved = {self.np, "slice", "len", "float"} | set(_helper_names())
+        reserved = {self.np, "slice", "len", "float", "range", "reversed"} | \
+            set(_helper_names())
         self.names = assign_names(self.fn, self.inlined, fixed, reserved)
         params = ", ".join(p.hint for p in self.fn.params)
         lines = [f"def {name}({params}):", f'    """{doc}"""']
@@ -187,6 +188,9 @@ class Emitter:
         if isinstance(value, slice):
             return ast.Call(ast.Name("slice", ast.Load()),
                             [self.const(v) for v in (value.start, value.stop, value.step)], [])
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0:
+            # -2.0 ** 2 would read as -(2.0 ** 2): let unparse see the sign
+            return ast.UnaryOp(ast.USub(), ast.Constant(-value))
         return ast.Constant(value)
 
     def expr(self, op):
@@ -360,7 +364,11 @@ def _helper_names():
 
 
 def _fit(line):
-    return line if len(line) <= MAX_LINE else line[:MAX_LINE - 3] + "..."
+    """A comment line cut to fit, keeping its ``#``."""
+    if len(line) <= MAX_LINE:
+        return line
+    head = line.index("#") + 2
+    return line[:max(MAX_LINE - 3, head + 8)] + "..."
 
 
 def _strip_parens(text):

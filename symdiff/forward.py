@@ -102,7 +102,8 @@ def _reads(stmts, sources, target):
     """Whether ``target`` depends (within ``stmts``) on any var in ``sources``."""
     reached = set(sources)
     for stmt in stmts:
-        if isinstance(stmt, Op) and any(a in reached for a in stmt.args):
+        if isinstance(stmt, Op) and any(isinstance(a, Var) and a in reached
+                                        for a in stmt.args):
             reached.add(stmt.target)
         elif isinstance(stmt, (If, Loop)):
             return True  # conservative: nested control flow may carry it

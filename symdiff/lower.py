@@ -6,6 +6,7 @@ primitive, a helper to inline, a symdiff marker) is decided in `calls.py`.
 from __future__ import annotations
 
 import ast
+import builtins
 
 import numpy as np
 
@@ -255,6 +256,9 @@ class Lowerer:
                 return self.b.free_var(from_python(name, scope[name]))
         if name in BUILTIN_NAMES:
             return Static(BUILTIN_NAMES[name])
+        if hasattr(builtins, name) and not name.startswith("_"):
+            # defined, but not in the language: calling it says so
+            return Static(getattr(builtins, name))
         raise self.error(UnknownNameError, node, f"name `{name}` is not defined",
                          "define it before this line, or pass it as an argument")
 
@@ -358,6 +362,12 @@ class Lowerer:
         result = self.merge(stmt, a, b, "t", node)
         self.b.append(stmt)
         return result
+
+    def expr_JoinedStr(self, node):
+        raise self.error(UnsupportedSyntaxError, node,
+                         "an f-string can only be an argument of print, logging or "
+                         "warnings.warn in a differentiated function",
+                         "format strings outside the differentiated function")
 
     def expr_Lambda(self, node):
         return Closure(node, self.env, self.src)

@@ -79,8 +79,10 @@ class Positions:
         for a in list(loop.bounds) + [c.init for c in loop.carried]:
             self._use(a)
         start = self.pos
-        for var in [loop.tape, loop.index] + list(loop.loads) + \
-                [c.param for c in loop.carried]:
+        if loop.kind == "tape":
+            self._use(loop.tape)  # read by the reverse loop, defined by the forward one
+        for var in ([loop.tape] if loop.kind != "tape" else []) + [loop.index] + \
+                list(loop.loads) + [c.param for c in loop.carried]:
             self._define(var)
         self.loops.append((start, set()))
         self.pos += 1
@@ -94,7 +96,8 @@ class Positions:
         for c in loop.carried:
             self._use(c.update)
             if isinstance(c.update, Var) and self.defs.get(c.update, -1) > start \
-                    and c.update not in self.groups and c.param not in saved:
+                    and c.update not in self.groups and c.param not in saved \
+                    and self.last.get(c.param, 0) <= self.defs[c.update]:
                 self._join(c.update, c.param)
             self._join(c.out, c.param)
         self._use(loop.exit)

@@ -7,7 +7,10 @@ code spells it. Derivatives live in ``rules/``; this module knows no calculus.
 from __future__ import annotations
 
 import ast
+import contextlib
+import contextvars
 import re
+import threading
 from dataclasses import dataclass
 
 
@@ -146,6 +149,77 @@ BUILTINS = {"abs": "abs", "len": "len", "float": "float", "max": "maximum",
 MATH = {"sqrt", "exp", "log", "log2", "log10", "log1p", "expm1", "sin", "cos",
         "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh",
         "asinh", "acosh", "atanh", "hypot", "floor", "ceil", "trunc", "fabs"}
+
+
+# ---- calls kept for what they do, not for a value -------------------------------
+# ``print(...)``, ``logging.info(...)``, ``log.warning(...)``: made on demand, one
+# primitive per spelling of the callee, so generated code calls exactly what the
+# user called. They run in the forward pass only and have no derivative (their
+# operands are stop_gradient values). ``str(x)`` and the ``'{}'.format(x)`` an
+# f-string becomes are calls of the same kind that are pure. Their names start
+# with "_call ": not ops a gradient override can name.
+EFFECTS = set()   # names of the call primitives kept for their side effect
+_CALL = "_call "
+_calls_lock = threading.Lock()
+_users = {}       # call primitive -> how many compiles now use it
+_scope = contextvars.ContextVar("symdiff_call_scope", default=None)
+
+
+@contextlib.contextmanager
+def call_scope():
+    """The call primitives made inside exist until the compile that made them
+    ends: a name reserved for one function's generated code (``log`` of
+    ``log.info``) must not be reserved for the next one's."""
+    made = set()
+    token = _scope.set(made)
+    try:
+        yield
+    finally:
+        _scope.reset(token)
+        global PRIMS
+        with _calls_lock:
+            gone = set()
+            for name in made:
+                _users[name] -= 1
+                if not _users[name]:
+                    del _users[name]
+                    gone.add(name)
+            if gone:  # a new dict: code iterating over the old one is not disturbed
+                PRIMS = {k: v for k, v in PRIMS.items() if k not in gone}
+                EFFECTS.difference_update(gone)
+
+
+def call_prim(spelled, effect):
+    """The primitive calling ``spelled`` (e.g. ``"print"``, ``"log.info"``)."""
+    name = _CALL + spelled
+    root = spelled.split(".")[0]
+    names = {name: Prim(name, ("*args",), (), ("helper", spelled))}
+    if root.isidentifier():  # generated code must not use the callee's name
+        names[_CALL + root] = Prim(_CALL + root, ("*args",), (), ("helper", root))
+    made = _scope.get()
+    global PRIMS
+    with _calls_lock:
+        new = {k: v for k, v in names.items() if k not in PRIMS}
+        if new:
+            PRIMS = {**PRIMS, **new}
+        if effect:
+            EFFECTS.add(name)
+        if made is not None:
+            for key in names:
+                if key not in made:
+                    made.add(key)
+                    _users[key] = _users.get(key, 0) + 1
+    return PRIMS[name]
+
+
+def is_effect(name):
+    """Whether ``name`` is a call kept for its side effect (print, logging)."""
+    return name in EFFECTS
+
+
+def is_call(name):
+    """Whether ``name`` is a `call_prim` (its spelling is not a runtime helper)."""
+    return name.startswith(_CALL)
 
 
 def lookup(name):

@@ -7,6 +7,14 @@ also a primitive (see prims.py), so generated code can be differentiated again.
 import numpy as np
 
 
+def _as_gradient(g, like):
+    """``g`` as an array; a Python number takes the precision of ``like``, so a
+    float32 input keeps float32 gradients (``np.asarray(1.0)`` is float64)."""
+    if type(g) in (float, int) and hasattr(like, "dtype"):
+        return np.asarray(g, dtype=np.result_type(g, like))
+    return np.asarray(g)
+
+
 def _sum_to(a, like):
     """Sum the broadcast gradient ``a`` back to the shape of ``like``
     (an array, or its shape when a loop saved only that)."""
@@ -16,11 +24,11 @@ def _sum_to(a, like):
     except AttributeError:
         pass
     shape = like if type(like) is tuple else np.shape(like)
+    a = _as_gradient(a, like)
     if np.shape(a) == shape:
         return a
     if shape == ():
         return np.sum(a)
-    a = np.asarray(a)
     if a.ndim < len(shape):
         return np.broadcast_to(a, shape)
     lead = a.ndim - len(shape)
@@ -32,6 +40,7 @@ def _sum_to(a, like):
 
 def _unreduce(g, like, axis=None, keepdims=False):
     """Spread the gradient of a reduction over ``axis`` back over ``like``."""
+    g = _as_gradient(g, like)
     if axis is not None and not keepdims:
         g = np.expand_dims(g, axis)
     return np.broadcast_to(g, np.shape(like))
@@ -61,7 +70,7 @@ def _matmul_adjoint_a(g, a, b):
         return np.outer(g, b)
     if ranks == (1, 2, 1):
         return b @ g
-    a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
+    a, b, g = np.asarray(a), np.asarray(b), _as_gradient(g, a)
     if b.ndim == 1:  # as NumPy does: b is a column, a is a row
         g, b = g[..., None], b[:, None]
     if a.ndim == 1:
@@ -78,7 +87,7 @@ def _matmul_adjoint_b(g, a, b):
         return a.T @ g
     if ranks == (1, 2, 1):
         return np.outer(a, g)
-    a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
+    a, b, g = np.asarray(a), np.asarray(b), _as_gradient(g, b)
     if b.ndim == 1:
         g = g[..., None]
     if a.ndim == 1:
@@ -89,6 +98,7 @@ def _matmul_adjoint_b(g, a, b):
 
 def _dot_adjoint_a(g, a, b):
     """The gradient of ``np.dot(a, b)`` with respect to ``a``, any ranks."""
+    g = _as_gradient(g, a)
     if np.ndim(a) == 0 or np.ndim(b) == 0:  # a product
         return _sum_to(np.multiply(g, b), a)
     # summed: b's contracted axis
@@ -100,6 +110,7 @@ def _dot_adjoint_a(g, a, b):
 
 def _dot_adjoint_b(g, a, b):
     """The gradient of ``np.dot(a, b)`` with respect to ``b``, any ranks."""
+    g = _as_gradient(g, b)
     if np.ndim(a) == 0 or np.ndim(b) == 0:
         return _sum_to(np.multiply(g, a), b)
     lead = list(range(np.ndim(a) - 1))
@@ -129,7 +140,7 @@ def _prod_adjoint(g, a, axis=None, keepdims=False):
         out_shape = tuple(1 if i in axes else k for i, k in enumerate(a.shape))
     else:
         out_shape = kept_shape
-    g = np.broadcast_to(g, out_shape).reshape(kept_shape)
+    g = np.broadcast_to(_as_gradient(g, a), out_shape).reshape(kept_shape)
     spread = g[..., None] * (left * right)
     spread = spread.reshape(kept_shape + tuple(a.shape[i] for i in axes))
     return np.transpose(spread, np.argsort(kept + axes))

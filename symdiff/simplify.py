@@ -205,11 +205,13 @@ def _shape_only(loop):
     for stmt in walk(loop.body):
         if isinstance(stmt, Op):
             for i, a in enumerate(stmt.args):
-                (shape_uses if (stmt.prim, i) in _SHAPE_POSITIONS else value_uses).add(a)
+                if isinstance(a, Var):
+                    uses = shape_uses if (stmt.prim, i) in _SHAPE_POSITIONS else value_uses
+                    uses.add(a)
         else:
-            value_uses.update(_structure_uses(stmt))
-    value_uses.update(c.update for c in loop.carried)
-    value_uses.update(c.init for c in loop.carried)
+            value_uses.update(_vars(_structure_uses(stmt)))
+    value_uses.update(_vars([c.update for c in loop.carried]))
+    value_uses.update(_vars([c.init for c in loop.carried]))
     return {v for v in loop.loads if v in shape_uses and v not in value_uses}
 
 

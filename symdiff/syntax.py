@@ -101,8 +101,29 @@ def _visit(src, node, found):
         for child in node.body:
             _visit(src, child, found)
         return
+    if isinstance(node, ast.Call):
+        # An f-string may be an argument of a call: print(f"loss {x:.3f}").
+        # Whether the callee accepts one (print, logging) is decided when lowering.
+        _visit(src, node.func, found)
+        for arg in node.args + [k.value for k in node.keywords]:
+            if isinstance(arg, ast.JoinedStr):
+                _visit_fstring(src, arg, found)
+            else:
+                _visit(src, arg, found)
+        return
     for child in ast.iter_child_nodes(node):
         _visit(src, child, found)
+
+
+def _visit_fstring(src, node, found):
+    for part in node.values:
+        if isinstance(part, ast.FormattedValue):
+            _visit(src, part.value, found)
+            spec = part.format_spec
+            if spec is not None and not all(isinstance(p, ast.Constant) for p in spec.values):
+                found.append(UnsupportedSyntaxError(
+                    "a format spec computed inside an f-string is not supported",
+                    src.loc(part), "write the spec out, e.g. f\"{x:.3f}\""))
 
 
 def _problem(src, node):

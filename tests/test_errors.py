@@ -144,8 +144,6 @@ def test_helper_without_source_is_an_error():
     assert "typed" in err.message and err.hint and err.filename
 
 
-@pytest.mark.xfail(strict=True, reason="calls.inline_function calls read_source(fn) without "
-                   "loc=, so the error points at the grad() call, not at the helper's call")
 def test_helper_without_source_is_reported_at_its_call():
     check(raised(calls_helper_without_source, X), SourceUnavailableError,
           "helper-no-source", "typed_helper(", "typed")

@@ -4,6 +4,14 @@
 import numpy as np
 
 
+def _as_gradient(g, like):
+    """``g`` as an array; a Python number takes the precision of ``like``, so a
+    float32 input keeps float32 gradients (``np.asarray(1.0)`` is float64)."""
+    if type(g) in (float, int) and hasattr(like, "dtype"):
+        return np.asarray(g, dtype=np.result_type(g, like))
+    return np.asarray(g)
+
+
 def _sum_to(a, like):
     """Sum the broadcast gradient ``a`` back to the shape of ``like``
     (an array, or its shape when a loop saved only that)."""
@@ -13,11 +21,11 @@ def _sum_to(a, like):
     except AttributeError:
         pass
     shape = like if type(like) is tuple else np.shape(like)
+    a = _as_gradient(a, like)
     if np.shape(a) == shape:
         return a
     if shape == ():
         return np.sum(a)
-    a = np.asarray(a)
     if a.ndim < len(shape):
         return np.broadcast_to(a, shape)
     lead = a.ndim - len(shape)
@@ -35,7 +43,7 @@ def _matmul_adjoint_b(g, a, b):
         return a.T @ g
     if ranks == (1, 2, 1):
         return np.outer(a, g)
-    a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
+    a, b, g = np.asarray(a), np.asarray(b), _as_gradient(g, b)
     if b.ndim == 1:
         g = g[..., None]
     if a.ndim == 1:

@@ -93,7 +93,7 @@ def extremum(b, op, dargs):
     axis, keep = op.param("axis"), op.param("keepdims")
     kept = b.op("expand_dims", out, axis=axis) if axis is not None and not keep else out
     hits = b.op("equal", x, kept)
-    over = {"axis": axis, "keepdims": keep} if axis is not None else {}
+    over = {"axis": axis, "keepdims": bool(keep)} if axis is not None else {}
     picked = b.op("sum", b.op("where", hits, dargs[0], Const(0.0)), **over)
     return b.div(picked, b.op("sum", hits, **over))
 
@@ -103,7 +103,7 @@ def norm(b, op, dargs):
     if dargs[0] is None:
         return None
     axis, keep = op.param("axis"), op.param("keepdims")
-    over = {"axis": axis, "keepdims": keep} if axis is not None else {}
+    over = {"axis": axis, "keepdims": bool(keep)} if axis is not None else {}
     safe = b.op("where", b.op("greater", out, Const(0.0)), out, Const(1.0))
     return b.div(b.op("sum", b.mul(x, dargs[0]), **over), safe)
 
