@@ -24,7 +24,6 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import os
-import re
 import sys
 import textwrap
 import warnings
@@ -738,21 +737,8 @@ class KnownBug(Exception):
 # xfail tests in test_fuzz.py); it is counted, not raised, so the rest of the
 # run still looks for new ones. Delete an entry when its bug is fixed.
 KNOWN_BUGS = {
-    # any failure at all, wrong values included, where two loops' tapes share a name
-    "two loops share the tape name": lambda err, src: _tape_names_clash(src),
     "where guard before its mask": lambda err, src: isinstance(err, UnboundLocalError),
-    "jvp of max/min with axis": lambda err, src: "keepdims=None" in src,
-    "a slice constant hashed": lambda err, src: isinstance(err, TypeError)
-    and "unhashable type: 'slice'" in str(err),
-    # any failure where a negative constant is written as the base of **
-    "-2.0 ** 2 is -(2.0 ** 2)": lambda err, src: re.search(
-        r"(?<![\w.)\]])-\d[\d.e]* \*\*", src) is not None,
 }
-
-
-def _tape_names_clash(source):
-    tapes = [line.strip() for line in source.splitlines() if line.strip().endswith("= []")]
-    return len(tapes) != len(set(tapes))
 
 
 def _known(err, source):
