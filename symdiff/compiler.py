@@ -4,6 +4,7 @@ from __future__ import annotations
 import ast
 import inspect
 import os
+import sys
 import unicodedata
 from dataclasses import dataclass
 
@@ -34,7 +35,11 @@ class Compiled:
 
 def compile_gradient(fn, wrt, mode="grad", overrides=None):
     src = read_source(fn)
+    limit = sys.getrecursionlimit()
     try:
+        # Lowering recurses once per nesting level of an expression; a chain of
+        # hundreds of nested operations is fine Python, so allow for it.
+        sys.setrecursionlimit(max(limit, 20_000))
         with prims.call_scope():
             return _compile(src, wrt, mode, overrides)
     except RecursionError:
@@ -44,6 +49,8 @@ def compile_gradient(fn, wrt, mode="grad", overrides=None):
             "reached while compiling it)", src.loc(node),
             "split the expression into several assignments, or flatten the nested "
             "branches or calls") from None
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 def _deepest(root):
