@@ -281,3 +281,17 @@ def test_a_negative_constant_as_a_power_base():
     value, grad = symdiff.value_and_grad(negative_base)(X3)
     assert value == pytest.approx(negative_base(X3))
     np.testing.assert_allclose(grad, 4.0)
+
+
+def branch_constant(x, c):
+    y = 2.0 if c > 0 else np.sum(x ** 2)
+    return y
+
+
+@pytest.mark.xfail(strict=True, reason="forward.py `_if`: a branch where the result has "
+                   "no tangent gets `y_dot = np.zeros_like(y)` before `y` is assigned "
+                   "(UnboundLocalError; or, when an older variable has that name, a "
+                   "tangent of its shape)")
+def test_jvp_of_an_if_with_a_constant_branch():
+    value, dot = symdiff.jvp(branch_constant)(X3, 1.0, np.ones(3))
+    assert (value, dot) == (2.0, 0.0)
