@@ -29,6 +29,7 @@ import subprocess
 import sys
 import textwrap
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -295,3 +296,21 @@ def branch_constant(x, c):
 def test_jvp_of_an_if_with_a_constant_branch():
     value, dot = symdiff.jvp(branch_constant)(X3, 1.0, np.ones(3))
     assert (value, dot) == (2.0, 0.0)
+
+
+def dead_loop(x, y):
+    v = np.log(y)  # NaN for y < 0, and never reaching the result
+    for i in range(2):
+        v = v * np.sum(x)
+    return np.sum(x ** 2)
+
+
+@pytest.mark.xfail(strict=True, reason="loop_reverse.py: a loop whose results get no "
+                   "gradient still runs backward when it reads a differentiated value, "
+                   "with zero adjoints: 0 * NaN from the dead `v` makes the gradient NaN")
+def test_a_loop_that_does_not_reach_the_result():
+    x = np.array([1.0, 2.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        g = symdiff.grad(dead_loop)(x, -1.0)
+    np.testing.assert_array_equal(g, 2 * x)
