@@ -44,3 +44,24 @@ def test_a_new_derivative_is_cached_for_the_next_process(tmp_path):
                            env=env, check=True).stdout.split() for _ in range(2)]
     assert runs[0][-1] == "True" and runs[1][-1] == "False"
     assert runs[0][:-1] == runs[1][:-1]
+
+
+def test_a_derivative_numpy_cannot_spell_is_a_located_error(monkeypatch):
+    import numpy as np
+
+    import symdiff
+    from symdiff.errors import NoDerivativeRuleError
+    from symdiff.rules.elementwise import ELEMENTWISE, Rule
+
+    # the derivative of gamma(a) is gamma(a) * polygamma(0, a): no NumPy spelling
+    monkeypatch.setitem(ELEMENTWISE, "sinc", Rule("gamma(a)"))
+    monkeypatch.setattr(formulas, "_memory", {})
+    monkeypatch.setattr(formulas, "_loaded", True)
+
+    def f(x):
+        return np.sum(np.sinc(x))  # E:sinc
+
+    with pytest.raises(NoDerivativeRuleError) as info:
+        symdiff.grad(f)(np.ones(2))
+    assert info.value.lineno == f.__code__.co_firstlineno + 1
+    assert "sinc" in info.value.message and info.value.hint

@@ -38,8 +38,20 @@ def elementwise_rule(r, op, g, skip=()):
         if not r.wants(x) or i in skip:
             grads.append(None)
             continue
-        grads.append(r.unbroadcast(build(local(op.prim, i, constants), env, r.b), x))
+        grads.append(r.unbroadcast(build(_local(op, i, constants), env, r.b), x))
     return grads
+
+
+def _local(op, index, constants):
+    """The cached derivative tree, or a located error if SymPy's derivative
+    uses a function NumPy spelling is not known for."""
+    try:
+        return local(op.prim, index, constants)
+    except NotImplementedError as exc:
+        from ..errors import NoDerivativeRuleError
+        raise NoDerivativeRuleError(f"`{op.prim}`: {exc}", op.loc,
+                                    "give the function explicit derivatives with "
+                                    "Rule(..., grads=(...)) in rules/elementwise.py") from None
 
 
 def formula_constants(op):

@@ -9,17 +9,16 @@ from __future__ import annotations
 from ..facts import ELEMENTWISE as _SHAPE_ELEMENTWISE  # noqa: F401 (documentation)
 from ..ir import Const
 from .elementwise import ELEMENTWISE
-from .formulas import local
 from .translate import build
 
 
 def elementwise(b, op, dargs):
-    from . import formula_constants
+    from . import _local, formula_constants
     constants = formula_constants(op)
     env = {"a": op.args[0], "out": op.target}
     if len(op.args) > 1:
         env["b"] = op.args[1]
-    terms = [build(local(op.prim, i, constants), {**env, "G": d}, b)
+    terms = [build(_local(op, i, constants), {**env, "G": d}, b)
              for i, d in enumerate(dargs) if d is not None]
     return b.total(terms)
 
