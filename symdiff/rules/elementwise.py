@@ -90,18 +90,22 @@ def _is_natural(atom):
         and float(value).is_integer() and value >= 0
 
 
-@functools.lru_cache(maxsize=None)
 def partial(prim, index, constants):
     """d prim / d operand ``index`` as a SymPy expression over ``a``, ``b``, ``out``.
 
     ``constants`` pairs operand positions with the numbers the call passes
     there (``x ** 2`` differentiates as ``2 * x``, not through ``log``).
     """
+    return _partial(ELEMENTWISE[prim], index, constants)
+
+
+@functools.lru_cache(maxsize=None)
+def _partial(rule, index, constants):
+    """Cached by the rule itself, so a changed table entry is derived afresh."""
     import sympy as sp
     a, b, out = sp.symbols("a b out", real=True)
     operands = (a, b)
     known = {operands[i]: _number(sp, v) for i, v in constants}
-    rule = ELEMENTWISE[prim]
     formula = sp.sympify(rule.formula, locals={"a": a, "b": b}).xreplace(known)
     if rule.grads:
         derivative = sp.sympify(rule.grads[index], locals={"a": a, "b": b, "out": out})
