@@ -56,4 +56,4 @@ def _clone_loop(loop, mapping, facts):
         facts.shape[new.out] = facts.key(old.out)
     return replace(loop, carried=carried, body=body, index=index, bounds=bounds,
                    cond_block=cond_block, cond=_sub(loop.cond, mapping),
-                   exit=_sub(loop.exit, mapping), tape=None, saves=[], loads=[])
+                   exit=_sub(loop.exit, mapping), writes=[], reads=[])

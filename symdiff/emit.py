@@ -100,8 +100,8 @@ class Emitter:
 
     def _loop(self, loop, lines, pad):
         inner = pad + "    "
-        if loop.tape is not None and loop.kind != "tape":
-            lines.append(f"{pad}{self.names[loop.tape]} = []")
+        for tape in loop.writes:
+            lines.append(f"{pad}{self.names[tape.var]} = []")
         self._assign([(c.param, c.init) for c in loop.carried], lines, pad)
         lines.append(pad + self._loop_header(loop))
         if loop.kind == "while" and loop.cond not in self.inlined:
@@ -110,10 +110,10 @@ class Emitter:
             lines.append(f"{inner}    break")
         start = len(lines)
         self._block(loop.body, lines, inner)
-        if loop.tape is not None and loop.kind != "tape":
-            saved = ", ".join(self._text(a) for a in loop.saves)
-            saved = f"({saved})" if len(loop.saves) > 1 else saved
-            lines.extend(wrap(f"{inner}{self.names[loop.tape]}.append({saved})"))
+        for tape in loop.writes:
+            saved = ", ".join(self._text(a) for a in tape.items)
+            saved = f"({saved})" if len(tape.items) > 1 else saved
+            lines.extend(wrap(f"{inner}{self.names[tape.var]}.append({saved})"))
         self._assign([(c.param, c.update) for c in loop.carried], lines, inner)
         if loop.exit is not None and not (isinstance(loop.exit, Const) and not loop.exit.value):
             lines.append(f"{inner}if {self._text(loop.exit)}:")
@@ -130,9 +130,16 @@ class Emitter:
         if loop.kind == "while":
             cond = self._text(loop.cond) if loop.cond in self.inlined else "True"
             return f"while {cond}:"
-        loads = [self.names.get(v, "_") if self.counts.get(v) else "_" for v in loop.loads]
-        target = ", ".join(loads)
-        return f"for {target} in reversed({self.names[loop.tape]}):"
+        targets = [self._unpack(tape.items) for tape in loop.reads]
+        tapes = [f"reversed({self.names[tape.var]})" for tape in loop.reads]
+        if len(tapes) == 1:
+            return f"for {targets[0]} in {tapes[0]}:"
+        targets = [f"({t})" if "," in t else t for t in targets]
+        return f"for {', '.join(targets)} in zip({', '.join(tapes)}):"
+
+    def _unpack(self, loads):
+        return ", ".join(self.names.get(v, "_") if self.counts.get(v) else "_"
+                         for v in loads)
 
     def _assign(self, pairs, lines, pad):
         """``a, b = x, y`` for the pairs whose names differ (simultaneously, so

@@ -102,10 +102,21 @@ class Carry:
 
 
 @dataclass
+class Tape:
+    """A Python list a loop appends ``items`` to at the end of each iteration
+    (a write), or reads back in reverse, binding ``items`` (a read). Each tape
+    has one writer and one reader, the writer first."""
+
+    var: Var
+    items: list
+
+
+@dataclass
 class Loop:
-    """``for index in range(*bounds)``, ``while cond``, or (made by the reverse
-    pass) ``for *loads in reversed(tape)``. ``exit`` is an atom of the body:
-    true when the iteration ended with ``break``."""
+    """``for index in range(*bounds)``, ``while cond``, or ``for ... in
+    reversed(tape)`` (kind "tape": the ``reads`` in lockstep). Any loop may
+    write tapes. ``exit`` is an atom of the body: true when the iteration
+    ended with ``break``."""
 
     kind: str                  # "range", "while" or "tape"
     carried: list
@@ -115,9 +126,8 @@ class Loop:
     cond_block: list = field(default_factory=list)
     cond: object = None
     exit: object = None
-    tape: Var | None = None    # "range"/"while": the list saves go to; "tape": read
-    saves: list = field(default_factory=list)
-    loads: list = field(default_factory=list)
+    writes: list = field(default_factory=list)   # Tapes appended to
+    reads: list = field(default_factory=list)    # Tapes read ("tape" loops)
     loc: Loc | None = None
     backward: bool = False
 
@@ -163,8 +173,13 @@ def uses(stmt):
         return [stmt.then, stmt.orelse]
     if isinstance(stmt, Loop):
         return list(stmt.bounds) + [c.init for c in stmt.carried] + \
-            ([stmt.tape] if stmt.tape is not None else [])
+            [t.var for t in stmt.reads]
     raise TypeError(f"no uses() for IR node {type(stmt).__name__}")
+
+
+def saved(loop):
+    """Every atom ``loop`` appends to its tapes."""
+    return [a for tape in loop.writes for a in tape.items]
 
 
 def use_counts(fn):
@@ -188,12 +203,12 @@ def use_counts(fn):
                     use(m.then)
                     use(m.orelse)
             elif isinstance(stmt, Loop):
-                for a in list(stmt.bounds) + [c.init for c in stmt.carried]:
+                for a in uses(stmt):
                     use(a)
                 block(stmt.cond_block)
                 block(stmt.body)
-                for a in [c.update for c in stmt.carried] + list(stmt.saves) + \
-                        [stmt.exit, stmt.cond, stmt.tape]:
+                for a in [c.update for c in stmt.carried] + saved(stmt) + \
+                        [stmt.exit, stmt.cond]:
                     use(a)
 
     block(fn.body)
@@ -231,8 +246,10 @@ def _dump_block(stmts, lines, pad):
         elif isinstance(stmt, Loop):
             carried = ", ".join(f"{c.param!r}={c.init!r}->{c.update!r}->{c.out!r}"
                                 for c in stmt.carried)
+            tapes = "".join(f" {kind} {t.var!r}={t.items!r}" for kind, tapes in
+                            (("reads", stmt.reads), ("writes", stmt.writes)) for t in tapes)
             lines.append(f"{pad}loop {stmt.kind} {stmt.index!r} {stmt.bounds!r} "
-                         f"[{carried}] saves={stmt.saves!r} loads={stmt.loads!r}:")
+                         f"[{carried}]{tapes}:")
             _dump_block(stmt.cond_block, lines, pad + "  ? ")
             _dump_block(stmt.body, lines, pad + "    ")
         else:

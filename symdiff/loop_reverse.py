@@ -13,7 +13,7 @@ from collections import defaultdict
 from dataclasses import replace
 
 from .clone import clone_block
-from .ir import Carry, Const, Loop, Op, Var
+from .ir import Carry, Const, Loop, Op, Tape, Var
 
 
 def backward_loop(rev, loop):
@@ -23,10 +23,11 @@ def backward_loop(rev, loop):
     if not active or all(g is None for g in seeds.values()):
         if not _reads_active_outer(rev, loop):
             return
-    loop.tape = Var("tape")
-    mapping, view, recomputed = _tape_plan(rev, loop)
-    loads = [mapping[v] for v in loop.saves]
-    reverse = Loop("tape", [], [], tape=loop.tape, loads=loads, loc=loop.loc,
+    tape = Tape(Var("tape"), [])
+    mapping, view, recomputed = _tape_plan(rev, loop, tape)
+    loads = [mapping[v] for v in tape.items]
+    loop.writes.append(tape)
+    reverse = Loop("tape", [], [], reads=[Tape(tape.var, loads)], loc=loop.loc,
                    backward=True)
     before = []  # statements that must run before the reverse loop
     with b.at(loop.loc), b.into(before):
@@ -53,7 +54,7 @@ def backward_loop(rev, loop):
             rev.adj[carry.init].append(bar.out)
 
 
-def _tape_plan(rev, loop):
+def _tape_plan(rev, loop, tape):
     """What each iteration saves, and the body as the backward pass sees it.
 
     The tape holds the index, the carried values and every value the body
@@ -62,12 +63,11 @@ def _tape_plan(rev, loop):
     recomputed from those values instead.
     """
     facts, mapping = rev.b.facts, {}
-    loop.saves = []
 
     def save(var):
         mapping[var] = Var(var.hint)
         facts.shape[mapping[var]] = facts.key(var)
-        loop.saves.append(var)
+        tape.items.append(var)
 
     for var in ([loop.index] if loop.index is not None else []) + \
             [c.param for c in loop.carried]:

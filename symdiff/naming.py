@@ -11,6 +11,7 @@ import keyword
 import re
 
 from .ir import If, Loop, Op, Var
+from .ir import saved as ir_saved
 
 
 class Positions:
@@ -79,10 +80,11 @@ class Positions:
         for a in list(loop.bounds) + [c.init for c in loop.carried]:
             self._use(a)
         start = self.pos
-        if loop.kind == "tape":
-            self._use(loop.tape)  # read by the reverse loop, defined by the forward one
-        for var in ([loop.tape] if loop.kind != "tape" else []) + [loop.index] + \
-                list(loop.loads) + [c.param for c in loop.carried]:
+        for tape in loop.reads:
+            self._use(tape.var)  # read by the reverse loop, defined by the forward one
+        loads = [v for tape in loop.reads for v in tape.items]
+        for var in [t.var for t in loop.writes] + [loop.index] + loads + \
+                [c.param for c in loop.carried]:
             self._define(var)
         self.loops.append((start, set()))
         self.pos += 1
@@ -90,9 +92,9 @@ class Positions:
         self._use(loop.cond)
         self._block(loop.body)
         self.pos += 1
-        for a in loop.saves:  # appended to the tape at the end of the body
+        for a in ir_saved(loop):  # appended to the tape at the end of the body
             self._use(a)
-        saved = set(loop.saves)
+        saved = set(ir_saved(loop))
         for c in loop.carried:
             self._use(c.update)
             if isinstance(c.update, Var) and self.defs.get(c.update, -1) > start \

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from .ir import Const, If, Loop, Merge, Op, Var, walk
+from .ir import Const, If, Loop, Merge, Op, Var, saved, walk
 
 # Operations kept even when their result is unused: they check their input.
 EFFECTS = frozenset({"require_float", "require_scalar"})
@@ -68,7 +68,8 @@ def _cse_loop(loop, subst, seen):
     for carry in loop.carried:
         carry.update = _replace(carry.update, subst)
     loop.exit = _replace(loop.exit, subst)
-    loop.saves = [_replace(a, subst) for a in loop.saves]
+    for tape in loop.writes:
+        tape.items = [_replace(a, subst) for a in tape.items]
 
 
 def _key(op):
@@ -152,7 +153,7 @@ _pruned = {}  # tape var -> which entries the reverse loop still reads
 
 def _dce_loop(loop, live, mutate):
     """Keep the carried values something needs; False if the loop is dead."""
-    if loop.kind != "tape" and mutate:
+    if mutate:
         _prune_saves(loop, live)
     needed = [c for c in loop.carried if c.out in live]
     while True:  # a carried value read by what is needed is needed too
@@ -166,7 +167,7 @@ def _dce_loop(loop, live, mutate):
     inner = _loop_roots(loop, needed)
     body = _dce(loop.body, inner, mutate)
     cond_block = _dce(loop.cond_block, inner, mutate)
-    if not needed and (loop.kind == "tape" or loop.tape is None) and not _has_effects(body):
+    if not needed and not loop.writes and not _has_effects(body):
         return False
     if mutate:
         loop.carried = [c for c in loop.carried if c in needed]
@@ -174,26 +175,26 @@ def _dce_loop(loop, live, mutate):
         _prune_tape(loop, inner)
     live |= inner
     live.update(_vars(loop.bounds) + _vars([c.init for c in needed]))
-    if loop.tape is not None:
-        live.add(loop.tape)
+    live.update(tape.var for tape in loop.reads)
     return True
 
 
 def _loop_roots(loop, needed):
-    roots = {c.update for c in needed} | set(_vars(loop.saves))
+    roots = {c.update for c in needed} | set(_vars(saved(loop)))
     return roots | {v for v in (loop.exit, loop.cond) if isinstance(v, Var)}
 
 
 def _prune_tape(loop, inner):
     """A reverse loop reads only the saved values it uses (keep one, to count);
     a value it reads only for its shape is saved as its shape."""
-    if loop.kind == "tape":
-        keep = [v in inner for v in loop.loads]
-        if not any(keep):
+    shape_only = _shape_only(loop)
+    for n, tape in enumerate(loop.reads):
+        keep = [v in inner for v in tape.items]
+        if not any(keep) and n == 0:
             keep[0] = True
-        loop.loads = [v for v, k in zip(loop.loads, keep) if k]
-        shape_only = _shape_only(loop)
-        _pruned[loop.tape] = (keep, [v in shape_only for v in loop.loads])
+        tape.items = [v for v, k in zip(tape.items, keep) if k]
+        _pruned[tape.var] = (keep, [v in shape_only for v in tape.items])
+    loop.reads = [tape for tape in loop.reads if tape.items]
 
 
 _SHAPE_POSITIONS = {("sum_to", 1)}
@@ -212,7 +213,8 @@ def _shape_only(loop):
             value_uses.update(_vars(_structure_uses(stmt)))
     value_uses.update(_vars([c.update for c in loop.carried]))
     value_uses.update(_vars([c.init for c in loop.carried]))
-    return {v for v in loop.loads if v in shape_uses and v not in value_uses}
+    return {v for t in loop.reads for v in t.items
+            if v in shape_uses and v not in value_uses}
 
 
 def _structure_uses(stmt):
@@ -220,26 +222,24 @@ def _structure_uses(stmt):
         return [stmt.cond] + [a for m in stmt.merges for a in (m.then, m.orelse)]
     if isinstance(stmt, Loop):
         return list(stmt.bounds) + [c.init for c in stmt.carried] + \
-            [c.update for c in stmt.carried] + list(stmt.saves) + [stmt.exit, stmt.cond]
+            [c.update for c in stmt.carried] + saved(stmt) + [stmt.exit, stmt.cond] + \
+            [t.var for t in stmt.reads]
     return []
 
 
 def _prune_saves(loop, live):
     """A forward loop saves what its reverse loop reads, or nothing if it is gone."""
-    if loop.tape is None:
-        return
-    if loop.tape not in live:
-        loop.tape, loop.saves = None, []
-        return
-    plan = _pruned.pop(loop.tape, None)
-    if plan is not None:
-        keep, shape_only = plan
-        loop.saves = [v for v, k in zip(loop.saves, keep) if k]
-        for i, (var, shape) in enumerate(zip(loop.saves, shape_only)):
+    loop.writes = [tape for tape in loop.writes if tape.var in live]
+    for tape in loop.writes:
+        keep, shape_only = _pruned.pop(tape.var, (None, None))
+        if keep is None:
+            continue
+        tape.items = [v for v, k in zip(tape.items, keep) if k]
+        for i, (var, shape) in enumerate(zip(tape.items, shape_only)):
             if shape:  # save np.shape(var), not the array
                 op = Op(Var(var.hint + "_shape"), "shape", (var,), loc=loop.loc)
                 loop.body.append(op)
-                loop.saves[i] = op.target
+                tape.items[i] = op.target
 
 
 def _vars(atoms):
