@@ -10,17 +10,28 @@ outside the loop are accumulated by it.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from .clone import clone_block
 from .ir import Carry, Const, Loop, Op, Tape, Var
+
+
+@dataclass
+class TapeBar:
+    """The adjoint of a tape: the tape ``var`` holds, per iteration, the
+    adjoints of the written items at ``positions`` (the others have none)."""
+
+    var: Var
+    positions: list
 
 
 def backward_loop(rev, loop):
     b = rev.b
     active = [c for c in loop.carried if rev.wants(c.param)]
     seeds = {id(c): rev.collect(c.out) for c in active}
-    if not active or all(g is None for g in seeds.values()):
+    tape_bars = [(t, _tape_bar(rev, t)) for t in loop.writes]
+    tape_bars = [(t, bar) for t, bar in tape_bars if bar is not None]
+    if all(g is None for g in seeds.values()) and not tape_bars:
         if not _reads_active_outer(rev, loop):
             return
     tape = Tape(Var("tape"), [])
@@ -40,10 +51,12 @@ def backward_loop(rev, loop):
             update = mapping.get(carry.update, carry.update)
             if rev.wants(update) or rev.wants(carry.update):
                 rev.adj[update].append(bar.param)
+        _read_tape_bars(rev, reverse, tape_bars, mapping)
         rev.backward_block(view)
         escaping = {v: b.total(t) for v, t in rev.adj.items() if t}
         rev.adj = outer
         _close_carried(rev, carried_bar, escaping, mapping)
+        _write_tape_bars(rev, loop, reverse, escaping, mapping)
         _accumulate_outer(rev, reverse, escaping, set(loads), before)
     reverse.body = body
     for stmt in before:
@@ -52,6 +65,38 @@ def backward_loop(rev, loop):
     for carry, bar in carried_bar:
         if rev.wants(carry.init):
             rev.adj[carry.init].append(bar.out)
+
+
+def _tape_bar(rev, tape):
+    bars = rev.adj.pop(tape.var, [])
+    if len(bars) > 1:
+        raise TypeError(f"tape {tape.var!r} is read by more than one loop")
+    return bars[0] if bars else None
+
+
+def _read_tape_bars(rev, reverse, tape_bars, mapping):
+    """Each iteration of the reverse loop reads the adjoints of what the
+    forward iteration appended to a tape (the loop that read it made them)."""
+    for tape, bar in tape_bars:
+        items = [tape.items[p] for p in bar.positions]
+        loads = [Var(item.hint + "_bar") for item in items]
+        for item, load in zip(items, loads):
+            rev.b.facts.shape[load] = rev.b.facts.key(item)
+            if isinstance(item, Var):
+                rev.adj[mapping.get(item, item)].append(load)
+        reverse.reads.append(Tape(bar.var, loads))
+
+
+def _write_tape_bars(rev, loop, reverse, escaping, mapping):
+    """A loop over a tape hands the adjoints of what it read to the loop that
+    wrote it, on a tape of adjoints (in the order the writer runs)."""
+    for tape in loop.reads:
+        positions = [k for k, v in enumerate(tape.items) if mapping[v] in escaping]
+        if positions and rev.wants(tape.var):
+            bar = Tape(Var(tape.var.hint + "_bar"),
+                       [escaping.pop(mapping[tape.items[k]]) for k in positions])
+            reverse.writes.append(bar)
+            rev.adj[tape.var].append(TapeBar(bar.var, positions))
 
 
 def _tape_plan(rev, loop, tape):
@@ -70,7 +115,7 @@ def _tape_plan(rev, loop, tape):
         tape.items.append(var)
 
     for var in ([loop.index] if loop.index is not None else []) + \
-            [c.param for c in loop.carried]:
+            [v for t in loop.reads for v in t.items] + [c.param for c in loop.carried]:
         save(var)
     view, recomputed = [], []
     for stmt in loop.body:
@@ -135,6 +180,9 @@ def _accumulate_outer(rev, reverse, escaping, loads, before):
 
 def loop_activity(loop, active, activity):
     """Mark loop values active until nothing changes (carried values feed back)."""
+    for tape in loop.reads:
+        if tape.var in active:
+            active.update(tape.items)
     for carry in loop.carried:
         if carry.init in active:
             active.add(carry.param)
@@ -149,3 +197,6 @@ def loop_activity(loop, active, activity):
     for carry in loop.carried:
         if carry.param in active:
             active.add(carry.out)
+    for tape in loop.writes:
+        if any(a in active for a in tape.items):
+            active.add(tape.var)

@@ -13,6 +13,7 @@ import ast
 from .errors import UnsupportedSyntaxError
 from .ir import Carry, Const, Loop, Var
 from .returns import hoist
+from .tapes import reversed_tape, tape_loop
 from .values import Static, Tup, is_atom
 
 BROKE = "<break>"
@@ -20,6 +21,10 @@ BROKE = "<break>"
 
 def lower_for(lw, node):
     _no_else(lw, node)
+    tape = reversed_tape(lw, node.iter)
+    if tape is not None:
+        _lower_loop(lw, node, *tape_loop(lw, node, tape))
+        return
     iterable = _iterable(lw, node.iter)
     if isinstance(iterable, Tup):  # a tuple known when compiling: unrolled
         for item in iterable.items:
@@ -58,11 +63,13 @@ def _lower_loop(lw, node, loop, start):
     lw.env.update({c.param.hint: c.param for c in loop.carried})
     lw.b.named.update(c.param for c in loop.carried)
     with lw.b.block() as body:
+        lw.loops.append((loop, body))
         start()
         lw.env[BROKE] = Const(False)
         if lw.lower_body(hoist(node.body, (ast.Break, ast.Continue))) is not None:
             raise lw.error(UnsupportedSyntaxError, node, "`return` inside a loop",
                            "assign the value, `break`, and return after the loop")
+        lw.loops.pop()
     if loop.kind == "while":
         body[:0] = []  # the condition lives in cond_block
     loop.body = body

@@ -10,7 +10,7 @@ import builtins
 
 import numpy as np
 
-from . import syntax
+from . import syntax, tapes
 from .returns import hoist_returns
 from .builtins_ import BUILTIN_NAMES
 from .errors import (NonScalarOutputError, UnknownNameError,
@@ -37,6 +37,7 @@ class Lowerer:
         self.b = builder
         self.depth = depth
         self.env = {}
+        self.loops = []   # (Loop, body block) of the loops being lowered, innermost last
 
     def error(self, cls, node, message, hint=None):
         return cls(message, self.src.loc(node), hint)
@@ -74,6 +75,8 @@ class Lowerer:
         method(node)
 
     def stmt_Assign(self, node):
+        if tapes.is_new_tape(node):
+            return tapes.lower_new_tape(self, node)
         value = self.expr(node.value)
         for target in node.targets:
             self.bind(target, value)
@@ -101,6 +104,9 @@ class Lowerer:
     def stmt_Expr(self, node):
         if isinstance(node.value, ast.Constant):
             return  # a docstring or a bare constant
+        tape = tapes.appended_tape(self, node)
+        if tape is not None:
+            return tapes.lower_append(self, node, tape)
         self.expr(node.value)
 
     def stmt_Pass(self, node):

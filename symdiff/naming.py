@@ -77,14 +77,16 @@ class Positions:
             self._define(m.target)
 
     def _loop(self, loop):
+        for tape in loop.writes:  # `tape = []` comes before everything else
+            self._define(tape.var)
+        self.pos += 1
         for a in list(loop.bounds) + [c.init for c in loop.carried]:
             self._use(a)
         start = self.pos
         for tape in loop.reads:
             self._use(tape.var)  # read by the reverse loop, defined by the forward one
         loads = [v for tape in loop.reads for v in tape.items]
-        for var in [t.var for t in loop.writes] + [loop.index] + loads + \
-                [c.param for c in loop.carried]:
+        for var in [loop.index] + loads + [c.param for c in loop.carried]:
             self._define(var)
         self.loops.append((start, set()))
         self.pos += 1

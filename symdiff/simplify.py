@@ -18,6 +18,8 @@ ALIASES = frozenset({"stop_gradient", "straight_through", "backward_as", "custom
 
 
 def simplify(fn):
+    _SHAPES.clear()
+    _SHAPES.update(_shape_values(fn.body))
     subst = {}
     fn.body = _cse(fn.body, subst, {})
     fn.result = _replace(fn.result, subst)
@@ -149,6 +151,20 @@ def _dce_if(stmt, live, mutate):
 
 
 _pruned = {}  # tape var -> which entries the reverse loop still reads
+_SHAPES = set()  # values that are shapes already: a loop saves them as they are
+
+
+def _shape_values(stmts):
+    shapes, written = set(), {}
+    for stmt in walk(stmts):
+        if isinstance(stmt, Op) and stmt.prim in ("shape", "tuple"):
+            shapes.add(stmt.target)
+        elif isinstance(stmt, Loop):
+            for tape in stmt.reads:
+                shapes.update(item for item, source in zip(tape.items, written.get(tape.var, ()))
+                              if source in shapes)
+            written.update((tape.var, tape.items) for tape in stmt.writes)
+    return shapes
 
 
 def _dce_loop(loop, live, mutate):
@@ -236,7 +252,7 @@ def _prune_saves(loop, live):
             continue
         tape.items = [v for v, k in zip(tape.items, keep) if k]
         for i, (var, shape) in enumerate(zip(tape.items, shape_only)):
-            if shape:  # save np.shape(var), not the array
+            if shape and var not in _SHAPES:  # save np.shape(var), not the array
                 op = Op(Var(var.hint + "_shape"), "shape", (var,), loc=loop.loc)
                 loop.body.append(op)
                 tape.items[i] = op.target

@@ -1,0 +1,107 @@
+"""Tapes in the language: the idiom generated gradients use to run a loop backward.
+
+    tape = []
+    for ...:
+        ...
+        tape.append((h, a))       # once per iteration, at the top of the body
+    for h, a in reversed(tape):   # read back once, last iteration first
+        ...
+
+symdiff differentiates its own generated code (`grad(grad(f))`, `hessian`),
+so this idiom is part of the language: ``tape = []`` makes a `TapeList`, the
+append makes the loop write a `Tape`, and the loop over ``reversed(tape)`` is
+a `Loop` of kind "tape" that reads it.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from .errors import UnsupportedSyntaxError
+from .ir import Loop, Tape, Var
+from .values import Static, Tup
+
+_HINT = ("a list is supported only as a tape: `tape = []` before a loop, one "
+         "`tape.append(...)` at the top level of its body, then "
+         "`for ... in reversed(tape):`")
+
+
+@dataclass(eq=False)
+class TapeList:
+    var: Var
+    level: int                # how many loops enclose the `tape = []`
+    items: list | None = None  # what each iteration appends, once the append is seen
+    read: bool = False
+
+
+def is_new_tape(node):
+    """``name = []``."""
+    return isinstance(node, ast.Assign) and isinstance(node.value, ast.List) \
+        and not node.value.elts and len(node.targets) == 1 \
+        and isinstance(node.targets[0], ast.Name)
+
+
+def lower_new_tape(lw, node):
+    name = node.targets[0].id
+    lw.env[name] = TapeList(Var(name), len(lw.loops))
+
+
+def appended_tape(lw, node):
+    """The `TapeList` of a statement ``tape.append(...)``, else None."""
+    call = node.value
+    if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) \
+            and call.func.attr == "append" and isinstance(call.func.value, ast.Name):
+        tape = lw.env.get(call.func.value.id)
+        return tape if isinstance(tape, TapeList) else None
+    return None
+
+
+def lower_append(lw, node, tape):
+    call = node.value
+    if len(call.args) != 1 or call.keywords:
+        raise lw.error(UnsupportedSyntaxError, call, "append takes one value", _HINT)
+    if len(lw.loops) != tape.level + 1 or lw.b.stmts is not lw.loops[-1][1]:
+        raise lw.error(UnsupportedSyntaxError, node,
+                       "a tape is appended to once per iteration, at the top level "
+                       "of the loop right after `tape = []`", _HINT)
+    if tape.items is not None:
+        raise lw.error(UnsupportedSyntaxError, node, "a tape is appended to once", _HINT)
+    value = lw.expr(call.args[0])
+    parts = value.items if isinstance(value, Tup) else (value,)
+    tape.items = [lw.atom(v, call.args[0]) for v in parts]
+    lw.loops[-1][0].writes.append(Tape(tape.var, tape.items))
+
+
+def reversed_tape(lw, node):
+    """The `TapeList` of ``reversed(tape)``, else None."""
+    if not (isinstance(node, ast.Call) and len(node.args) == 1
+            and isinstance(node.args[0], ast.Name)):
+        return None
+    func = lw.expr(node.func)
+    tape = lw.env.get(node.args[0].id)
+    if isinstance(func, Static) and func.obj is reversed and isinstance(tape, TapeList):
+        return tape
+    return None
+
+
+def tape_loop(lw, node, tape):
+    """A `Loop` reading ``tape`` back, and how to bind the loop's target."""
+    if tape.items is None or tape.read:
+        what = "read before a loop appends to it" if tape.items is None else "read twice"
+        raise lw.error(UnsupportedSyntaxError, node.iter, f"the tape is {what}", _HINT)
+    tape.read = True
+    target = node.target
+    names = target.elts if isinstance(target, ast.Tuple) else [target]
+    if len(names) != len(tape.items) or not all(isinstance(n, ast.Name) for n in names):
+        raise lw.error(UnsupportedSyntaxError, target,
+                       f"unpack the {len(tape.items)} values each iteration appended "
+                       "into as many names", _HINT)
+    loads = [Var(n.id) for n in names]
+    for load, item in zip(loads, tape.items):
+        lw.b.facts.shape[load] = lw.b.facts.key(item)
+    loop = Loop("tape", [], [], reads=[Tape(tape.var, loads)], loc=lw.src.loc(node))
+
+    def bind():
+        for name, load in zip(names, loads):
+            lw.bind(name, load)
+    return loop, bind
