@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .ir import Carry, If, Loop, Merge, Op, Var
+from .ir import Carry, If, Loop, Merge, Op, Tape, Var
 
 
 def clone_block(stmts, mapping, facts):
@@ -48,12 +48,17 @@ def _clone_loop(loop, mapping, facts):
     inits = [_sub(c.init, mapping) for c in loop.carried]
     params = [_fresh(c.param, mapping) for c in loop.carried]
     index = _fresh(loop.index, mapping) if loop.index is not None else None
+    reads = [Tape(_sub(t.var, mapping), [_fresh(v, mapping) for v in t.items])
+             for t in loop.reads]
+    writes = [Tape(_fresh(t.var, mapping), []) for t in loop.writes]
     cond_block = clone_block(loop.cond_block, mapping, facts)
     body = clone_block(loop.body, mapping, facts)
+    for new, old in zip(writes, loop.writes):
+        new.items = [_sub(a, mapping) for a in old.items]
     carried = [Carry(p, i, _sub(c.update, mapping), _fresh(c.out, mapping))
                for c, p, i in zip(loop.carried, params, inits)]
     for old, new in zip(loop.carried, carried):
         facts.shape[new.out] = facts.key(old.out)
     return replace(loop, carried=carried, body=body, index=index, bounds=bounds,
                    cond_block=cond_block, cond=_sub(loop.cond, mapping),
-                   exit=_sub(loop.exit, mapping), writes=[], reads=[])
+                   exit=_sub(loop.exit, mapping), writes=writes, reads=reads)

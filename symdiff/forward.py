@@ -18,6 +18,7 @@ class Forward:
     def __init__(self, builder):
         self.b = builder
         self.dot = {}  # var -> tangent atom
+        self.tape_dots = {}  # tape var -> positions whose tangents follow the items
 
     def tangent(self, atom):
         return self.dot.get(atom) if isinstance(atom, Var) else None
@@ -68,6 +69,7 @@ class Forward:
             self.dot[m.target] = target
 
     def _loop(self, loop):
+        self._read_tangents(loop)
         active = self._carried_with_tangents(loop)
         carries = []
         for c in loop.carried:
@@ -75,14 +77,40 @@ class Forward:
                 param = Var(c.param.hint + "_dot")
                 self.dot[c.param] = param
                 init = self.tangent(c.init)
-                carries.append((c, Carry(param, init if init is not None else Const(0.0),
-                                         None, Var(c.param.hint + "_dot"))))
+                if init is None:  # a zero of the carried value's shape (matmul needs it)
+                    init = self._zeros_before(loop, c.init)
+                carries.append((c, Carry(param, init, None, Var(c.param.hint + "_dot"))))
         loop.body = self.block(loop.body)
+        self._write_tangents(loop)
         for c, carry in carries:
             update = self.tangent(c.update)
             carry.update = update if update is not None else Const(0.0)
             loop.carried.append(carry)
             self.dot[c.out] = carry.out
+
+    def _zeros_before(self, loop, value):
+        if not isinstance(value, Var):
+            return Const(0.0)
+        assert self.b.stmts[-1] is loop  # block() appended it; the zeros go first
+        self.b.stmts.pop()
+        zeros = self.b.op("zeros_like", value, hint=value.hint + "_dot")
+        self.b.append(loop)
+        return zeros
+
+    def _read_tangents(self, loop):
+        """A tape's tangents travel on it, after the values they belong to."""
+        for tape in loop.reads:
+            for k in self.tape_dots.get(tape.var, ()):
+                load = Var(tape.items[k].hint + "_dot")
+                self.b.facts.shape[load] = self.b.facts.key(tape.items[k])
+                self.dot[tape.items[k]] = load
+                tape.items.append(load)
+
+    def _write_tangents(self, loop):
+        for tape in loop.writes:
+            positions = [k for k, a in enumerate(tape.items) if self.tangent(a) is not None]
+            tape.items += [self.tangent(tape.items[k]) for k in positions]
+            self.tape_dots[tape.var] = positions
 
     def _carried_with_tangents(self, loop):
         """Carried values whose tangent can be nonzero (fixpoint: they feed back)."""

@@ -177,6 +177,22 @@ def uses(stmt):
     raise TypeError(f"no uses() for IR node {type(stmt).__name__}")
 
 
+def branch_definitions(stmts, owner=None, out=None):
+    """var -> (If, side): the innermost `if` branch that defines it."""
+    out = {} if out is None else out
+    for stmt in stmts:
+        if isinstance(stmt, Op) and owner is not None:
+            out[stmt.target] = owner
+        elif isinstance(stmt, If):
+            out.update((m.target, owner) for m in stmt.merges if owner is not None)
+            branch_definitions(stmt.then, (stmt, "then"), out)
+            branch_definitions(stmt.orelse, (stmt, "orelse"), out)
+        elif isinstance(stmt, Loop):
+            out.update((c.out, owner) for c in stmt.carried if owner is not None)
+            branch_definitions(stmt.body, owner, out)
+    return out
+
+
 def saved(loop):
     """Every atom ``loop`` appends to its tapes."""
     return [a for tape in loop.writes for a in tape.items]

@@ -13,7 +13,7 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 
 from .clone import clone_block
-from .ir import Carry, Const, Loop, Op, Tape, Var
+from .ir import Carry, Const, Loop, Op, Tape, Var, branch_definitions
 
 
 @dataclass
@@ -36,6 +36,7 @@ def backward_loop(rev, loop):
             return
     tape = Tape(Var("tape"), [])
     mapping, view, recomputed = _tape_plan(rev, loop, tape)
+    rev.branch_of.update(branch_definitions(view))
     loads = [mapping[v] for v in tape.items]
     loop.writes.append(tape)
     reverse = Loop("tape", [], [], reads=[Tape(tape.var, loads)], loc=loop.loc,

@@ -13,7 +13,7 @@ import ast
 from .errors import UnsupportedSyntaxError
 from .ir import Carry, Const, Loop, Var
 from .returns import hoist
-from .tapes import reversed_tape, tape_loop
+from .tapes import reversed_tapes, tape_loop
 from .values import Static, Tup, is_atom
 
 BROKE = "<break>"
@@ -21,9 +21,9 @@ BROKE = "<break>"
 
 def lower_for(lw, node):
     _no_else(lw, node)
-    tape = reversed_tape(lw, node.iter)
-    if tape is not None:
-        _lower_loop(lw, node, *tape_loop(lw, node, tape))
+    tapes = reversed_tapes(lw, node.iter)
+    if tapes is not None:
+        _lower_loop(lw, node, *tape_loop(lw, node, tapes))
         return
     iterable = _iterable(lw, node.iter)
     if isinstance(iterable, Tup):  # a tuple known when compiling: unrolled
@@ -41,18 +41,45 @@ def lower_for(lw, node):
 def lower_while(lw, node):
     _no_else(lw, node)
     loop = Loop("while", [], [], loc=lw.src.loc(node))
+    before, node = _pretest(node)
 
     def start():
         with lw.b.block() as cond_block:
+            if lw.lower_body(before) is not None:
+                raise lw.error(UnsupportedSyntaxError, node, "`return` inside a loop")
             loop.cond = lw.predicate(node.test)
         loop.cond_block = cond_block
     _lower_loop(lw, node, loop, start)
+    carried = {c.param.hint for c in loop.carried}
+    for name in _assigned(before):  # computed for the test only, as in the IR
+        if name not in carried:
+            lw.env.pop(name, None)
     changing = {c.param for c in loop.carried if c.update is not c.param}
     if not _depends_on(loop.cond_block, loop.cond, changing):
         raise lw.error(UnsupportedSyntaxError, node.test,
                        "the loop never changes what its condition reads, so it "
                        "would run forever or not at all",
                        "update a variable of the condition inside the loop")
+
+
+def _pretest(node):
+    """``while True: <stmts>; if not c: break; <rest>`` is ``while c: <rest>``
+    with ``<stmts>`` run before each test (how generated gradients write a
+    condition that takes several statements)."""
+    if not (isinstance(node.test, ast.Constant) and node.test.value is True):
+        return [], node
+    for k, stmt in enumerate(node.body):
+        if isinstance(stmt, ast.If) and isinstance(stmt.test, ast.UnaryOp) \
+                and isinstance(stmt.test.op, ast.Not) and not stmt.orelse \
+                and len(stmt.body) == 1 and isinstance(stmt.body[0], ast.Break):
+            before = node.body[:k]
+            if any(isinstance(n, (ast.Break, ast.Continue)) for s in before
+                   for n in ast.walk(s)):
+                break
+            return before, ast.copy_location(
+                ast.While(test=stmt.test.operand, body=node.body[k + 1:], orelse=[]),
+                node)
+    return [], node
 
 
 def _lower_loop(lw, node, loop, start):

@@ -16,8 +16,8 @@ from .builtins_ import BUILTIN_NAMES
 from .errors import (NonScalarOutputError, UnknownNameError,
                      UnsupportedSyntaxError)
 from .ir import Const, If, Merge, Var
-from .values import (NAMED_CONSTANTS, Closure, FreeVar, Static, Tup, from_python,
-                     is_atom)
+from .values import (NAMED_CONSTANTS, Closure, FreeVar, OneBranch, Static, Tup,
+                     from_python, is_atom)
 
 _BINOPS = {ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply",
            ast.Div: "divide", ast.Pow: "power", ast.MatMult: "matmul",
@@ -166,14 +166,16 @@ class Lowerer:
         if isinstance(cond, Const):  # decided at compile time
             return self.lower_body((node.body if cond.value else node.orelse) + list(rest))
         before = dict(self.env)
-        then, then_env, then_ret = self.branch(node.body, before)
-        orelse, else_env, else_ret = self.branch(node.orelse, before)
+        then, then_env, then_ret = self.branch(node.body, _taken(before, self.cond_key(cond), True))
+        orelse, else_env, else_ret = self.branch(node.orelse, _taken(before, self.cond_key(cond), False))
         if (then_ret is None) != (else_ret is None) and rest:
             # One branch returns: the statements after the `if` belong to the other.
             if then_ret is None:
-                then, then_env, then_ret = self.branch(node.body + list(rest), before)
+                then, then_env, then_ret = self.branch(node.body + list(rest),
+                                                       _taken(before, self.cond_key(cond), True))
             else:
-                orelse, else_env, else_ret = self.branch(node.orelse + list(rest), before)
+                orelse, else_env, else_ret = self.branch(node.orelse + list(rest),
+                                                         _taken(before, self.cond_key(cond), False))
         stmt = If(cond, then, orelse, [], self.src.loc(node))
         if then_ret is not None and else_ret is not None:
             result = self.merge(stmt, then_ret, else_ret, "result", node)
@@ -200,6 +202,9 @@ class Lowerer:
                 merged[name] = self.merge(stmt, then_env[name], else_env[name], name, node)
             elif name in before:
                 merged[name] = before[name]
+            else:
+                merged[name] = OneBranch(self.cond_key(stmt.cond), then_env.get(name),
+                                         else_env.get(name), node.lineno)
         return merged
 
     def merge(self, stmt, a, b, name, node):
@@ -226,6 +231,11 @@ class Lowerer:
         return self.b.op("scalar_predicate", cond, hint="cond",
                          message=loc.short())
 
+    def cond_key(self, cond):
+        """What an `if` tests, before the run-time check that it is a scalar."""
+        op = self.b.facts.defs.get(cond)
+        return op.args[0] if op is not None and op.prim == "scalar_predicate" else cond
+
     # -- expressions -------------------------------------------------------------------
     def expr(self, node):
         method = getattr(self, "expr_" + type(node).__name__, None)
@@ -244,15 +254,22 @@ class Lowerer:
             if all(isinstance(i, Const) for i in items):
                 return Const(tuple(i.value for i in items))
             return self.b.op("tuple", *items, hint="shape")
+        hint = tapes.HINT if isinstance(value, tapes.TapeList) else None
         raise self.error(UnsupportedSyntaxError, node,
-                         f"`{ast.unparse(node)}` is not an array value")
+                         f"`{ast.unparse(node)}` is not an array value", hint)
 
     def expr_Constant(self, node):
         return Const(node.value)
 
     def expr_Name(self, node):
+        value = self.env.get(node.id)
+        if isinstance(value, OneBranch):
+            raise self.error(UnknownNameError, node,
+                             f"`{node.id}` is assigned in only one branch of the `if` "
+                             f"at line {value.lineno}",
+                             "assign it in both branches, or before the `if`")
         if node.id in self.env:
-            return self.env[node.id]
+            return value
         return self.resolve(node.id, node)
 
     def resolve(self, name, node):
@@ -381,6 +398,19 @@ class Lowerer:
     def expr_Call(self, node):
         from .calls import lower_call
         return lower_call(self, node)
+
+
+def _taken(env, cond, holds):
+    """``env`` inside a branch: a name assigned in one branch of an earlier `if`
+    on the same condition is known where that branch was taken."""
+    out = {}
+    for name, value in env.items():
+        if isinstance(value, OneBranch) and value.cond is cond:
+            value = value.then if holds else value.orelse
+            if value is None:
+                continue
+        out[name] = value
+    return out
 
 
 def _static_index(items, key, lowerer, node):

@@ -96,6 +96,8 @@ class Positions:
         self.pos += 1
         for a in ir_saved(loop):  # appended to the tape at the end of the body
             self._use(a)
+        for tape in loop.reads:  # no other list takes its name while it is read
+            self._use(tape.var)
         saved = set(ir_saved(loop))
         for c in loop.carried:
             self._use(c.update)

@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from .errors import NoDerivativeRuleError
 from .facts import ELEMENTWISE, SCALAR
-from .ir import Const, Function, If, Loop, Merge, Op, Var
+from .ir import Const, Function, If, Loop, Merge, Op, Var, branch_definitions
 from .loop_reverse import backward_loop, loop_activity
 from .masks import Guards, guard_wheres
 from .rules.custom import override_rule
@@ -30,6 +30,7 @@ class Reverse:
         self.cone = None  # the where-branch cone of the op being differentiated
         self.shadow = {}  # var -> its clean copy, downstream of backward_as
         self.original = {}  # clean copy -> var
+        self.branch_of = {}  # var -> (If, side) whose branch defines it, innermost
 
     # -- the interface rules use ---------------------------------------------------
     def wants(self, atom):
@@ -67,6 +68,7 @@ class Reverse:
     def gradient(self, wrt, seed_value, seed=Const(1.0)):
         """Backward statements and the adjoint of each var in ``wrt``."""
         self.active = _activity(self.fn.body, set(wrt))
+        self.branch_of = branch_definitions(self.fn.body)
         if self.wants(seed_value):
             self.adj[seed_value].append(seed)
         self.b.backward = True
@@ -169,6 +171,8 @@ class Reverse:
             for merge, g in seeds:
                 if g is not None and self.wants(getattr(merge, side)):
                     self.adj[getattr(merge, side)].append(g)
+            for var in [v for v in outer if self._owner(v) == (id(stmt), side)]:
+                self.adj[var].extend(outer.pop(var))  # from a later `if` on this condition
             with self.b.block() as stmts, self.b.at(stmt.loc):
                 self.backward_block(block)
                 escaping = {v: self.b.total(terms) for v, terms in self.adj.items() if terms}
@@ -176,11 +180,28 @@ class Reverse:
         self.adj = outer
         self._join(stmt, results)
 
+    def _owner(self, var):
+        owner = self.branch_of.get(var)
+        return (id(owner[0]), owner[1]) if owner is not None else None
+
+    def _same_cond(self, a, b):
+        def key(cond):
+            op = self.facts.defs.get(cond)
+            return op.args[0] if op is not None and op.prim == "scalar_predicate" else cond
+        return key(a) is key(b)
+
     def _join(self, stmt, results):
         (then, then_out), (orelse, else_out) = results
         names = [v for v in then_out] + [v for v in else_out if v not in then_out]
         merges = []
         for var in names:
+            owner = self.branch_of.get(var)
+            if owner is not None and owner[0] is not stmt and (var in then_out) != \
+                    (var in else_out) and self._same_cond(owner[0].cond, stmt.cond):
+                # defined under the same condition by an earlier `if`, and read
+                # on the same side: its adjoint stays there, nothing to merge
+                self.adj[var].append(then_out.get(var, else_out.get(var)))
+                continue
             sides = []
             for stmts, out in ((then, then_out), (orelse, else_out)):
                 if var not in out:

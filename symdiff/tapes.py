@@ -21,7 +21,7 @@ from .errors import UnsupportedSyntaxError
 from .ir import Loop, Tape, Var
 from .values import Static, Tup
 
-_HINT = ("a list is supported only as a tape: `tape = []` before a loop, one "
+HINT = ("a list is supported only as a tape: `tape = []` before a loop, one "
          "`tape.append(...)` at the top level of its body, then "
          "`for ... in reversed(tape):`")
 
@@ -59,49 +59,68 @@ def appended_tape(lw, node):
 def lower_append(lw, node, tape):
     call = node.value
     if len(call.args) != 1 or call.keywords:
-        raise lw.error(UnsupportedSyntaxError, call, "append takes one value", _HINT)
+        raise lw.error(UnsupportedSyntaxError, call, "append takes one value", HINT)
     if len(lw.loops) != tape.level + 1 or lw.b.stmts is not lw.loops[-1][1]:
         raise lw.error(UnsupportedSyntaxError, node,
                        "a tape is appended to once per iteration, at the top level "
-                       "of the loop right after `tape = []`", _HINT)
+                       "of the loop right after `tape = []`", HINT)
     if tape.items is not None:
-        raise lw.error(UnsupportedSyntaxError, node, "a tape is appended to once", _HINT)
+        raise lw.error(UnsupportedSyntaxError, node, "a tape is appended to once", HINT)
     value = lw.expr(call.args[0])
     parts = value.items if isinstance(value, Tup) else (value,)
     tape.items = [lw.atom(v, call.args[0]) for v in parts]
     lw.loops[-1][0].writes.append(Tape(tape.var, tape.items))
 
 
-def reversed_tape(lw, node):
-    """The `TapeList` of ``reversed(tape)``, else None."""
-    if not (isinstance(node, ast.Call) and len(node.args) == 1
-            and isinstance(node.args[0], ast.Name)):
+def reversed_tapes(lw, node):
+    """The `TapeList`s of ``reversed(tape)`` or ``zip(reversed(a), reversed(b))``,
+    else None."""
+    if not isinstance(node, ast.Call) or node.keywords:
         return None
     func = lw.expr(node.func)
-    tape = lw.env.get(node.args[0].id)
-    if isinstance(func, Static) and func.obj is reversed and isinstance(tape, TapeList):
-        return tape
+    if not isinstance(func, Static):
+        return None
+    if func.obj is zip and node.args:
+        tapes = [reversed_tapes(lw, a) for a in node.args]
+        return None if None in tapes or any(len(t) != 1 for t in tapes) \
+            else [t[0] for t in tapes]
+    if func.obj is reversed and len(node.args) == 1 and isinstance(node.args[0], ast.Name):
+        tape = lw.env.get(node.args[0].id)
+        return [tape] if isinstance(tape, TapeList) else None
     return None
 
 
-def tape_loop(lw, node, tape):
-    """A `Loop` reading ``tape`` back, and how to bind the loop's target."""
+def tape_loop(lw, node, tapes):
+    """A `Loop` reading ``tapes`` back in lockstep, and how to bind its target."""
+    target = node.target
+    parts = [target] if len(tapes) == 1 else \
+        (target.elts if isinstance(target, ast.Tuple) else [])
+    if len(parts) != len(tapes):
+        raise lw.error(UnsupportedSyntaxError, target,
+                       f"unpack one item per tape ({len(tapes)})", HINT)
+    reads = [_read(lw, node, tape, part) for tape, part in zip(tapes, parts)]
+    loop = Loop("tape", [], [], reads=[Tape(t.var, loads) for t, (loads, _) in
+                                       zip(tapes, reads)], loc=lw.src.loc(node))
+
+    def bind():
+        for loads, names in reads:
+            for name, load in zip(names, loads):
+                lw.bind(name, load)
+    return loop, bind
+
+
+def _read(lw, node, tape, target):
     if tape.items is None or tape.read:
         what = "read before a loop appends to it" if tape.items is None else "read twice"
-        raise lw.error(UnsupportedSyntaxError, node.iter, f"the tape is {what}", _HINT)
+        raise lw.error(UnsupportedSyntaxError, node.iter, f"the tape is {what}", HINT)
     tape.read = True
-    target = node.target
-    names = target.elts if isinstance(target, ast.Tuple) else [target]
+    names = target.elts if isinstance(target, ast.Tuple) and len(tape.items) > 1 \
+        else [target]
     if len(names) != len(tape.items) or not all(isinstance(n, ast.Name) for n in names):
         raise lw.error(UnsupportedSyntaxError, target,
                        f"unpack the {len(tape.items)} values each iteration appended "
-                       "into as many names", _HINT)
+                       "into as many names", HINT)
     loads = [Var(n.id) for n in names]
     for load, item in zip(loads, tape.items):
         lw.b.facts.shape[load] = lw.b.facts.key(item)
-    loop = Loop("tape", [], [], reads=[Tape(tape.var, loads)], loc=lw.src.loc(node))
-
-    def bind():
-        for name, load in zip(names, loads):
-            lw.bind(name, load)
-    return loop, bind
+    return loads, names

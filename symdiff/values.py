@@ -26,6 +26,17 @@ class Static:
     obj: object
 
 
+@dataclass(frozen=True)
+class OneBranch:
+    """A name assigned in one branch of an `if` only (the other side is None):
+    readable only under another `if` on the same condition."""
+
+    cond: object
+    then: object
+    orelse: object
+    lineno: int
+
+
 @dataclass
 class Closure:
     """A lambda or nested def, with the environment it was defined in."""

@@ -16,7 +16,7 @@ from .translate import build
 ZERO = frozenset("""
     sign floor ceil trunc rint round isnan isinf isfinite greater greater_equal less
     less_equal equal not_equal logical_and logical_or logical_xor logical_not invert
-    bitwise_and bitwise_or bitwise_xor floor_divide zeros_like ones_like full_like
+    bitwise_and bitwise_or bitwise_xor floor_divide zeros_like ones_like
     shape ndim size len slice stop_gradient scalar_predicate
 """.split())
 
@@ -105,6 +105,7 @@ RULES.update({
     "custom_value": custom.custom_value_rule,
     # ---- helpers of generated code ----
     "sum_to": arrays.sum_to_rule, "unreduce": arrays.unreduce_rule,
+    "full_like": arrays.full_like_rule,
     "unindex": arrays.unindex_rule, "unindex_add": arrays.unindex_rule,
     "matmul_adjoint_a": arrays.matmul_adjoint_rule,
     "matmul_adjoint_b": arrays.matmul_adjoint_rule,

@@ -176,6 +176,11 @@ def sum_to_rule(r, op, g):
     return [r.b.op("unreduce", g, op.args[0]), None]
 
 
+def full_like_rule(r, op, g):
+    """np.full_like(a, v) broadcasts v: linear in v, constant in a."""
+    return [None, r.b.op("sum_to", g, op.args[1])]
+
+
 def unreduce_rule(r, op, g):
     return [r.b.op("sum", g, **_axis(op)) if op.param("axis") is not None or
             op.param("keepdims") else r.b.op("sum", g), None]

@@ -138,6 +138,11 @@ def matmul_adjoint(b, op, dargs):
     return b.total(terms)
 
 
+def full_like(b, op, dargs):
+    """np.full_like(a, v) is linear in v; a gives only the shape."""
+    return b.op("full_like", op.args[0], dargs[1]) if dargs[1] is not None else None
+
+
 def helper_linear(b, op, dargs):
     return linear(b, op, dargs)
 
@@ -153,6 +158,7 @@ TANGENTS.update({
     "fmin": minimum, "clip": clip, "max": extremum, "min": extremum, "norm": norm,
     "prod": prod, "require_scalar": first, "require_float": first, "float": first,
     "straight_through": second, "backward_as": second, "pass_gradient": first,
+    "full_like": full_like,
     "matmul_adjoint_a": matmul_adjoint, "matmul_adjoint_b": matmul_adjoint,
     "dot_adjoint_a": matmul_adjoint, "dot_adjoint_b": matmul_adjoint,
 })
