@@ -32,8 +32,7 @@ def backward_loop(rev, loop):
     tape_bars = [(t, _tape_bar(rev, t)) for t in loop.writes]
     tape_bars = [(t, bar) for t, bar in tape_bars if bar is not None]
     if all(g is None for g in seeds.values()) and not tape_bars:
-        if not _reads_active_outer(rev, loop):
-            return
+        return  # nothing the loop computes reaches the result
     tape = Tape(Var("tape"), [])
     mapping, view, recomputed = _tape_plan(rev, loop, tape)
     rev.branch_of.update(branch_definitions(view))
@@ -134,10 +133,6 @@ def _tape_plan(rev, loop, tape):
     rev.active.update(new for old, new in mapping.items()
                       if isinstance(new, Var) and old in rev.active)
     return mapping, view, recomputed
-
-
-def _reads_active_outer(rev, loop):
-    return any(rev.wants(a) for s in loop.body for a in getattr(s, "args", ()))
 
 
 def _carried_adjoints(rev, active, seeds, mapping, reverse):

@@ -61,6 +61,14 @@ def _cse_loop(loop, subst, seen):
     """Inside a loop, reuse what was computed before it (hoisting invariant
     work); nothing computed inside is visible after it."""
     loop.bounds = tuple(_replace(b, subst) for b in loop.bounds)
+    for tape in loop.reads:  # a value saved twice is read once
+        first = {}
+        for item, load in zip(_written.get(tape.var, ()), tape.items):
+            key = _atom_key(item)
+            if key is not None and key in first:
+                subst[load] = first[key]
+            elif key is not None:
+                first[key] = load
     for carry in loop.carried:
         carry.init = _replace(carry.init, subst)
     inner = dict(seen)
@@ -72,6 +80,7 @@ def _cse_loop(loop, subst, seen):
     loop.exit = _replace(loop.exit, subst)
     for tape in loop.writes:
         tape.items = [_replace(a, subst) for a in tape.items]
+        _written[tape.var] = tape.items
 
 
 def _key(op):
@@ -151,6 +160,7 @@ def _dce_if(stmt, live, mutate):
 
 
 _pruned = {}  # tape var -> which entries the reverse loop still reads
+_written = {}  # tape var -> what its writer appends (CSE reads it)
 _SHAPES = set()  # values that are shapes already: a loop saves them as they are
 
 

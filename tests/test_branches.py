@@ -131,3 +131,40 @@ def test_array_predicate_is_an_error_at_the_if_line():
     assert type(err).__name__ == "ArrayPredicateError"
     assert err.lineno == f.__code__.co_firstlineno + 1
     assert "np.where" in str(err)
+
+
+def same_condition_twice(x, y):
+    big = np.sum(x) > 1.0
+    if big:
+        e = np.exp(y)        # assigned in one branch only ...
+    else:
+        q = np.sin(y) * x
+    if big:
+        r = e * x            # ... and read under the same condition
+    else:
+        r = q + y ** 2
+    return np.sum(r)
+
+
+@pytest.mark.parametrize("x", [np.array([0.9, 0.8]), np.array([0.1, -0.3])],
+                         ids=["taken", "not taken"])
+def test_a_name_from_one_branch_is_read_under_the_same_condition(x):
+    y = np.array([0.4, -1.2])
+    for wrt in (0, 1):
+        assert_grad(same_condition_twice, symdiff.grad(same_condition_twice, wrt=wrt),
+                    (x, y), wrt=wrt)
+
+
+def reads_one_branch_name_outside(x):
+    if x > 0:
+        e = np.exp(x)
+    return e + x
+
+
+def test_reading_a_name_assigned_in_one_branch_elsewhere_is_an_error():
+    with pytest.raises(symdiff.SymdiffError) as info:
+        symdiff.grad(reads_one_branch_name_outside)
+    err = info.value
+    assert type(err).__name__ == "UnknownNameError"
+    assert "only one branch" in str(err) and "both branches" in str(err)
+    assert err.lineno == reads_one_branch_name_outside.__code__.co_firstlineno + 3

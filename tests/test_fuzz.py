@@ -305,9 +305,6 @@ def dead_loop(x, y):
     return np.sum(x ** 2)
 
 
-@pytest.mark.xfail(strict=True, reason="loop_reverse.py: a loop whose results get no "
-                   "gradient still runs backward when it reads a differentiated value, "
-                   "with zero adjoints: 0 * NaN from the dead `v` makes the gradient NaN")
 def test_a_loop_that_does_not_reach_the_result():
     x = np.array([1.0, 2.0])
     with warnings.catch_warnings():

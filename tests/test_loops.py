@@ -217,3 +217,29 @@ def test_loop_errors_name_the_problem(f, words):
         symdiff.grad(f)
     assert words in str(info.value)
     assert info.value.lineno is not None and info.value.hint
+
+
+def while_true_with_a_test(x):
+    while True:
+        norm = np.sum(x ** 2)
+        if not norm > 1.0:
+            break
+        x = x * 0.5 + 0.01 * np.sin(x)
+    return np.sum(x ** 3)
+
+
+def test_while_true_with_a_leading_test_is_a_while_loop():
+    for x in (np.array([3.0, -2.0]), np.array([0.1, 0.2])):  # several trips, none
+        assert_grad(while_true_with_a_test, symdiff.grad(while_true_with_a_test), (x,))
+
+
+def while_true_never_breaks(x):
+    while True:
+        x = x * 0.5
+    return np.sum(x)
+
+
+def test_while_true_without_a_break_is_an_error():
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        symdiff.grad(while_true_never_breaks)
+    assert "never changes" in str(info.value)
