@@ -27,7 +27,8 @@ class TapeBar:
 
 def backward_loop(rev, loop):
     b = rev.b
-    active = [c for c in loop.carried if rev.wants(c.param)]
+    active = [c for c in loop.carried  # clean copies (backward_as) carry no adjoint
+              if rev.wants(c.param) and c.param not in rev.original]
     seeds = {id(c): rev.collect(c.out) for c in active}
     tape_bars = [(t, _tape_bar(rev, t)) for t in loop.writes]
     tape_bars = [(t, bar) for t, bar in tape_bars if bar is not None]
@@ -36,6 +37,11 @@ def backward_loop(rev, loop):
     tape = Tape(Var("tape"), [])
     mapping, view, recomputed = _tape_plan(rev, loop, tape)
     rev.branch_of.update(branch_definitions(view))
+    for old, new in list(mapping.items()):  # backward_as: the view's clean copies
+        if old in rev.shadow:
+            clean = mapping.get(rev.shadow[old], rev.shadow[old])
+            rev.shadow[new] = clean
+            rev.original[clean] = new
     loads = [mapping[v] for v in tape.items]
     loop.writes.append(tape)
     reverse = Loop("tape", [], [], reads=[Tape(tape.var, loads)], loc=loop.loc,
