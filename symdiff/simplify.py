@@ -256,6 +256,7 @@ def _structure_uses(stmt):
 def _prune_saves(loop, live):
     """A forward loop saves what its reverse loop reads, or nothing if it is gone."""
     loop.writes = [tape for tape in loop.writes if tape.var in live]
+    shapes = {}  # one np.shape(var) per var, whichever tapes save it
     for tape in loop.writes:
         keep, shape_only = _pruned.pop(tape.var, (None, None))
         if keep is None:
@@ -263,9 +264,11 @@ def _prune_saves(loop, live):
         tape.items = [v for v, k in zip(tape.items, keep) if k]
         for i, (var, shape) in enumerate(zip(tape.items, shape_only)):
             if shape and var not in _SHAPES:  # save np.shape(var), not the array
-                op = Op(Var(var.hint + "_shape"), "shape", (var,), loc=loop.loc)
-                loop.body.append(op)
-                tape.items[i] = op.target
+                if var not in shapes:
+                    op = Op(Var(var.hint + "_shape"), "shape", (var,), loc=loop.loc)
+                    loop.body.append(op)
+                    shapes[var] = op.target
+                tape.items[i] = shapes[var]
 
 
 def _vars(atoms):

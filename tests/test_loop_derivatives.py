@@ -172,3 +172,22 @@ def test_lists_outside_the_tape_idiom_are_located_errors(f, words):
     assert words in str(info.value)
     assert info.value.lineno is not None
     assert "hint" in str(info.value)
+
+
+def scalar_recurrence(a, n):
+    h = 0.5
+    for _ in range(n):
+        h = np.tanh(a * h + 0.3)
+    return h
+
+
+def test_third_derivatives_of_loops():
+    c = np.array([0.5, -1.0, 2.0, 3.0])
+    d3 = symdiff.grad(symdiff.grad(symdiff.grad(horner, wrt=1), wrt=1), wrt=1)
+    assert d3(c, 0.7) == pytest.approx(3.0, rel=1e-12)   # 6 * 0.5
+    d2 = symdiff.grad(symdiff.grad(scalar_recurrence))
+    d3 = symdiff.grad(d2)
+    eps = 1e-5
+    for a in (0.4, -1.3):
+        assert d3(a, 4) == pytest.approx((d2(a + eps, 4) - d2(a - eps, 4)) / (2 * eps),
+                                         rel=1e-6)
