@@ -229,7 +229,8 @@ def inline_closure(lw, closure, args, kwargs, node):
 
 def _inline_body(sub, fnode, call_node, lw):
     if isinstance(fnode, ast.Lambda):
-        return sub.expr(fnode.body)
+        with sub.b.at(sub.src.loc(fnode)):  # its line is the statement comments quote
+            return sub.expr(fnode.body)
     from .returns import hoist_returns
     result = sub.lower_body(hoist_returns(fnode.body))
     if result is None:

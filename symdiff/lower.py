@@ -226,7 +226,9 @@ class Lowerer:
         if method is None:
             raise self.error(UnsupportedSyntaxError, node,
                              f"`{type(node).__name__}` expressions are not supported here")
-        with self.b.at(self.src.loc(node) if self.b.loc is None else self.b.loc):
+        # An op carries its own expression's place, so an error found later (in
+        # the reverse pass) points at the call, not at the start of the statement.
+        with self.b.at(self.src.loc(node).within(self.b.loc)):
             return method(node)
 
     def atom(self, value, node):
@@ -358,7 +360,7 @@ class Lowerer:
             a = self.expr(node.body)
         with self.b.block() as orelse:
             b = self.expr(node.orelse)
-        stmt = If(cond, then, orelse, [], self.src.loc(node))
+        stmt = If(cond, then, orelse, [], self.src.loc(node).within(self.b.loc))
         result = self.merge(stmt, a, b, "t", node)
         self.b.append(stmt)
         return result

@@ -438,11 +438,36 @@ def test_no_rule_found_by_the_reverse_pass():
     assert "    " + LINES[lineno - 1].strip() in str(err)
 
 
-@pytest.mark.xfail(strict=True, reason="lower.Lowerer.expr gives every op the Loc of its "
-                   "statement, so errors from the reverse pass point at `return`, not at "
-                   "the call")
 def test_no_rule_found_by_the_reverse_pass_points_at_the_call():
     check(raised(calls_median, X), NoDerivativeRuleError, "median", "np.median", "median")
+
+
+def calls_median_on_a_later_line(x):
+    total = (np.sum(np.sin(x))  # E:statement-start
+             + np.sum(np.median(x) * x))  # E:median-later
+    return total * 2.0
+
+
+def test_reverse_pass_error_in_a_multi_line_statement_points_at_its_line():
+    check(raised(calls_median_on_a_later_line, X), NoDerivativeRuleError, "median-later",
+          "np.median", "median")
+
+
+def multi_line_statement(x):
+    total = (np.sum(np.sin(x))  # E:multi-start
+             + np.sum(np.exp(x) * x))
+    return total * 2.0
+
+
+def test_generated_comment_quotes_the_whole_statement_once():
+    """Ops carry their own expression's place; the ``# Lnn:`` comment above their
+    backward code still names the statement they belong to, once."""
+    text = symdiff.source(symdiff.grad(multi_line_statement))
+    lineno, _ = where("multi-start", "total")
+    comments = [line.strip() for line in text.splitlines() if line.strip().startswith("# L")]
+    assert comments == [f"# L{lineno}: total = (np.sum(np.sin(x))  # E:multi-start"]
+    assert np.allclose(symdiff.grad(multi_line_statement)(X),
+                       2.0 * (np.cos(X) + np.exp(X) * (X + 1.0)))
 
 
 # -- wrt -----------------------------------------------------------------------------------
