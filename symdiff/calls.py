@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import ast
 import builtins
+import difflib
+import inspect
 import logging
 import math
+import numbers
 import types
 import warnings
 
 import numpy as np
 
 from . import prims
-from .errors import NoDerivativeRuleError, UnsupportedSyntaxError
+from .errors import NoDerivativeRuleError, UnknownNameError, UnsupportedSyntaxError
 from .ir import Const, Var
 from .source import read_source
 from .values import NAMED_CONSTANTS, Closure, FreeVar, Static, Tup, from_python, is_atom
@@ -33,6 +36,8 @@ def lower_call(lw, node):
         if isinstance(base, FreeVar) and is_effect(getattr(base.value, func.attr, None)):
             return effect_call(lw, node)  # log.info(...) with a module-level logger
         if is_atom(base):
+            if _plain_object(base) is not _MISSING:
+                raise _object_method_error(lw, _plain_object(base), func.attr, node)
             return method_call(lw, base, func.attr, node)
         if isinstance(base, Static):
             callee = static_attribute(lw, base.obj, func)
@@ -64,11 +69,38 @@ def apply(lw, callee, args, kwargs, node):
         return _numpy_call(lw, numpy_name, args, kwargs, node)
     if isinstance(obj, types.FunctionType) and not _is_numpy_internal(obj):
         return inline_function(lw, obj, args, kwargs, node)
+    if inspect.ismethod(obj):
+        raise _object_method_error(lw, obj.__self__, obj.__name__, node)
     name = ast.unparse(node.func)
     raise lw.error(NoDerivativeRuleError, node,
                    f"symdiff has no derivative rule for `{name}`",
                    "use a NumPy function symdiff knows, a Python function it can read, "
                    "or give it a rule with @symdiff.custom_gradient")
+
+
+def _plain_object(value):
+    """The object a global (or a string) stands for when it is neither an array
+    nor a number, so calling its methods is not an array method; else _MISSING."""
+    if isinstance(value, FreeVar) and \
+            not isinstance(value.value, (np.ndarray, np.generic, numbers.Number)):
+        return value.value
+    if isinstance(value, Const) and isinstance(value.value, str):
+        return value.value
+    return _MISSING
+
+
+def _object_method_error(lw, obj, method, node):
+    """A call of a method of a Python object (not an array): no rule, and its
+    source is a method, which symdiff does not read."""
+    name = ast.unparse(node.func)
+    what = f"`{name}` calls a method" if isinstance(node.func, ast.Attribute) \
+        else f"`{name}` is the method `{method}`"
+    return lw.error(NoDerivativeRuleError, node,
+                    f"{what} of an object of type `{type(obj).__qualname__}`; symdiff "
+                    "has no derivative rule for methods of objects",
+                    f"write the computation as a module-level function of arrays "
+                    f"(`def {method}(x, ...)`) and call that: symdiff reads and "
+                    "differentiates your own functions")
 
 
 def primitive_of(obj):
@@ -164,14 +196,30 @@ def static_value(lw, value, key, prim_name, node):
 def method_call(lw, base, name, node):
     prim_name = prims.ARRAY_METHODS.get(name)
     if prim_name is None:
-        raise lw.error(NoDerivativeRuleError, node,
-                       f"the array method `.{name}()` is not supported",
-                       f"use the NumPy function instead, e.g. np.{name}(x, ...)")
+        raise _array_method_error(lw, name, node)
     args = [lw.expr(a) for a in node.args]
     kwargs = {k.arg: lw.expr(k.value) for k in node.keywords}
     if name in ("reshape", "transpose") and len(args) > 1:
         args = [Tup(tuple(args))]  # x.reshape(3, 4) is x.reshape((3, 4))
     return prim_call(lw, prims.lookup(prim_name), args, kwargs, node, first=base)
+
+
+def _array_method_error(lw, name, node):
+    supported = ", ".join(f".{m}()" for m in sorted(prims.ARRAY_METHODS))
+    if not hasattr(np.ndarray, name):
+        # a parameter may be an object at run time, but symdiff takes it as an array
+        return lw.error(UnsupportedSyntaxError, node,
+                        f"`{ast.unparse(node.func)}` is not a method of arrays, and symdiff "
+                        f"takes `{ast.unparse(node.func.value)}` to be an array or a number",
+                        f"the array methods symdiff knows are {supported}; for a method of "
+                        "an object, write a module-level function of arrays and pass it "
+                        "the arrays")
+    if callable(getattr(np, name, None)):
+        hint = f"call the NumPy function instead: np.{name}(x, ...)"
+    else:
+        hint = f"use a NumPy function, or one of the array methods {supported}"
+    return lw.error(NoDerivativeRuleError, node,
+                    f"symdiff has no derivative rule for the array method `.{name}()`", hint)
 
 
 def array_attribute(lw, base, node):
@@ -197,11 +245,25 @@ def static_attribute(lw, obj, node):
     try:
         value = getattr(obj, attr)
     except AttributeError:
-        raise lw.error(UnsupportedSyntaxError, node,
-                       f"`{ast.unparse(node)}` does not exist") from None
+        raise _missing_attribute(lw, obj, node) from None
     if hasattr(obj, "__dict__") and isinstance(getattr(obj, "__dict__"), dict):
         lw.b.deps.append((obj.__dict__, attr, value))
     return lw.b.free_var(from_python(attr, value))
+
+
+def _missing_attribute(lw, obj, node):
+    spelled = ast.unparse(node.value)
+    owner = f"the module `{obj.__name__}`" if isinstance(obj, types.ModuleType) \
+        else f"`{spelled}` (of type `{type(obj).__qualname__}`)"
+    names = [n for n in dir(obj) if not n.startswith("_") or node.attr.startswith("_")]
+    close = difflib.get_close_matches(node.attr, names, n=3, cutoff=0.75)
+    if close:
+        hint = "did you mean " + " or ".join(f"`{spelled}.{n}`" for n in close) + "?"
+    else:
+        hint = f"check the spelling: `{spelled}` has no name close to `{node.attr}`"
+    return lw.error(UnknownNameError, node,
+                    f"`{ast.unparse(node)}` is not defined: {owner} has no attribute "
+                    f"`{node.attr}`", hint)
 
 
 # -- inlining the user's functions -----------------------------------------------

@@ -416,13 +416,37 @@ def test_call_without_derivative_rule(fn, marker, snippet, words):
     check(err, NoDerivativeRuleError, marker, snippet, *words)
 
 
-@pytest.mark.xfail(strict=True, reason="calls.method_call treats every non-array object "
-                   "as an array: the message says 'array method' and the hint suggests "
-                   "np.scale, which does not exist")
 def test_object_method_hint_does_not_suggest_a_numpy_function():
     err = raised(calls_object_method, X)
     assert "array method" not in err.message
     assert "np.scale" not in err.hint
+    assert "`Scaler`" in err.message and "def scale(" in err.hint
+
+
+def test_bound_method_is_named_as_a_method():
+    err = raised(calls_bound_method, X)
+    assert "method `scale`" in err.message and "`Scaler`" in err.message
+    assert "np.scale" not in err.hint
+
+
+def calls_array_method_without_rule(x):
+    return np.sum(x.cumprod())  # E:cumprod
+
+
+def calls_missing_array_method(x):
+    return np.sum(x.predict())  # E:no-method
+
+
+def test_array_method_without_rule_suggests_the_numpy_function():
+    check(raised(calls_array_method_without_rule, X), NoDerivativeRuleError, "cumprod",
+          "x.cumprod", ".cumprod()")
+    assert "np.cumprod(" in raised(calls_array_method_without_rule, X).hint
+
+
+def test_method_arrays_do_not_have_is_not_sent_to_numpy():
+    err = raised(calls_missing_array_method, X)
+    check(err, UnsupportedSyntaxError, "no-method", "x.predict", "x.predict", "array")
+    assert "np.predict" not in err.hint and ".sum()" in err.hint
 
 
 def calls_median(x):
@@ -630,11 +654,19 @@ def reads_missing_numpy_attribute(x):
     return np.sum(np.no_such_function(x))  # E:np-attr
 
 
-@pytest.mark.xfail(strict=True, reason="calls.static_attribute raises UnsupportedSyntaxError "
-                   "without a hint for a missing module attribute")
 def test_unknown_module_attribute():
     check(raised(reads_missing_numpy_attribute, X), UnknownNameError, "np-attr",
           "np.no_such_function", "np.no_such_function")
+
+
+def reads_misspelt_numpy_function(x):
+    return np.sum(np.linalg.nrm(x) * np.sinn(x))  # E:np-typo
+
+
+def test_unknown_module_attribute_suggests_close_names():
+    err = raised(reads_misspelt_numpy_function, X)
+    check(err, UnknownNameError, "np-typo", "np.linalg.nrm", "np.linalg.nrm", "numpy.linalg")
+    assert "`np.linalg.norm`" in err.hint
 
 
 # -- functions that return None ---------------------------------------------------------------
