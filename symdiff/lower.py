@@ -141,18 +141,24 @@ class Lowerer:
             for sub, item in zip(target.elts, items):
                 self.bind(sub, item)
             return
+        hint = "unpack into plain names, one for each value (`a, b = pair`), or index " \
+            "the value (`a, rest = t[0], t[1:]`)" if isinstance(target, ast.Starred) \
+            else "assign to a plain name: `y = ...`"
         raise self.error(UnsupportedSyntaxError, target,
-                         f"cannot assign to `{ast.unparse(target)}`")
+                         f"cannot assign to `{ast.unparse(target)}`", hint)
 
     def unpack(self, value, count, node):
         if isinstance(value, Tup):
             if len(value.items) != count:
                 raise self.error(UnsupportedSyntaxError, node,
-                                 f"cannot unpack {len(value.items)} values into {count} names")
+                                 f"cannot unpack {len(value.items)} values into {count} names",
+                                 f"write {len(value.items)} names on the left (`_` for a "
+                                 "value you do not need)")
             return value.items
         if is_atom(value):
             return [self.b.op("getitem", value, Const(i)) for i in range(count)]
-        raise self.error(UnsupportedSyntaxError, node, "cannot unpack this value")
+        raise self.error(UnsupportedSyntaxError, node, "cannot unpack this value",
+                         "unpack a tuple or an array")
 
     # -- if / else -----------------------------------------------------------------
     def if_stmt(self, node, rest):
@@ -334,7 +340,9 @@ class Lowerer:
             if len(index) == 1 and isinstance(index[0], Const):
                 return _static_index(base.items, index[0].value, self, node)
             raise self.error(UnsupportedSyntaxError, node,
-                             "a tuple can only be indexed by a constant")
+                             "a tuple can only be indexed by a constant",
+                             "write the index as a number (`t[0]`), or make the tuple an "
+                             "array (np.stack) and index that")
         return self.b.op("getitem", self.atom(base, node), *index)
 
     def index(self, node):
@@ -382,9 +390,16 @@ class Lowerer:
 def _static_index(items, key, lowerer, node):
     try:
         picked = items[key]
-    except (IndexError, TypeError):
+    except IndexError:
         raise lowerer.error(UnsupportedSyntaxError, node,
-                            f"index {key!r} is out of range for a tuple of {len(items)}") from None
+                            f"index {key!r} is out of range for a tuple of {len(items)}",
+                            f"use an index from 0 to {len(items) - 1} (or from "
+                            f"-{len(items)} to -1)" if items else
+                            "an empty tuple has no items") from None
+    except TypeError:
+        raise lowerer.error(UnsupportedSyntaxError, node,
+                            f"a tuple cannot be indexed by {key!r}",
+                            "index it with an integer or a slice") from None
     return Tup(picked) if isinstance(key, slice) else picked
 
 

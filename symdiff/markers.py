@@ -90,7 +90,8 @@ def lower_custom_backward(r, op, g):
 
 def _lower_stop_gradient(lw, args, kwargs, node):
     if len(args) != 1 or kwargs:
-        raise lw.error(UnsupportedSyntaxError, node, "stop_gradient takes one argument")
+        raise lw.error(UnsupportedSyntaxError, node, "stop_gradient takes one argument",
+                       "write symdiff.stop_gradient(value), one call for each value")
     return lw.b.op("stop_gradient", lw.atom(args[0], node))
 
 

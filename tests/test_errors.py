@@ -765,18 +765,49 @@ def test_frontend_error_is_located(fn, marker, snippet, word):
     assert f"    {LINES[lineno - 1].strip()}\n    {' ' * (col - 4)}^" in str(err)
 
 
-_NO_HINT = "raised without a hint by "
-
-
-@pytest.mark.parametrize("fn, marker, snippet, word", [
-    pytest.param(*case, marks=pytest.mark.xfail(strict=True, reason=_NO_HINT + where_))
-    for case, where_ in zip(FRONTEND, [
-        "lower.Lowerer.unpack", "lower._static_index", "lower.Lowerer.expr_Subscript",
-        "calls.bind_arguments", "calls.bind_arguments", "calls.bind_arguments",
-        "lower.Lowerer.bind", "markers._lower_stop_gradient"])
-], ids=[case[1] for case in FRONTEND])
+@pytest.mark.parametrize("fn, marker, snippet, word", FRONTEND,
+                         ids=[case[1] for case in FRONTEND])
 def test_frontend_error_has_a_hint(fn, marker, snippet, word):
     check(raised(fn, X, 1), type(raised(fn, X, 1)), marker, snippet, word)
+
+
+FRONTEND_HINTS = {
+    "unpack": "3 names", "tuple-index": "0 to 1", "tuple-var-index": "np.stack",
+    "too-many": "_objective(x, scale)", "too-few": "pass `scale`",
+    "unknown-keyword": "_objective(x, scale)", "starred": "plain names",
+    "stop-gradient-args": "symdiff.stop_gradient(value)",
+}
+
+
+@pytest.mark.parametrize("fn, marker", [case[:2] for case in FRONTEND],
+                         ids=[case[1] for case in FRONTEND])
+def test_frontend_hint_says_what_to_write(fn, marker):
+    assert FRONTEND_HINTS[marker] in raised(fn, X, 1).hint
+
+
+def indexes_tuple_by_float(x):
+    pair = (x, x)
+    return np.sum(pair[1.5])  # E:tuple-float-index
+
+
+def calls_with_misspelt_keyword(x):
+    return _objective(x, scal=1.0)  # E:misspelt-keyword
+
+
+def calls_with_argument_twice(x):
+    return _objective(x, 2.0, scale=1.0)  # E:twice
+
+
+@pytest.mark.parametrize("fn, marker, snippet, word, hint", [
+    (indexes_tuple_by_float, "tuple-float-index", "pair[1.5]", "1.5", "integer"),
+    (calls_with_misspelt_keyword, "misspelt-keyword", "_objective(", "scal",
+     "did you mean `scale`?"),
+    (calls_with_argument_twice, "twice", "_objective(", "`scale` twice", "pass it once"),
+], ids=["tuple-float-index", "misspelt-keyword", "twice"])
+def test_more_frontend_errors(fn, marker, snippet, word, hint):
+    err = raised(fn, X)
+    check(err, UnsupportedSyntaxError, marker, snippet, word)
+    assert hint in err.hint
 
 
 # -- gradient overrides and the command line --------------------------------------------------
