@@ -811,13 +811,26 @@ def test_more_frontend_errors(fn, marker, snippet, word, hint):
 
 
 # -- gradient overrides and the command line --------------------------------------------------
-@pytest.mark.xfail(strict=True, reason="api._compile calls custom.validate(overrides) without "
-                   "a loc, so the RegistrationError has no file, line or source line "
-                   "(source.caller_loc() gives the user's grad() call)")
 def test_override_of_an_unknown_op():
     with pytest.raises(SymdiffError) as info:
         symdiff.grad(summed, overrides={"no_such_op": "identity"})  # E:override
     check(info.value, errors.RegistrationError, "override", "symdiff.grad(", "no_such_op")
+
+
+def test_override_naming_an_unknown_rule_in_a_with_block():
+    with pytest.raises(SymdiffError) as info:
+        symdiff.gradient_override({"floor": "identty"})  # E:override-with
+    check(info.value, errors.RegistrationError, "override-with", "symdiff.gradient_override(",
+          "identty")
+    assert "'identity'" in info.value.hint
+
+
+def test_rule_registered_twice():
+    symdiff.register_gradient("test_errors_twice")(lambda g, x: g)
+    with pytest.raises(SymdiffError) as info:
+        symdiff.register_gradient("test_errors_twice")(lambda g, x: 2 * g)  # E:twice-rule
+    check(info.value, errors.RegistrationError, "twice-rule", "symdiff.register_gradient(",
+          "test_errors_twice", "already registered")
 
 
 @pytest.mark.xfail(strict=True, reason="targets.py, cli.py, check.py and writer.py raise the "
