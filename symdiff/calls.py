@@ -42,7 +42,9 @@ def lower_call(lw, node):
         if isinstance(base, Static):
             callee = static_attribute(lw, base.obj, func)
         else:
-            raise lw.error(UnsupportedSyntaxError, node, f"cannot call `{ast.unparse(func)}`")
+            raise lw.error(UnsupportedSyntaxError, node, f"cannot call `{ast.unparse(func)}`",
+                           "call NumPy functions, or functions and lambdas of your own, "
+                           "by name")
     else:
         callee = lw.expr(func)
     if isinstance(callee, Static) and is_effect(callee.obj):
@@ -167,7 +169,8 @@ def prim_call(lw, prim, args, kwargs, node, first=None):
         value = positional.pop(0) if positional else kwargs.pop(name, _MISSING)
         if value is _MISSING:
             raise lw.error(UnsupportedSyntaxError, node,
-                           f"`{prim.name}` needs the argument `{name}`")
+                           f"`{prim.name}` needs the argument `{name}`",
+                           f"call it as np.{prim.name}({', '.join(prim.operands)}, ...)")
         operands.append(lw.atom(value, node))
     params = {}
     for key, default in prim.params:
@@ -380,7 +383,8 @@ def _builtin_minmax(name, prim_name):
 def _builtin_sum(lw, args, kwargs, node):
     """sum(items, start=0): a chain of additions; sum(array) adds up its rows."""
     if not 1 <= len(args) <= 2 or set(kwargs) - {"start"}:
-        raise lw.error(UnsupportedSyntaxError, node, "`sum()` takes items and a start value")
+        raise lw.error(UnsupportedSyntaxError, node, "`sum()` takes items and a start value",
+                       "write sum(items) or sum(items, start), or use np.sum")
     items, start = args[0], (args[1:] or [kwargs.get("start", Const(0))])[0]
     if isinstance(items, Tup):
         terms = [lw.atom(item, node) for item in items.items]
@@ -402,7 +406,8 @@ def _builtin_text(name):
     def lower(lw, args, kwargs, node):
         if kwargs:
             raise lw.error(UnsupportedSyntaxError, node,
-                           f"`{name}()` takes no keyword arguments here")
+                           f"`{name}()` takes no keyword arguments here",
+                           f"pass the arguments by position: {name}(value)")
         atoms = [_no_gradient(lw, lw.atom(a, node)) for a in args]
         return lw.b.op(prims.call_prim(name, effect=False).name, *atoms, hint="text")
     return lower
@@ -485,7 +490,9 @@ def _global_name(lw, name, node):
             return value.hint
         if not isinstance(value, Static):
             raise lw.error(UnsupportedSyntaxError, node,
-                           f"`{name}` is not a function, module or logger")
+                           f"`{name}` is not a function, module or logger",
+                           "call print, warnings.warn or a module-level logger "
+                           "(`log = logging.getLogger(__name__)`)")
         return lw.b.free_var(FreeVar(name, value.obj)).hint
     for scope in (lw.src.closure, lw.src.globals):
         if name in scope:

@@ -70,7 +70,8 @@ class Lowerer:
         method = getattr(self, "stmt_" + type(node).__name__, None)
         if method is None:
             raise self.error(UnsupportedSyntaxError, node,
-                             f"`{type(node).__name__}` statements are not supported here")
+                             f"`{type(node).__name__}` statements are not supported here",
+                             "write it with assignments, `if` and loops over range()")
         method(node)
 
     def stmt_Assign(self, node):
@@ -231,7 +232,8 @@ class Lowerer:
         method = getattr(self, "expr_" + type(node).__name__, None)
         if method is None:
             raise self.error(UnsupportedSyntaxError, node,
-                             f"`{type(node).__name__}` expressions are not supported here")
+                             f"`{type(node).__name__}` expressions are not supported here",
+                             "write it with NumPy operations on arrays")
         # An op carries its own expression's place, so an error found later (in
         # the reverse pass) points at the call, not at the start of the statement.
         with self.b.at(self.src.loc(node).within(self.b.loc)):
@@ -247,7 +249,9 @@ class Lowerer:
                 return Const(tuple(i.value for i in items))
             return self.b.op("tuple", *items, hint="shape")
         raise self.error(UnsupportedSyntaxError, node,
-                         f"`{ast.unparse(node)}` is not an array value")
+                         f"`{ast.unparse(node)}` is not an array value",
+                         "use an array or a number here; call functions and pass modules "
+                         "only where a function or module is expected")
 
     def expr_Constant(self, node):
         return Const(node.value)
@@ -279,7 +283,8 @@ class Lowerer:
             from .calls import static_attribute
             return static_attribute(self, base.obj, node)
         raise self.error(UnsupportedSyntaxError, node,
-                         f"cannot read `.{node.attr}` of `{ast.unparse(node.value)}`")
+                         f"cannot read `.{node.attr}` of `{ast.unparse(node.value)}`",
+                         "read attributes of arrays (.T, .shape) and modules (np.pi) only")
 
     def expr_BinOp(self, node):
         return self.binop(_BINOPS[type(node.op)], self.expr(node.left),

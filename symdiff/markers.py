@@ -98,7 +98,9 @@ def _lower_stop_gradient(lw, args, kwargs, node):
 def _lower_cond(lw, args, kwargs, node):
     if len(args) < 3 or kwargs:
         raise lw.error(UnsupportedSyntaxError, node,
-                       "cond takes (pred, true_fn, false_fn, *operands)")
+                       "cond takes (pred, true_fn, false_fn, *operands)",
+                       "write symdiff.cond(x > 0, f, g, x), with f and g taking the "
+                       "operands")
     pred, true_fn, false_fn, *operands = args
     from .calls import apply
     from .ir import If
@@ -156,7 +158,8 @@ def _override_mapping(lw, node):
                        "only `with symdiff.gradient_override({...}):` may appear in a "
                        "differentiated function")
     if len(call.args) != 1 or call.keywords:
-        raise lw.error(UnsupportedSyntaxError, call, "gradient_override takes one dict")
+        raise lw.error(UnsupportedSyntaxError, call, "gradient_override takes one dict",
+                       'write `with symdiff.gradient_override({"floor": "identity"}):`')
     arg = call.args[0]
     if isinstance(arg, ast.Dict):
         try:
