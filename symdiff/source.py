@@ -279,7 +279,10 @@ def _line_loc(filename, lineno, all_lines, col=0):
 def _by_position(found, code, start, all_lines):
     """Of several same-looking lambdas, the one whose code starts where ``code``
     does (Python records the column of each instruction)."""
-    spots = [(line, col) for line, _, col, end in code.co_positions()
+    positions = getattr(code, "co_positions", None)  # Python 3.11 and later
+    if positions is None:
+        return None
+    spots = [(line, col) for line, _, col, end in positions()
              if line is not None and col is not None and end is not None and end > col]
     if not spots:
         return None
