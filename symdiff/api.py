@@ -10,7 +10,7 @@ import numpy as np
 from .compiler import compile_gradient
 from .custom import active_overrides, validate
 from .load import load
-from .source import caller_loc
+from .locate import caller_loc
 
 _cache = {}
 _lock = threading.RLock()

@@ -12,7 +12,7 @@ import difflib
 import functools
 
 from .errors import RegistrationError
-from .source import caller_loc
+from .locate import caller_loc
 
 
 def _identity(g, *inputs):

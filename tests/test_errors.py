@@ -159,6 +159,29 @@ def test_two_lambdas_on_one_line_are_told_apart_by_column():
     assert symdiff.grad(two_lambdas[1])(1.0) == 3.0
 
 
+class _NoColumns:
+    """A code object as Python 3.10 has it: no co_positions."""
+
+    def __init__(self, code):
+        self._code = code
+
+    def __getattr__(self, name):
+        if name == "co_positions":
+            raise AttributeError(name)
+        return getattr(self._code, name)
+
+
+def test_two_lambdas_on_one_line_without_columns_is_a_clear_error():
+    import inspect
+    from symdiff.lambdas import find_lambda
+    code = two_lambdas[1].__code__
+    all_lines, _ = inspect.findsource(two_lambdas[1])
+    lines, start = inspect.getsourcelines(two_lambdas[1])
+    with pytest.raises(SourceUnavailableError) as info:
+        find_lambda("".join(lines), _NoColumns(code), start, all_lines)
+    check(info.value, SourceUnavailableError, "two-lambdas", "lambda x: x * 2", "2 lambdas")
+
+
 # -- syntax outside the supported subset -----------------------------------------------
 def uses_try(x):
     try:  # E:try
