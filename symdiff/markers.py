@@ -55,7 +55,7 @@ def _lower_backward_as(lw, args, kwargs, node):
 def _lower_custom_call(lw, fn, args, kwargs, node):
     """A call of a @custom_gradient function: its value as the function computes
     it, its derivative from the ``backward`` it returns."""
-    from .calls import inline_function
+    from .inline import inline_function
     result = inline_function(lw, fn, args, kwargs, node)
     if not (isinstance(result, Tup) and len(result.items) == 2):
         raise lw.error(UnsupportedSyntaxError, node,
