@@ -10,6 +10,7 @@ import numpy as np
 from .compiler import compile_gradient
 from .custom import active_overrides, validate
 from .load import load
+from .locate import caller_loc
 
 _cache = {}
 _lock = threading.RLock()
@@ -123,7 +124,9 @@ def source(df):
 
 
 def _compile(f, wrt, mode, overrides):
-    overrides = {**active_overrides(), **validate(overrides or {})}
+    # an unknown op is the user's mistake on the line that called grad()
+    given = validate(overrides, caller_loc()) if overrides else {}
+    overrides = {**active_overrides(), **given}
     wrt_key = tuple(map(_nfkc, wrt)) if isinstance(wrt, (list, tuple)) else _nfkc(wrt)
     # The same code object (a function made again by a factory, or a closure
     # remade on each call) reuses its gradient. Code objects compare by value,

@@ -1,28 +1,32 @@
 """What a call means: a NumPy primitive, a user's helper to inline, a marker.
 
 Every callee is classified here, in order: symdiff's own API (markers such as
-`stop_gradient`), NumPy and `math` functions (primitives), Python builtins,
-runtime helpers of generated code, and finally the user's own Python
-functions, which are lowered inline so they are differentiated through.
+`stop_gradient`), NumPy and `math` functions (primitives), Python builtins
+(builtins_.py), runtime helpers of generated code, and finally the user's own
+Python functions, which are lowered inline (inline.py) so they are
+differentiated through. print, logging and warnings calls are kept for what
+they do (effects.py).
 """
 from __future__ import annotations
 
 import ast
 import builtins
-import logging
+import difflib
+import inspect
 import math
+import numbers
 import types
-import warnings
 
 import numpy as np
 
 from . import prims
-from .errors import NoDerivativeRuleError, UnsupportedSyntaxError
-from .ir import Const, Var
-from .source import read_source
+from .builtins_ import BUILTIN_CALLS
+from .effects import effect_call, is_effect
+from .errors import NoDerivativeRuleError, UnknownNameError, UnsupportedSyntaxError
+from .inline import inline_closure, inline_function
+from .ir import Const
 from .values import NAMED_CONSTANTS, Closure, FreeVar, Static, Tup, from_python, is_atom
 
-MAX_INLINE_DEPTH = 32
 _MISSING = object()
 
 
@@ -33,11 +37,15 @@ def lower_call(lw, node):
         if isinstance(base, FreeVar) and is_effect(getattr(base.value, func.attr, None)):
             return effect_call(lw, node)  # log.info(...) with a module-level logger
         if is_atom(base):
+            if _plain_object(base) is not _MISSING:
+                raise _object_method_error(lw, _plain_object(base), func.attr, node)
             return method_call(lw, base, func.attr, node)
         if isinstance(base, Static):
             callee = static_attribute(lw, base.obj, func)
         else:
-            raise lw.error(UnsupportedSyntaxError, node, f"cannot call `{ast.unparse(func)}`")
+            raise lw.error(UnsupportedSyntaxError, node, f"cannot call `{ast.unparse(func)}`",
+                           "call NumPy functions, or functions and lambdas of your own, "
+                           "by name")
     else:
         callee = lw.expr(func)
     if isinstance(callee, Static) and is_effect(callee.obj):
@@ -57,18 +65,45 @@ def apply(lw, callee, args, kwargs, node):
     prim = primitive_of(obj)
     if prim is not None:
         return prim_call(lw, prim, args, kwargs, node)
-    if obj is not None and obj in _BUILTIN_CALLS:
-        return _BUILTIN_CALLS[obj](lw, args, kwargs, node)
+    if obj is not None and obj in BUILTIN_CALLS:
+        return BUILTIN_CALLS[obj](lw, args, kwargs, node)
     numpy_name = _numpy_name(obj)
     if numpy_name is not None:
         return _numpy_call(lw, numpy_name, args, kwargs, node)
     if isinstance(obj, types.FunctionType) and not _is_numpy_internal(obj):
         return inline_function(lw, obj, args, kwargs, node)
+    if inspect.ismethod(obj):
+        raise _object_method_error(lw, obj.__self__, obj.__name__, node)
     name = ast.unparse(node.func)
     raise lw.error(NoDerivativeRuleError, node,
                    f"symdiff has no derivative rule for `{name}`",
                    "use a NumPy function symdiff knows, a Python function it can read, "
                    "or give it a rule with @symdiff.custom_gradient")
+
+
+def _plain_object(value):
+    """The object a global (or a string) stands for when it is neither an array
+    nor a number, so calling its methods is not an array method; else _MISSING."""
+    if isinstance(value, FreeVar) and \
+            not isinstance(value.value, (np.ndarray, np.generic, numbers.Number)):
+        return value.value
+    if isinstance(value, Const) and isinstance(value.value, str):
+        return value.value
+    return _MISSING
+
+
+def _object_method_error(lw, obj, method, node):
+    """A call of a method of a Python object (not an array): no rule, and its
+    source is a method, which symdiff does not read."""
+    name = ast.unparse(node.func)
+    what = f"`{name}` calls a method" if isinstance(node.func, ast.Attribute) \
+        else f"`{name}` is the method `{method}`"
+    return lw.error(NoDerivativeRuleError, node,
+                    f"{what} of an object of type `{type(obj).__qualname__}`; symdiff "
+                    "has no derivative rule for methods of objects",
+                    f"write the computation as a module-level function of arrays "
+                    f"(`def {method}(x, ...)`) and call that: symdiff reads and "
+                    "differentiates your own functions")
 
 
 def primitive_of(obj):
@@ -135,7 +170,8 @@ def prim_call(lw, prim, args, kwargs, node, first=None):
         value = positional.pop(0) if positional else kwargs.pop(name, _MISSING)
         if value is _MISSING:
             raise lw.error(UnsupportedSyntaxError, node,
-                           f"`{prim.name}` needs the argument `{name}`")
+                           f"`{prim.name}` needs the argument `{name}`",
+                           f"call it as np.{prim.name}({', '.join(prim.operands)}, ...)")
         operands.append(lw.atom(value, node))
     params = {}
     for key, default in prim.params:
@@ -164,14 +200,30 @@ def static_value(lw, value, key, prim_name, node):
 def method_call(lw, base, name, node):
     prim_name = prims.ARRAY_METHODS.get(name)
     if prim_name is None:
-        raise lw.error(NoDerivativeRuleError, node,
-                       f"the array method `.{name}()` is not supported",
-                       f"use the NumPy function instead, e.g. np.{name}(x, ...)")
+        raise _array_method_error(lw, name, node)
     args = [lw.expr(a) for a in node.args]
     kwargs = {k.arg: lw.expr(k.value) for k in node.keywords}
     if name in ("reshape", "transpose") and len(args) > 1:
         args = [Tup(tuple(args))]  # x.reshape(3, 4) is x.reshape((3, 4))
     return prim_call(lw, prims.lookup(prim_name), args, kwargs, node, first=base)
+
+
+def _array_method_error(lw, name, node):
+    supported = ", ".join(f".{m}()" for m in sorted(prims.ARRAY_METHODS))
+    if not hasattr(np.ndarray, name):
+        # a parameter may be an object at run time, but symdiff takes it as an array
+        return lw.error(UnsupportedSyntaxError, node,
+                        f"`{ast.unparse(node.func)}` is not a method of arrays, and symdiff "
+                        f"takes `{ast.unparse(node.func.value)}` to be an array or a number",
+                        f"the array methods symdiff knows are {supported}; for a method of "
+                        "an object, write a module-level function of arrays and pass it "
+                        "the arrays")
+    if callable(getattr(np, name, None)):
+        hint = f"call the NumPy function instead: np.{name}(x, ...)"
+    else:
+        hint = f"use a NumPy function, or one of the array methods {supported}"
+    return lw.error(NoDerivativeRuleError, node,
+                    f"symdiff has no derivative rule for the array method `.{name}()`", hint)
 
 
 def array_attribute(lw, base, node):
@@ -197,251 +249,25 @@ def static_attribute(lw, obj, node):
     try:
         value = getattr(obj, attr)
     except AttributeError:
-        raise lw.error(UnsupportedSyntaxError, node,
-                       f"`{ast.unparse(node)}` does not exist") from None
+        raise _missing_attribute(lw, obj, node) from None
     if hasattr(obj, "__dict__") and isinstance(getattr(obj, "__dict__"), dict):
         lw.b.deps.append((obj.__dict__, attr, value))
     return lw.b.free_var(from_python(attr, value))
 
 
-# -- inlining the user's functions -----------------------------------------------
-def inline_function(lw, fn, args, kwargs, node):
-    from .lower import Lowerer
-    if lw.depth >= MAX_INLINE_DEPTH:
-        raise lw.error(UnsupportedSyntaxError, node,
-                       f"calls nested more than {MAX_INLINE_DEPTH} deep (recursion?)",
-                       "recursive functions cannot be differentiated; write a loop-free version")
-    src = read_source(fn, lw.src.loc(node))
-    sub = Lowerer(src, lw.b, lw.depth + 1)
-    bind_arguments(sub, src.node.args, fn.__defaults__, fn.__kwdefaults__, args, kwargs, node, lw)
-    return _inline_body(sub, src.node, node, lw)
-
-
-def inline_closure(lw, closure, args, kwargs, node):
-    from .lower import Lowerer
-    sub = Lowerer.__new__(Lowerer)
-    sub.src, sub.b, sub.depth = closure.src, lw.b, lw.depth + 1
-    sub.env = dict(closure.env)
-    defaults = [sub.expr(d) for d in closure.node.args.defaults]
-    bind_arguments(sub, closure.node.args, defaults, None, args, kwargs, node, lw, lowered=True)
-    return _inline_body(sub, closure.node, node, lw)
-
-
-def _inline_body(sub, fnode, call_node, lw):
-    if isinstance(fnode, ast.Lambda):
-        return sub.expr(fnode.body)
-    from .returns import hoist_returns
-    result = sub.lower_body(hoist_returns(fnode.body))
-    if result is None:
-        raise lw.error(UnsupportedSyntaxError, call_node,
-                       f"`{ast.unparse(call_node.func)}` returns None",
-                       "a function called while differentiating must return a value")
-    return result
-
-
-def bind_arguments(sub, spec, defaults, kwdefaults, args, kwargs, node, lw, lowered=False):
-    names = [a.arg for a in spec.posonlyargs + spec.args]
-    defaults = list(defaults or ())
-    default_of = dict(zip(names[len(names) - len(defaults):], defaults))
-    default_of.update(kwdefaults or {})
-    kwargs = dict(kwargs)
-    if len(args) > len(names):
-        raise lw.error(UnsupportedSyntaxError, node,
-                       f"`{ast.unparse(node.func)}` takes {len(names)} positional arguments "
-                       f"but {len(args)} were given")
-    for name, value in zip(names, args):
-        sub.env[name] = value
-    for name in names[len(args):] + [a.arg for a in spec.kwonlyargs]:
-        if name in kwargs:
-            sub.env[name] = kwargs.pop(name)
-        elif name in default_of:
-            value = default_of[name]
-            sub.env[name] = value if lowered else from_python(name, value)
-        else:
-            raise lw.error(UnsupportedSyntaxError, node,
-                           f"`{ast.unparse(node.func)}` is missing the argument `{name}`")
-    if kwargs:
-        raise lw.error(UnsupportedSyntaxError, node,
-                       f"`{ast.unparse(node.func)}` got unexpected arguments {sorted(kwargs)}")
-
-
-# -- Python builtins ----------------------------------------------------------------
-def _builtin_prim(name):
-    def lower(lw, args, kwargs, node):
-        return prim_call(lw, prims.lookup(name), args, kwargs, node)
-    return lower
-
-
-def _builtin_minmax(name, prim_name):
-    def lower(lw, args, kwargs, node):
-        if len(args) < 2 or kwargs:
-            raise lw.error(UnsupportedSyntaxError, node,
-                           f"`{name}()` is differentiated only as {name}(a, b, ...) of numbers",
-                           f"use np.{name}(x) to reduce an array")
-        result = lw.atom(args[0], node)
-        for arg in args[1:]:
-            result = lw.b.op(prim_name, result, lw.atom(arg, node))
-        return result
-    return lower
-
-
-def _builtin_sum(lw, args, kwargs, node):
-    """sum(items, start=0): a chain of additions; sum(array) adds up its rows."""
-    if not 1 <= len(args) <= 2 or set(kwargs) - {"start"}:
-        raise lw.error(UnsupportedSyntaxError, node, "`sum()` takes items and a start value")
-    items, start = args[0], (args[1:] or [kwargs.get("start", Const(0))])[0]
-    if isinstance(items, Tup):
-        terms = [lw.atom(item, node) for item in items.items]
-    elif is_atom(items):
-        terms = [lw.b.op("sum", items, axis=0)]
+def _missing_attribute(lw, obj, node):
+    spelled = ast.unparse(node.value)
+    owner = f"the module `{obj.__name__}`" if isinstance(obj, types.ModuleType) \
+        else f"`{spelled}` (of type `{type(obj).__qualname__}`)"
+    names = [n for n in dir(obj) if not n.startswith("_") or node.attr.startswith("_")]
+    close = difflib.get_close_matches(node.attr, names, n=3, cutoff=0.75)
+    if close:
+        hint = "did you mean " + " or ".join(f"`{spelled}.{n}`" for n in close) + "?"
     else:
-        raise lw.error(UnsupportedSyntaxError, node, "`sum()` of this value is not supported",
-                       "sum a list or tuple of values, or use np.sum")
-    if not (isinstance(start, Const) and start.value == 0) or not terms:
-        terms.insert(0, lw.atom(start, node))
-    result = terms[0]
-    for term in terms[1:]:
-        result = lw.b.op("add", result, term)
-    return result
-
-
-def _builtin_text(name):
-    """str(x), repr(x), format(x, spec): text for print or logging, no gradient."""
-    def lower(lw, args, kwargs, node):
-        if kwargs:
-            raise lw.error(UnsupportedSyntaxError, node,
-                           f"`{name}()` takes no keyword arguments here")
-        atoms = [_no_gradient(lw, lw.atom(a, node)) for a in args]
-        return lw.b.op(prims.call_prim(name, effect=False).name, *atoms, hint="text")
-    return lower
-
-
-_BUILTIN_CALLS = {
-    builtins.abs: _builtin_prim("abs"), builtins.len: _builtin_prim("len"),
-    builtins.float: _builtin_prim("float"), builtins.round: _builtin_prim("round"),
-    builtins.max: _builtin_minmax("max", "maximum"),
-    builtins.min: _builtin_minmax("min", "minimum"),
-    builtins.sum: _builtin_sum, builtins.str: _builtin_text("str"),
-    builtins.repr: _builtin_text("repr"), builtins.format: _builtin_text("format"),
-}
-
-
-# -- calls made for what they do: print, logging, warnings ------------------------------
-_LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception",
-                          "critical", "log"})
-
-
-def is_effect(obj):
-    """Whether calling ``obj`` is done for its side effect: print, warnings.warn, the
-    logging module's functions and the methods of a logger."""
-    if obj is builtins.print or obj is warnings.warn:
-        return True
-    if getattr(obj, "__name__", None) not in _LOG_METHODS:
-        return False
-    if isinstance(obj, types.FunctionType):
-        return getattr(obj, "__module__", None) == "logging"
-    return isinstance(getattr(obj, "__self__", None), (logging.Logger, logging.LoggerAdapter))
-
-
-def effect_call(lw, node):
-    """``print(...)`` or ``log.info(...)``: kept as it is in the forward pass.
-
-    The call runs where the user's function would run it, with the same values;
-    it has no derivative, and what it reads gets no gradient from it.
-    """
-    spelled = _callee_spelling(lw, node.func, node)
-    operands = [_text_operand(lw, a, node) for a in node.args]
-    params = {}
-    for keyword in node.keywords:
-        if keyword.arg is None or keyword.arg in ("prim", "hint"):
-            raise lw.error(UnsupportedSyntaxError, keyword.value,
-                           f"`{ast.unparse(keyword)}` cannot be passed to "
-                           f"`{ast.unparse(node.func)}` here",
-                           "pass the arguments one by one")
-        value = lw.expr(keyword.value)
-        if not isinstance(value, Const):
-            raise lw.error(UnsupportedSyntaxError, keyword.value,
-                           f"the keyword argument `{keyword.arg}` of "
-                           f"`{ast.unparse(node.func)}` must be a constant here",
-                           "write it as a literal (e.g. end=\"\"), or log through a "
-                           "module-level logger instead")
-        params[keyword.arg] = value.value
-    return lw.b.op(prims.call_prim(spelled, effect=True).name, *operands, hint="_",
-                   **params)
-
-
-def _callee_spelling(lw, func, node):
-    """``print``, ``logging.info``, ``log.warning``: the callee as generated code
-    names it. Its first name is made a global of the generated code."""
-    attrs = []
-    while isinstance(func, ast.Attribute):
-        attrs.insert(0, func.attr)
-        func = func.value
-    if not isinstance(func, ast.Name):
-        raise lw.error(UnsupportedSyntaxError, node,
-                       f"`{ast.unparse(node.func)}` is called on a value computed here",
-                       "make the logger a module-level name, e.g. `log = "
-                       "logging.getLogger(__name__)`, and call `log.info(...)`")
-    return ".".join([_global_name(lw, func.id, func)] + attrs)
-
-
-def _global_name(lw, name, node):
-    """The name generated code uses for the object ``name`` stands for here."""
-    if name in lw.env:
-        value = lw.env[name]
-        if isinstance(value, FreeVar):
-            return value.hint
-        if not isinstance(value, Static):
-            raise lw.error(UnsupportedSyntaxError, node,
-                           f"`{name}` is not a function, module or logger")
-        return lw.b.free_var(FreeVar(name, value.obj)).hint
-    for scope in (lw.src.closure, lw.src.globals):
-        if name in scope:
-            lw.b.deps.append((scope, name, scope[name]))
-            return lw.b.free_var(FreeVar(name, scope[name])).hint
-    return name  # a builtin: print
-
-
-def _text_operand(lw, arg, node):
-    """An argument of print or logging: a value (no gradient), a string, or an
-    f-string (as ``'...{}...'.format(value)``)."""
-    if isinstance(arg, ast.Starred):
-        raise lw.error(UnsupportedSyntaxError, arg, "`*` unpacking is not supported",
-                       "pass the items one by one")
-    if isinstance(arg, ast.JoinedStr):
-        template, values = _format_template(lw, arg)
-        atoms = [_text_operand(lw, v, node) for v in values]
-        return lw.b.op(prims.call_prim(repr(template) + ".format", effect=False).name,
-                       *atoms, hint="text")
-    value = lw.expr(arg)
-    if isinstance(value, Static) and isinstance(arg, (ast.Name, ast.Attribute)):
-        # a class passed along, e.g. warnings.warn(message, UserWarning)
-        name = arg.id if isinstance(arg, ast.Name) else arg.attr
-        return lw.b.free_var(FreeVar(name, value.obj))
-    if isinstance(value, (Static, Closure)):
-        raise lw.error(UnsupportedSyntaxError, arg,
-                       f"`{ast.unparse(arg)}` cannot be printed or logged here",
-                       "print or log array values, numbers and strings")
-    return _no_gradient(lw, lw.atom(value, arg))
-
-
-def _no_gradient(lw, atom):
-    return lw.b.op("stop_gradient", atom) if isinstance(atom, Var) else atom
-
-
-def _format_template(lw, node):
-    """``f"a {x!r:>8} b"`` as ``("a {!r:>8} b", [x])`` for ``str.format``."""
-    parts, values = [], []
-    for part in node.values:
-        if isinstance(part, ast.Constant):
-            parts.append(str(part.value).replace("{", "{{").replace("}", "}}"))
-            continue
-        conversion = "" if part.conversion == -1 else "!" + chr(part.conversion)
-        spec = "" if part.format_spec is None else ":" + "".join(
-            str(p.value) for p in part.format_spec.values)
-        parts.append("{" + conversion + spec + "}")
-        values.append(part.value)
-    return "".join(parts), values
+        hint = f"check the spelling: `{spelled}` has no name close to `{node.attr}`"
+    return lw.error(UnknownNameError, node,
+                    f"`{ast.unparse(node)}` is not defined: {owner} has no attribute "
+                    f"`{node.attr}`", hint)
 
 
 def lower_with(lw, node):

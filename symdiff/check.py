@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import SymdiffError
+from .errors import CommandLineError, SymdiffError
 
 STEP = 1e-6
 
@@ -39,8 +39,8 @@ def parse_shapes(items):
         except ValueError:
             shape = None
         if not sep or not name.isidentifier() or shape is None or min(shape, default=1) < 0:
-            raise SymdiffError(f"--shapes: cannot read {item!r}",
-                               hint="write NAME=DIMS, e.g. x=3,4 w=4 (x= for a scalar)")
+            raise CommandLineError(f"--shapes: cannot read {item!r}",
+                                   hint="write NAME=DIMS, e.g. x=3,4 w=4 (x= for a scalar)")
         shapes[name] = shape
     return shapes
 
@@ -88,9 +88,9 @@ def _params(fn, shapes, name):
     if missing or extra:
         what = f"no shape for {', '.join(missing)}" if missing else \
             f"{name} has no argument {', '.join(extra)} (or it follows a default)"
-        raise SymdiffError(f"--shapes: {what}",
-                           hint=f"give a shape for each argument of {name}, e.g. "
-                                f"--shapes {' '.join(n + '=3' for n in params + missing)}")
+        raise CommandLineError(f"--shapes: {what}",
+                               hint=f"give a shape for each argument of {name}, e.g. "
+                                    f"--shapes {' '.join(n + '=3' for n in params + missing)}")
     return params
 
 
@@ -104,10 +104,12 @@ def _call(fn, args, what):
     try:
         with np.errstate(all="ignore"):
             return fn(*args)
-    except Exception as exc:  # the user's code, or a check in the generated code
+    except SymdiffError:
+        raise  # a check of the generated code: it says where, and how to fix it
+    except Exception as exc:  # the user's code
         hint = None if "hint:" in str(exc) else "check that --shapes fit the function"
-        raise SymdiffError(f"--check: {what} failed on random inputs: "
-                           f"{type(exc).__name__}: {exc}", hint=hint) from None
+        raise CommandLineError(f"--check: {what} failed on random inputs: "
+                               f"{type(exc).__name__}: {exc}", hint=hint) from None
 
 
 def _numeric(fn, args, index):

@@ -12,7 +12,7 @@ import sys
 
 from . import __version__
 from .check import parse_shapes, run_check
-from .errors import SymdiffError, report
+from .errors import CommandLineError, SymdiffError, report
 from .targets import load_file, parse_spec
 from .writer import compile_all, render, write_module
 
@@ -100,16 +100,16 @@ def _run(args):
 
 def _validate(args, func):
     if args.wrt is not None and func is None:
-        raise SymdiffError("--wrt needs one function: FILE.py::FUNC --wrt NAME",
-                           hint="in whole-file mode each decorator's wrt is used")
+        raise CommandLineError("--wrt needs one function: FILE.py::FUNC --wrt NAME",
+                               hint="in whole-file mode each decorator's wrt is used")
     if args.check and (func is None or not args.shapes):
-        raise SymdiffError("--check needs one function and its argument shapes",
-                           hint="e.g. symdiff models.py::loss --check --shapes w=3 x=10,3")
+        raise CommandLineError("--check needs one function and its argument shapes",
+                               hint="e.g. symdiff models.py::loss --check --shapes w=3 x=10,3")
     if args.shapes and not args.check:
-        raise SymdiffError("--shapes goes with --check", hint="add --check")
+        raise CommandLineError("--shapes goes with --check", hint="add --check")
     if args.check and args.output == "-":
-        raise SymdiffError("--check prints a report, not the module",
-                           hint="give -o a file name to write the module if it passes")
+        raise CommandLineError("--check prints a report, not the module",
+                               hint="give -o a file name to write the module if it passes")
 
 
 def _parse_wrt(text):
@@ -119,8 +119,8 @@ def _parse_wrt(text):
     items = [int(item) if item.lstrip("-").isdigit() else item for item in items if item]
     bad = [item for item in items if isinstance(item, str) and not item.isidentifier()]
     if not items or bad:
-        raise SymdiffError(f"--wrt {text!r}: expected argument names or positions",
-                           hint="e.g. --wrt w or --wrt w,b or --wrt 0")
+        raise CommandLineError(f"--wrt {text!r}: expected argument names or positions",
+                               hint="e.g. --wrt w or --wrt w,b or --wrt 0")
     return tuple(items) if "," in text else items[0]
 
 

@@ -12,6 +12,7 @@ import difflib
 import functools
 
 from .errors import RegistrationError
+from .locate import caller_loc
 
 
 def _identity(g, *inputs):
@@ -29,15 +30,15 @@ def register_gradient(name, *, replace=False):
     no gradient). Registering a name twice is an error unless ``replace=True``.
     """
     if not isinstance(name, str) or not name:
-        raise RegistrationError(f"a gradient rule needs a name, got {name!r}",
-                                hint='write @symdiff.register_gradient("MyGrad")')
+        raise RegistrationError(f"a gradient rule needs a name, got {name!r}", caller_loc(),
+                                'write @symdiff.register_gradient("MyGrad")')
 
     def register(rule):
         if name in _rules and not replace and _rules[name] is not rule:
             raise RegistrationError(
-                f"a gradient rule named {name!r} is already registered",
-                hint=f"pick another name, or pass replace=True to "
-                     f"register_gradient({name!r}, replace=True)")
+                f"a gradient rule named {name!r} is already registered", caller_loc(),
+                f"pick another name, or pass replace=True to "
+                f"register_gradient({name!r}, replace=True)")
         _rules[name] = rule
         return rule
     return register
@@ -60,7 +61,7 @@ class gradient_override:  # noqa: N801 - used like a function, as in TensorFlow
     """
 
     def __init__(self, mapping):
-        self.mapping = validate(mapping)
+        self.mapping = validate(mapping, caller_loc())
         self._token = None
 
     def __enter__(self):

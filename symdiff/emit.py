@@ -155,7 +155,7 @@ class Emitter:
         return ast.unparse(self.atom(atom))
 
     def _comment(self, stmt, lines, pad):
-        loc = stmt.loc
+        loc = stmt.loc.quoted() if stmt.loc is not None else None
         if getattr(stmt, "backward", False) and loc is not None:
             key = (loc.filename, loc.lineno)
             if key != self._last_comment:

@@ -20,6 +20,20 @@ class Loc:
     col: int
     line: str
     func: str = ""
+    # The statement an expression is part of: generated comments quote it whole
+    # (once), while errors point at the expression itself.
+    statement: Loc | None = field(default=None, compare=False, repr=False)
+
+    def within(self, outer):
+        """This place, as part of the statement at ``outer``."""
+        if outer is None or outer.filename != self.filename:
+            return self
+        return Loc(self.filename, self.lineno, self.col, self.line, self.func,
+                   outer.statement or outer)
+
+    def quoted(self):
+        """The place generated code's ``# Lnn:`` comment names: the statement."""
+        return self.statement or self
 
     def short(self):
         """``file.py:line:col`` without directories: generated code must not

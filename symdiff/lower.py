@@ -71,7 +71,8 @@ class Lowerer:
         method = getattr(self, "stmt_" + type(node).__name__, None)
         if method is None:
             raise self.error(UnsupportedSyntaxError, node,
-                             f"`{type(node).__name__}` statements are not supported here")
+                             f"`{type(node).__name__}` statements are not supported here",
+                             "write it with assignments, `if` and loops over range()")
         method(node)
 
     def stmt_Assign(self, node):
@@ -147,18 +148,24 @@ class Lowerer:
             for sub, item in zip(target.elts, items):
                 self.bind(sub, item)
             return
+        hint = "unpack into plain names, one for each value (`a, b = pair`), or index " \
+            "the value (`a, rest = t[0], t[1:]`)" if isinstance(target, ast.Starred) \
+            else "assign to a plain name: `y = ...`"
         raise self.error(UnsupportedSyntaxError, target,
-                         f"cannot assign to `{ast.unparse(target)}`")
+                         f"cannot assign to `{ast.unparse(target)}`", hint)
 
     def unpack(self, value, count, node):
         if isinstance(value, Tup):
             if len(value.items) != count:
                 raise self.error(UnsupportedSyntaxError, node,
-                                 f"cannot unpack {len(value.items)} values into {count} names")
+                                 f"cannot unpack {len(value.items)} values into {count} names",
+                                 f"write {len(value.items)} names on the left (`_` for a "
+                                 "value you do not need)")
             return value.items
         if is_atom(value):
             return [self.b.op("getitem", value, Const(i)) for i in range(count)]
-        raise self.error(UnsupportedSyntaxError, node, "cannot unpack this value")
+        raise self.error(UnsupportedSyntaxError, node, "cannot unpack this value",
+                         "unpack a tuple or an array")
 
     # -- if / else -----------------------------------------------------------------
     def if_stmt(self, node, rest):
@@ -241,8 +248,11 @@ class Lowerer:
         method = getattr(self, "expr_" + type(node).__name__, None)
         if method is None:
             raise self.error(UnsupportedSyntaxError, node,
-                             f"`{type(node).__name__}` expressions are not supported here")
-        with self.b.at(self.src.loc(node) if self.b.loc is None else self.b.loc):
+                             f"`{type(node).__name__}` expressions are not supported here",
+                             "write it with NumPy operations on arrays")
+        # An op carries its own expression's place, so an error found later (in
+        # the reverse pass) points at the call, not at the start of the statement.
+        with self.b.at(self.src.loc(node).within(self.b.loc)):
             return method(node)
 
     def atom(self, value, node):
@@ -254,7 +264,9 @@ class Lowerer:
             if all(isinstance(i, Const) for i in items):
                 return Const(tuple(i.value for i in items))
             return self.b.op("tuple", *items, hint="shape")
-        hint = tapes.HINT if isinstance(value, tapes.TapeList) else None
+        hint = tapes.HINT if isinstance(value, tapes.TapeList) else (
+            "use an array or a number here; call functions and pass modules only "
+            "where a function or module is expected")
         raise self.error(UnsupportedSyntaxError, node,
                          f"`{ast.unparse(node)}` is not an array value", hint)
 
@@ -294,7 +306,8 @@ class Lowerer:
             from .calls import static_attribute
             return static_attribute(self, base.obj, node)
         raise self.error(UnsupportedSyntaxError, node,
-                         f"cannot read `.{node.attr}` of `{ast.unparse(node.value)}`")
+                         f"cannot read `.{node.attr}` of `{ast.unparse(node.value)}`",
+                         "read attributes of arrays (.T, .shape) and modules (np.pi) only")
 
     def expr_BinOp(self, node):
         return self.binop(_BINOPS[type(node.op)], self.expr(node.left),
@@ -355,7 +368,9 @@ class Lowerer:
             if len(index) == 1 and isinstance(index[0], Const):
                 return _static_index(base.items, index[0].value, self, node)
             raise self.error(UnsupportedSyntaxError, node,
-                             "a tuple can only be indexed by a constant")
+                             "a tuple can only be indexed by a constant",
+                             "write the index as a number (`t[0]`), or make the tuple an "
+                             "array (np.stack) and index that")
         return self.b.op("getitem", self.atom(base, node), *index)
 
     def index(self, node):
@@ -381,7 +396,7 @@ class Lowerer:
             a = self.expr(node.body)
         with self.b.block() as orelse:
             b = self.expr(node.orelse)
-        stmt = If(cond, then, orelse, [], self.src.loc(node))
+        stmt = If(cond, then, orelse, [], self.src.loc(node).within(self.b.loc))
         result = self.merge(stmt, a, b, "t", node)
         self.b.append(stmt)
         return result
@@ -416,9 +431,16 @@ def _taken(env, cond, holds):
 def _static_index(items, key, lowerer, node):
     try:
         picked = items[key]
-    except (IndexError, TypeError):
+    except IndexError:
         raise lowerer.error(UnsupportedSyntaxError, node,
-                            f"index {key!r} is out of range for a tuple of {len(items)}") from None
+                            f"index {key!r} is out of range for a tuple of {len(items)}",
+                            f"use an index from 0 to {len(items) - 1} (or from "
+                            f"-{len(items)} to -1)" if items else
+                            "an empty tuple has no items") from None
+    except TypeError:
+        raise lowerer.error(UnsupportedSyntaxError, node,
+                            f"a tuple cannot be indexed by {key!r}",
+                            "index it with an integer or a slice") from None
     return Tup(picked) if isinstance(key, slice) else picked
 
 

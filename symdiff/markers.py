@@ -55,7 +55,7 @@ def _lower_backward_as(lw, args, kwargs, node):
 def _lower_custom_call(lw, fn, args, kwargs, node):
     """A call of a @custom_gradient function: its value as the function computes
     it, its derivative from the ``backward`` it returns."""
-    from .calls import inline_function
+    from .inline import inline_function
     result = inline_function(lw, fn, args, kwargs, node)
     if not (isinstance(result, Tup) and len(result.items) == 2):
         raise lw.error(UnsupportedSyntaxError, node,
@@ -90,14 +90,17 @@ def lower_custom_backward(r, op, g):
 
 def _lower_stop_gradient(lw, args, kwargs, node):
     if len(args) != 1 or kwargs:
-        raise lw.error(UnsupportedSyntaxError, node, "stop_gradient takes one argument")
+        raise lw.error(UnsupportedSyntaxError, node, "stop_gradient takes one argument",
+                       "write symdiff.stop_gradient(value), one call for each value")
     return lw.b.op("stop_gradient", lw.atom(args[0], node))
 
 
 def _lower_cond(lw, args, kwargs, node):
     if len(args) < 3 or kwargs:
         raise lw.error(UnsupportedSyntaxError, node,
-                       "cond takes (pred, true_fn, false_fn, *operands)")
+                       "cond takes (pred, true_fn, false_fn, *operands)",
+                       "write symdiff.cond(x > 0, f, g, x), with f and g taking the "
+                       "operands")
     pred, true_fn, false_fn, *operands = args
     from .calls import apply
     from .ir import If
@@ -155,7 +158,8 @@ def _override_mapping(lw, node):
                        "only `with symdiff.gradient_override({...}):` may appear in a "
                        "differentiated function")
     if len(call.args) != 1 or call.keywords:
-        raise lw.error(UnsupportedSyntaxError, call, "gradient_override takes one dict")
+        raise lw.error(UnsupportedSyntaxError, call, "gradient_override takes one dict",
+                       'write `with symdiff.gradient_override({"floor": "identity"}):`')
     arg = call.args[0]
     if isinstance(arg, ast.Dict):
         try:

@@ -207,7 +207,7 @@ def _fail(kind, message, hint):
     symdiff.errors and ``message`` is ``"file.py:LINE:COL: text"``. (Written
     modules get a standalone version that raises ValueError.)"""
     try:  # inside symdiff: its own error class, located, with the source line
-        from symdiff.source import located_error
+        from symdiff.locate import located_error
     except ImportError:  # symdiff absent: still say where and how to fix it
         raise ValueError(f"{message}\nhint: {hint}") from None
     raise located_error(kind, message, hint)

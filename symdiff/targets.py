@@ -3,7 +3,8 @@
 ``FILE.py`` is imported under a unique module name with its directory on
 ``sys.path`` (so its own imports work); ``FILE.py::FUNC`` names one function
 in it, and ``FILE.py`` alone means every ``@symdiff.grad``-decorated one.
-Every failure a user can cause is a `SymdiffError` with a location.
+Every failure a user can cause is a `CommandLineError`, located in the file
+when it can be.
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import sys
 import traceback
 from dataclasses import dataclass, field
 
-from .errors import SymdiffError
+from .errors import CommandLineError, SymdiffError
 from .ir import Loc
 
 _counter = itertools.count()
@@ -48,8 +49,8 @@ class UserFile:
             return [self._named(func, wrt)]
         found = _decorated(self.module, self.path)
         if not found:
-            raise SymdiffError(f"{self.path}: no @symdiff.grad-decorated functions",
-                               hint=f"name one: symdiff {self.path}::FUNC")
+            raise CommandLineError(f"{self.path}: no @symdiff.grad-decorated functions",
+                                   hint=f"name one: symdiff {self.path}::FUNC")
         return found
 
     def _named(self, func, wrt):
@@ -57,9 +58,9 @@ class UserFile:
         for part in func.split("."):
             obj = getattr(obj, part, None)
         if obj is None or not callable(obj):
-            raise SymdiffError(f"{self.path}: no function named {func!r}",
-                               hint=f"functions in {os.path.basename(self.path)}: "
-                               f"{', '.join(_functions(self.module)) or 'none'}")
+            raise CommandLineError(f"{self.path}: no function named {func!r}",
+                                   hint=f"functions in {os.path.basename(self.path)}: "
+                                   f"{', '.join(_functions(self.module)) or 'none'}")
         target = _as_target(obj) or Target(obj)
         if wrt is not None:
             target.wrt = wrt
@@ -70,8 +71,8 @@ def parse_spec(spec):
     """``FILE.py::FUNC`` -> (``FILE.py``, ``FUNC``); ``FILE.py`` -> (``FILE.py``, None)."""
     path, sep, func = spec.partition("::")
     if sep and not all(part.isidentifier() for part in func.split(".")):
-        raise SymdiffError(f"{spec!r}: {func!r} is not a function name",
-                           hint="write FILE.py::FUNC, e.g. models.py::loss")
+        raise CommandLineError(f"{spec!r}: {func!r} is not a function name",
+                               hint="write FILE.py::FUNC, e.g. models.py::loss")
     return path, (func if sep else None)
 
 
@@ -79,8 +80,8 @@ def load_file(path):
     """Import ``path`` under a unique module name; a `UserFile`."""
     if not os.path.isfile(path):
         what = "is a directory" if os.path.isdir(path) else "no such file"
-        raise SymdiffError(f"{path}: {what}",
-                           hint="give a Python file, e.g. symdiff models.py::loss")
+        raise CommandLineError(f"{path}: {what}",
+                               hint="give a Python file, e.g. symdiff models.py::loss")
     root, import_name = _import_root(os.path.abspath(path))
     if root not in sys.path:
         sys.path.insert(0, root)
@@ -121,7 +122,7 @@ def _decorated(module, path):
             continue
         previous = found.setdefault(target.name, target)
         if (previous.wrt, previous.overrides) != (target.wrt, target.overrides):
-            raise SymdiffError(
+            raise CommandLineError(
                 f"{target.name} has two gradients with different wrt or overrides",
                 _file_loc(path, inspect.unwrap(target.fn).__code__.co_firstlineno),
                 f"name the one to write: symdiff {path}::FUNC --wrt ...")
@@ -158,8 +159,8 @@ def _file_loc(path, lineno=1, col=0):
 
 def _syntax_error(path, exc):
     loc = _file_loc(path, exc.lineno or 1, max((exc.offset or 1) - 1, 0))
-    return SymdiffError(f"{path} is not valid Python: {exc.msg}", loc,
-                        "fix the syntax error; symdiff imports the file to find its functions")
+    return CommandLineError(f"{path} is not valid Python: {exc.msg}", loc,
+                            "fix the syntax error; symdiff imports the file to find its functions")
 
 
 def _import_error(path, exc):
@@ -168,6 +169,6 @@ def _import_error(path, exc):
     lineno = frames[-1].lineno if frames else 1
     col = getattr(frames[-1], "colno", None) if frames else None
     what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-    return SymdiffError(f"importing {path} failed: {what}", _file_loc(path, lineno, col or 0),
-                        "symdiff imports (runs) the file to find its functions; "
-                        "make `python " + path + "` work first")
+    return CommandLineError(f"importing {path} failed: {what}", _file_loc(path, lineno, col or 0),
+                            "symdiff imports (runs) the file to find its functions; "
+                            "make `python " + path + "` work first")
