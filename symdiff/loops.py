@@ -46,7 +46,8 @@ def lower_while(lw, node):
     def start():
         with lw.b.block() as cond_block:
             if lw.lower_body(before) is not None:
-                raise lw.error(UnsupportedSyntaxError, node, "`return` inside a loop")
+                raise lw.error(UnsupportedSyntaxError, node, "`return` inside a loop",
+                               "assign the value, `break`, and return after the loop")
             loop.cond = lw.predicate(node.test)
         loop.cond_block = cond_block
     _lower_loop(lw, node, loop, start)
@@ -105,7 +106,9 @@ def _lower_loop(lw, node, loop, start):
         update = lw.env[carry.param.hint]
         if not is_atom(update):
             raise lw.error(UnsupportedSyntaxError, node,
-                           f"`{carry.param.hint}` holds a non-array value in the loop")
+                           f"`{carry.param.hint}` holds a non-array value in the loop",
+                           "keep arrays and numbers in names a loop reassigns; use "
+                           "another name for tuples, functions or modules")
         carry.update = update
     lw.env = {n: v for n, v in before.items()}
     for carry in loop.carried:
@@ -145,7 +148,8 @@ def _iteration(lw, node, iterable):
                                f"range() bound {arg.value!r} is not an integer",
                                "use an int, e.g. int(n) or x.shape[0]")
         if not 1 <= len(args) <= 3 or not isinstance(node.target, ast.Name):
-            raise lw.error(UnsupportedSyntaxError, node, "write `for i in range(...)`")
+            raise lw.error(UnsupportedSyntaxError, node, "range() takes 1 to 3 bounds "
+                           "and the loop one name", "write `for i in range(start, stop)`")
         start, stop, step = ([Const(0)] + args + [Const(1)])[:3] if len(args) == 1 \
             else (args + [Const(1)])[:3]
         return (start, stop, step), None
@@ -156,13 +160,16 @@ def _iteration(lw, node, iterable):
         return (Const(0), length, Const(1)), \
             lambda i: lw.bind(node.target, lw.b.op("getitem", iterable, i))
     raise lw.error(UnsupportedSyntaxError, node.iter,
-                   "a loop must run over range(...), an array, zip(...) or enumerate(...)")
+                   "a loop must run over range(...), an array, zip(...) or enumerate(...)",
+                   "loop over range(len(...)) and index")
 
 
 def _zip_like(lw, node, kind):
     seqs = [lw.atom(lw.expr(a), a) for a in node.iter.args]
     if not seqs or node.iter.keywords or (kind is enumerate and len(seqs) != 1):
-        raise lw.error(UnsupportedSyntaxError, node.iter, f"write {kind.__name__}(a, b, ...)")
+        raise lw.error(UnsupportedSyntaxError, node.iter,
+                       f"{kind.__name__}() takes arrays and no keywords here",
+                       f"write {kind.__name__}(a, b)" if kind is zip else "write enumerate(a)")
     length = lw.b.op("len", seqs[0], hint="n")
     for seq in seqs[1:]:
         length = lw.b.op("minimum", length, lw.b.op("len", seq), hint="n")

@@ -921,10 +921,7 @@ _HINT_MODULES = sorted(name for name in os.listdir(os.path.dirname(symdiff.__fil
                        if name.endswith(".py"))
 
 
-@pytest.mark.parametrize("module", [
-    pytest.param(m, marks=pytest.mark.xfail(strict=True, reason="loops.py raises four "
-                                            "errors without a hint"))
-    if m == "loops.py" else m for m in _HINT_MODULES])
+@pytest.mark.parametrize("module", _HINT_MODULES)
 def test_every_error_is_made_with_a_hint(module):
     assert not _errors_without_hint(module)
 
