@@ -62,7 +62,8 @@ def jvp(f=None, wrt=0):
 
 def jacobian(f=None, wrt=0, *, overrides=None):
     """``jacobian(f)(*args)``: the array of d output[i] / d input[j], shaped
-    ``output.shape + input.shape`` (a tuple of them for a tuple ``wrt``).
+    ``output.shape + input.shape`` (a tuple of them for a tuple ``wrt``; for
+    a function returning a tuple, a tuple with one entry per output).
 
     One vector-Jacobian product per output entry; ``symdiff.source`` shows
     the generated product.
@@ -71,20 +72,25 @@ def jacobian(f=None, wrt=0, *, overrides=None):
         return functools.partial(jacobian, wrt=wrt, overrides=overrides)
     pullback = vjp(f, wrt, overrides=overrides)
     many = isinstance(wrt, (tuple, list))
+    wrts = list(wrt) if many else [wrt]
 
     def jacobian_fn(*args):
         with np.errstate(all="ignore"):  # only the output's shape is wanted here
-            shape = np.shape(f(*args))
-        rows = []
-        for index in np.ndindex(shape):
-            seed = np.zeros(shape)
-            seed[index] = 1.0
-            grads = pullback(*args, seed)[1]
-            rows.append(grads if many else (grads,))
-        wrts = [wrt] if not many else list(wrt)
-        out = tuple(_stack([r[k] for r in rows], shape, _arg(args, w, f))
-                    for k, w in enumerate(wrts))
-        return out if many else out[0]
+            out = f(*args)
+        several = isinstance(out, tuple)
+        shapes = [np.shape(o) for o in (out if several else (out,))]
+        blocks = []
+        for k, shape in enumerate(shapes):
+            rows = []
+            for index in np.ndindex(shape):
+                seeds = [np.zeros(s) for s in shapes]
+                seeds[k][index] = 1.0
+                grads = pullback(*args, tuple(seeds) if several else seeds[0])[1]
+                rows.append(grads if many else (grads,))
+            block = tuple(_stack([r[j] for r in rows], shape, _arg(args, w, f))
+                          for j, w in enumerate(wrts))
+            blocks.append(block if many else block[0])
+        return tuple(blocks) if several else blocks[0]
 
     jacobian_fn.__symdiff_source__ = source(pullback)
     jacobian_fn.__name__ = "jacobian_" + getattr(f, "__name__", "f")
@@ -93,7 +99,8 @@ def jacobian(f=None, wrt=0, *, overrides=None):
 
 def hessian(f=None, wrt=0, *, overrides=None):
     """The Hessian of scalar ``f``: the Jacobian of its generated gradient,
-    shaped ``x.shape + x.shape``. (symdiff differentiates its own code.)"""
+    shaped ``x.shape + x.shape``; for a tuple ``wrt`` the blocks
+    ``((H_aa, H_ab), (H_ba, H_bb))``. (symdiff differentiates its own code.)"""
     if f is None:
         return functools.partial(hessian, wrt=wrt, overrides=overrides)
     return jacobian(grad(f, wrt, overrides=overrides), wrt)

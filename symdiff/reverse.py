@@ -9,13 +9,14 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import replace
 
-from .errors import NoDerivativeRuleError
+from .errors import NoDerivativeRuleError, NonScalarOutputError
 from .facts import ELEMENTWISE, SCALAR
 from .ir import Const, Function, If, Loop, Merge, Op, Var, branch_definitions
 from .loop_reverse import backward_loop, loop_activity
 from .masks import Guards, guard_wheres
 from .rules.custom import override_rule
 from .shadow import add_shadows
+from .values import Tup, is_atom
 from .rules import rule_for
 
 
@@ -65,12 +66,14 @@ class Reverse:
         raise NoDerivativeRuleError(f"`{op.prim}`: {message}", op.loc, hint)
 
     # -- driving -----------------------------------------------------------------------
-    def gradient(self, wrt, seed_value, seed=Const(1.0)):
-        """Backward statements and the adjoint of each var in ``wrt``."""
+    def gradient(self, wrt, seeds):
+        """Backward statements and the adjoint of each var in ``wrt``, from the
+        ``(value, adjoint)`` pairs in ``seeds``."""
         self.active = _activity(self.fn.body, set(wrt))
         self.branch_of = branch_definitions(self.fn.body)
-        if self.wants(seed_value):
-            self.adj[seed_value].append(seed)
+        for value, seed in seeds:
+            if self.wants(value):
+                self.adj[value].append(seed)
         self.b.backward = True
         with self.b.block() as stmts:
             self.backward_block(self.fn.body)
@@ -253,10 +256,16 @@ def differentiate(fn, builder, wrt, mode, many=None):
     rev.original = {v: k for k, v in rev.shadow.items() if isinstance(v, Var)}
     builder.stmts = list(fn.body)
     result, params = fn.result, list(fn.params)
+    if isinstance(result, Tup) and mode != "vjp":
+        raise NonScalarOutputError(
+            f"the function returns {len(result.items)} values; {mode} needs one scalar",
+            fn.loc, "return one scalar (the sum of the parts, say), or use symdiff.vjp "
+            "or symdiff.jacobian, which take functions with several outputs")
+    seeds = [(result, Const(1.0))]
     if mode == "vjp":
         seed = Var(_seed_name(result, params))
-        builder.facts.shape[seed] = builder.facts.key(result)
         params.append(seed)
+        result, seeds = _vjp_seeds(builder, result, seed, fn.loc)
     elif not builder.facts.is_scalar(result):
         with builder.at(fn.loc):
             leaves = _shape_sources(fn, builder.facts, result) if mode == "grad" else None
@@ -266,13 +275,14 @@ def differentiate(fn, builder, wrt, mode, many=None):
             builder.facts.shape[result] = SCALAR  # checked before the backward pass
             if not leaves:
                 result = checked
+                seeds = [(result, Const(1.0))]
     fn.body = builder.stmts
     with builder.block() as checks, builder.at(fn.loc):
         for param in wrt:  # only floating-point values have gradients
             builder.op("require_float", param,
                        message=f"{fn.loc.short()}: argument `{param.hint}`")
     fn.body = checks + fn.body
-    backward, grads = rev.gradient(wrt, result, seed if mode == "vjp" else Const(1.0))
+    backward, grads = rev.gradient(wrt, seeds)
     many = len(grads) > 1 if many is None else many
     grad_value = tuple(grads) if many else grads[0]
     out = grad_value if mode == "grad" else (result, grad_value)
@@ -304,6 +314,25 @@ def _shape_sources(fn, facts, result):
             sources.append(atom)
     order = {p: i for i, p in enumerate(fn.params)}
     return sorted(sources, key=lambda v: order.get(v, len(order) + v.uid))
+
+
+def _vjp_seeds(builder, result, seed, loc):
+    """The result as atoms (tuples as Python tuples) and its (value, cotangent)
+    pairs: a function returning a tuple takes a tuple of cotangents."""
+    if is_atom(result):
+        builder.facts.shape[seed] = builder.facts.key(result)
+        return result, [(result, seed)]
+    if not isinstance(result, Tup):
+        raise NonScalarOutputError("the function returns something that is not an "
+                                   "array, a number or a tuple of them", loc,
+                                   "return arrays or numbers")
+    items, pairs = [], []
+    for k, item in enumerate(result.items):
+        part = builder.op("getitem", seed, Const(k), hint=seed.hint)
+        value, more = _vjp_seeds(builder, item, part, loc)
+        items.append(value)
+        pairs += more
+    return tuple(items), pairs
 
 
 def _seed_name(result, params):

@@ -146,3 +146,42 @@ def test_jvp_keeps_one_forward_loop():
     text = symdiff.source(symdiff.jvp(f))
     code = [line.strip() for line in text.splitlines() if not line.strip().startswith("#")]
     assert sum(line.startswith("for ") for line in code) == 1
+
+
+def two_outputs(x, A):
+    return np.tanh(A @ x), np.sum(x ** 3)
+
+
+def test_vjp_and_jacobian_of_a_function_with_several_outputs():
+    x, A = RNG.normal(size=3), RNG.normal(size=(2, 3))
+    v = (RNG.normal(size=2), 0.7)
+    value, grad = symdiff.vjp(two_outputs)(x, A, v)
+    t = np.tanh(A @ x)
+    np.testing.assert_allclose(value[0], t, rtol=1e-15)
+    np.testing.assert_allclose(grad, A.T @ ((1 - t ** 2) * v[0]) + 0.7 * 3 * x ** 2,
+                               rtol=1e-12)
+    J_tanh, J_cubes = symdiff.jacobian(two_outputs)(x, A)
+    np.testing.assert_allclose(J_tanh, (1 - t ** 2)[:, None] * A, rtol=1e-12)
+    np.testing.assert_allclose(J_cubes, 3 * x ** 2, rtol=1e-12)
+
+
+def test_grad_of_a_function_with_several_outputs_is_a_clear_error():
+    with pytest.raises(symdiff.SymdiffError) as info:
+        symdiff.grad(two_outputs)
+    assert type(info.value).__name__ == "NonScalarOutputError"
+    assert "2 values" in str(info.value) and "jacobian" in str(info.value)
+
+
+def coupled(w, b):
+    return np.sum(np.tanh(w * b) ** 2) + np.sum(w ** 3 * b)
+
+
+def test_hessian_with_respect_to_several_arguments_gives_the_blocks():
+    w, b = RNG.normal(size=2), RNG.normal(size=2)
+    (H_ww, H_wb), (H_bw, H_bb) = symdiff.hessian(coupled, wrt=(0, 1))(w, b)
+    for block, (i, j) in ((H_ww, (0, 0)), (H_wb, (0, 1)), (H_bw, (1, 0)), (H_bb, (1, 1))):
+        grad_i = symdiff.grad(coupled, wrt=i)
+        expected = np.stack([numeric_grad(lambda *a: grad_i(*a)[k], (w, b), wrt=j)
+                             for k in range(2)])
+        np.testing.assert_allclose(block, expected, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(H_wb, H_bw.T, rtol=1e-12)
