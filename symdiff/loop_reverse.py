@@ -13,7 +13,7 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 
 from .clone import clone_block
-from .ir import Carry, Const, Loop, Op, Tape, Var, branch_definitions
+from .ir import Carry, Loop, Op, Tape, Var, branch_definitions
 
 
 @dataclass

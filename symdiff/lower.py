@@ -11,13 +11,13 @@ import builtins
 import numpy as np
 
 from . import syntax, tapes
+from .branches import lower_if, merge
 from .returns import hoist_returns
 from .builtins_ import BUILTIN_NAMES
 from .errors import (NonScalarOutputError, UnknownNameError,
                      UnsupportedSyntaxError)
-from .ir import Const, If, Merge, Var
-from .values import (NAMED_CONSTANTS, Closure, FreeVar, OneBranch, Static, Tup,
-                     from_python, is_atom)
+from .ir import Const, If, Var
+from .values import Closure, FreeVar, OneBranch, Static, Tup, from_python, is_atom
 
 _BINOPS = {ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply",
            ast.Div: "divide", ast.Pow: "power", ast.MatMult: "matmul",
@@ -167,68 +167,12 @@ class Lowerer:
         raise self.error(UnsupportedSyntaxError, node, "cannot unpack this value",
                          "unpack a tuple or an array")
 
-    # -- if / else -----------------------------------------------------------------
+    # -- if / else (branches.py) -----------------------------------------------------
     def if_stmt(self, node, rest):
-        cond = self.predicate(node.test)
-        if isinstance(cond, Const):  # decided at compile time
-            return self.lower_body((node.body if cond.value else node.orelse) + list(rest))
-        before = dict(self.env)
-        then, then_env, then_ret = self.branch(node.body, _taken(before, self.cond_key(cond), True))
-        orelse, else_env, else_ret = self.branch(node.orelse, _taken(before, self.cond_key(cond), False))
-        if (then_ret is None) != (else_ret is None) and rest:
-            # One branch returns: the statements after the `if` belong to the other.
-            if then_ret is None:
-                then, then_env, then_ret = self.branch(node.body + list(rest),
-                                                       _taken(before, self.cond_key(cond), True))
-            else:
-                orelse, else_env, else_ret = self.branch(node.orelse + list(rest),
-                                                         _taken(before, self.cond_key(cond), False))
-        stmt = If(cond, then, orelse, [], self.src.loc(node))
-        if then_ret is not None and else_ret is not None:
-            result = self.merge(stmt, then_ret, else_ret, "result", node)
-            self.b.append(stmt)
-            return result
-        if then_ret is not None or else_ret is not None:
-            raise self.error(NonScalarOutputError, node,
-                             "one branch returns a value and the other falls off the end",
-                             "return a value on every path")
-        self.env = self.merge_envs(stmt, before, then_env, else_env, node)
-        self.b.append(stmt)
-        return None
-
-    def branch(self, stmts, env):
-        self.env = dict(env)
-        with self.b.block() as block:
-            result = self.lower_body(stmts)
-        return block, self.env, result
-
-    def merge_envs(self, stmt, before, then_env, else_env, node):
-        merged = {}
-        for name in list(then_env) + [n for n in else_env if n not in then_env]:
-            if name in then_env and name in else_env:
-                merged[name] = self.merge(stmt, then_env[name], else_env[name], name, node)
-            elif name in before:
-                merged[name] = before[name]
-            else:
-                merged[name] = OneBranch(self.cond_key(stmt.cond), then_env.get(name),
-                                         else_env.get(name), node.lineno)
-        return merged
+        return lower_if(self, node, rest)
 
     def merge(self, stmt, a, b, name, node):
-        if a is b or (isinstance(a, Const) and a == b):
-            return a
-        if is_atom(a) and is_atom(b):
-            target = Var(name)
-            stmt.merges.append(Merge(target, a, b))
-            return target
-        if isinstance(a, Tup) and isinstance(b, Tup) and len(a.items) == len(b.items):
-            return Tup(tuple(self.merge(stmt, x, y, name, node)
-                             for x, y in zip(a.items, b.items)))
-        if isinstance(a, Static) and isinstance(b, Static) and a.obj is b.obj:
-            return a
-        raise self.error(UnsupportedSyntaxError, node,
-                         f"`{name}` holds different kinds of value in the two branches",
-                         "give both branches values of the same kind")
+        return merge(self, stmt, a, b, name, node)
 
     def predicate(self, node):
         cond = self.atom(self.expr(node), node)
@@ -413,19 +357,6 @@ class Lowerer:
     def expr_Call(self, node):
         from .calls import lower_call
         return lower_call(self, node)
-
-
-def _taken(env, cond, holds):
-    """``env`` inside a branch: a name assigned in one branch of an earlier `if`
-    on the same condition is known where that branch was taken."""
-    out = {}
-    for name, value in env.items():
-        if isinstance(value, OneBranch) and value.cond is cond:
-            value = value.then if holds else value.orelse
-            if value is None:
-                continue
-        out[name] = value
-    return out
 
 
 def _static_index(items, key, lowerer, node):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from .ir import Const, If, Loop, Merge, Op, Var, saved, walk
+from .ir import If, Loop, Op, Var, saved, walk
 
 # Operations kept even when their result is unused: they check their input.
 EFFECTS = frozenset({"require_float", "require_scalar"})
