@@ -8,6 +8,7 @@ loop and an ``if`` one ``if``.
 from __future__ import annotations
 
 from .errors import NoDerivativeRuleError
+from .facts import ELEMENTWISE, SCALAR
 from .ir import Carry, Const, Function, If, Loop, Merge, Op, Var
 from .masks import guard_wheres
 from .rules import ZERO
@@ -26,7 +27,8 @@ class Forward:
         out = []
         with self.b.into(out):
             for stmt in stmts:
-                self.b.append(stmt)
+                if not isinstance(stmt, Loop):  # _loop appends it after the initial tangents
+                    self.b.append(stmt)
                 with self.b.at(getattr(stmt, "loc", None)):
                     getattr(self, "_" + type(stmt).__name__.lower())(stmt)
         return out
@@ -44,10 +46,34 @@ class Forward:
         made = len(self.b.stmts)
         tangent = rule(self.b, op, dargs)
         if tangent is not None:
+            if op.prim in ELEMENTWISE:
+                tangent = self._fitted(op, dargs, tangent, self.b.stmts[made:])
             fresh = [s.target for s in self.b.stmts[made:] if isinstance(s, Op)]
             if tangent in fresh and tangent not in self.b.named:
                 tangent.hint = op.target.hint + "_dot"
+                if not self.b.facts.is_scalar(tangent):
+                    # a tangent has its primal's shape: say so, for later folds
+                    self.b.facts.shape[tangent] = self.b.facts.key(op.target)
             self.dot[op.target] = tangent
+
+    def _fitted(self, op, dargs, tangent, made):
+        """``tangent`` broadcast to the shape of ``op``'s result where an operand
+        without a tangent may make that result bigger: in ``x + ones((2, 1))``
+        the tangent ``x_dot`` alone has only the shape of ``x``."""
+        facts = self.b.facts
+        missing = {facts.key(a) for a, d in zip(op.args, dargs) if d is None} - {SCALAR}
+        if not missing or facts.same_shape(tangent, op.target):
+            return tangent
+        read = {facts.key(a) for a in _expression(tangent, made)}
+        if facts.key(op.target) in read or missing <= read:
+            return tangent  # the tangent's expression itself broadcasts against them
+        return self.b.op("broadcast_to", tangent, self.b.op("shape", op.target))
+
+    def zeros(self, atom):
+        """A zero tangent for ``atom``, of its shape."""
+        if isinstance(atom, Const) and self.b.facts.is_scalar(atom):
+            return Const(0.0)
+        return self.b.op("zeros_like", atom, hint=getattr(atom, "hint", "t") + "_dot")
 
     def _if(self, stmt):
         stmt.then = self.block(stmt.then)
@@ -57,10 +83,10 @@ class Forward:
             if dt is None and de is None:
                 continue
             sides = []
-            for block, d in ((stmt.then, dt), (stmt.orelse, de)):
-                if d is None:
+            for block, d, source in ((stmt.then, dt, m.then), (stmt.orelse, de, m.orelse)):
+                if d is None:  # zeros of the value this branch gives (m.target is not set yet)
                     with self.b.into(block):
-                        d = self.b.op("zeros_like", m.target)
+                        d = self.zeros(source)
                 sides.append(d)
             target = Var(m.target.hint + "_dot")
             stmt.merges.append(Merge(target, *sides))
@@ -73,15 +99,21 @@ class Forward:
         for c in loop.carried:
             if id(c) in active:
                 param = Var(c.param.hint + "_dot")
+                self.b.facts.shape[param] = self.b.facts.key(c.param)
                 self.dot[c.param] = param
                 init = self.tangent(c.init)
-                carries.append((c, Carry(param, init if init is not None else Const(0.0),
+                carries.append((c, Carry(param, init if init is not None else self.zeros(c.init),
                                          None, Var(c.param.hint + "_dot"))))
+        self.b.append(loop)
         loop.body = self.block(loop.body)
         for c, carry in carries:
             update = self.tangent(c.update)
-            carry.update = update if update is not None else Const(0.0)
+            if update is None:
+                with self.b.into(loop.body):
+                    update = self.zeros(c.update)
+            carry.update = update
             loop.carried.append(carry)
+            self.b.facts.shape[carry.out] = self.b.facts.key(c.out)
             self.dot[c.out] = carry.out
 
     def _carried_with_tangents(self, loop):
@@ -96,6 +128,19 @@ class Forward:
                     active.add(id(c))
                     changed = True
         return active
+
+
+def _expression(atom, ops):
+    """``atom`` and every atom it is computed from by ``ops``."""
+    defs = {op.target: op for op in ops if isinstance(op, Op)}
+    seen, todo = {}, [atom]
+    while todo:
+        a = todo.pop()
+        if id(a) not in seen:
+            seen[id(a)] = a
+            if isinstance(a, Var) and a in defs:
+                todo.extend(defs[a].args)
+    return list(seen.values())
 
 
 def _reads(stmts, sources, target):

@@ -23,6 +23,24 @@ def elementwise(b, op, dargs):
     return b.total(terms)
 
 
+def power(b, op, dargs):
+    """As reverse mode: d/db a ** b = out * log(a), taken as 0 where a = 0."""
+    x, y = op.args
+    if dargs[1] is None or isinstance(x, Const):
+        return elementwise(b, op, dargs)
+    first = elementwise(b, op, [dargs[0], None]) if dargs[0] is not None else None
+    nonzero = b.op("not_equal", x, Const(0.0), hint="nonzero")
+    log_x = b.op("log", b.op("where", nonzero, x, Const(1.0), hint="safe_base"))
+    return b.total([first, b.mul(dargs[1], b.mul(op.target, log_x))])
+
+
+def hypot(b, op, dargs):
+    """d hypot(a, b) = (a da + b db) / out; 0 at the origin (a kink, as in reverse)."""
+    positive = b.op("greater", op.target, Const(0.0), hint="nonzero")
+    safe = b.op("where", positive, op.target, Const(1.0), hint="safe_hypot")
+    return b.total([b.mul(d, b.div(x, safe)) for x, d in zip(op.args, dargs) if d is not None])
+
+
 def linear(b, op, dargs):
     """A primitive linear in its first operand: apply it to the tangent."""
     if dargs[0] is None:
@@ -149,7 +167,7 @@ TANGENTS.update({name: linear for name in (
 TANGENTS.update({
     "concatenate": joined, "stack": joined, "array": joined, "tuple": joined,
     "matmul": bilinear, "dot": bilinear, "outer": bilinear, "vdot": bilinear,
-    "where": where, "maximum": maximum, "fmax": maximum, "minimum": minimum,
+    "power": power, "hypot": hypot, "where": where, "maximum": maximum, "fmax": maximum, "minimum": minimum,
     "fmin": minimum, "clip": clip, "max": extremum, "min": extremum, "norm": norm,
     "prod": prod, "require_scalar": first, "require_float": first, "float": first,
     "straight_through": second, "backward_as": second, "pass_gradient": first,
