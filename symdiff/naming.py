@@ -7,10 +7,15 @@ clashes get ``_1``, ``_2``... in order of definition: deterministic.
 """
 from __future__ import annotations
 
+import builtins
 import keyword
 import re
 
 from .ir import If, Loop, Op, Var
+
+# Builtins generated code calls (loop headers, len(), float(), slice values):
+# no variable of generated code may take their names.
+CALLED_BUILTINS = ("float", "len", "range", "reversed", "slice")
 
 
 class Positions:
@@ -134,6 +139,22 @@ def assign_names(fn, inlined, fixed, reserved):
         for v in group:
             names[v] = name
     return names
+
+
+def builtin_aliases(params, taken):
+    """{builtin: name} for the called builtins a parameter of the same name
+    hides; generated code calls them by that name (``_range``), which the
+    compiler binds to the builtin (a written module imports it from builtins)."""
+    aliases = {}
+    for name in CALLED_BUILTINS:
+        if name in params:
+            alias = _free_name("_" + name, 0, dict.fromkeys(set(params) | set(taken), 1))
+            aliases[name] = alias
+    return aliases
+
+
+def builtin_value(name):
+    return getattr(builtins, name)
 
 
 def _root(groups, var):
