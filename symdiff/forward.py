@@ -13,6 +13,7 @@ from .ir import Carry, Const, Function, If, Loop, Merge, Op, Var
 from .masks import guard_wheres
 from .rules import ZERO
 from .rules.tangents import TANGENTS
+from .values import Tup
 
 
 class Forward:
@@ -68,6 +69,13 @@ class Forward:
         if facts.key(op.target) in read or missing <= read:
             return tangent  # the tangent's expression itself broadcasts against them
         return self.b.op("broadcast_to", tangent, self.b.op("shape", op.target))
+
+    def result_tangent(self, value):
+        """The tangent of the returned value (a tuple of them for a tuple)."""
+        if isinstance(value, tuple):
+            return tuple(self.result_tangent(v) for v in value)
+        tangent = self.tangent(value)
+        return tangent if tangent is not None else self.zeros(value)
 
     def zeros(self, atom):
         """A zero tangent for ``atom``, of its shape."""
@@ -166,10 +174,13 @@ def jvp_function(fn, builder, wrt):
         fwd.dot[p] = t
         tangents.append(t)
     body = fwd.block(fn.body)
-    out = fwd.tangent(fn.result)
-    if out is None:
-        with builder.into(body):
-            out = builder.op("zeros_like", fn.result, hint="out_dot") \
-                if isinstance(fn.result, Var) else Const(0.0)
-    return Function(fn.name, list(fn.params) + tangents, body, (fn.result, out), fn.loc,
+    result = _plain(fn.result)
+    with builder.into(body):
+        out = fwd.result_tangent(result)
+    return Function(fn.name, list(fn.params) + tangents, body, (result, out), fn.loc,
                     named=set(builder.named))
+
+
+def _plain(value):
+    """A returned tuple (``return a, b``) as a Python tuple of atoms."""
+    return tuple(_plain(v) for v in value.items) if isinstance(value, Tup) else value
