@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from .errors import NoDerivativeRuleError
 from .facts import ELEMENTWISE, SCALAR
-from .ir import Carry, Const, Function, If, Loop, Merge, Op, Var
+from .ir import Carry, Const, Function, If, Loop, Merge, Op, Var, walk
 from .masks import guard_wheres
 from .rules import ZERO
 from .rules.tangents import TANGENTS
-from .values import Tup
+from .values import FreeVar, Tup
+
+_VALUE_FIRST = {"straight_through", "backward_as"}
 
 
 class Forward:
@@ -49,6 +51,8 @@ class Forward:
         if tangent is not None:
             if op.prim in ELEMENTWISE:
                 tangent = self._fitted(op, dargs, tangent, self.b.stmts[made:])
+            elif op.prim in _VALUE_FIRST:  # the value is the first operand, the tangent not
+                tangent = self._fitted(op, [None] + dargs[1:], tangent, self.b.stmts[made:])
             fresh = [s.target for s in self.b.stmts[made:] if isinstance(s, Op)]
             if tangent in fresh and tangent not in self.b.named:
                 tangent.hint = op.target.hint + "_dot"
@@ -168,8 +172,10 @@ def jvp_function(fn, builder, wrt):
     guard_wheres(fn, builder)
     fwd = Forward(builder)
     tangents = []
+    taken = {p.hint for p in fn.params} | {a.hint for a in _globals(fn.body)}
     for p in wrt:
-        t = Var(p.hint + "_dot")
+        t = Var(_fresh(p.hint + "_dot", taken))
+        taken.add(t.hint)
         builder.facts.shape[t] = builder.facts.key(p)
         fwd.dot[p] = t
         tangents.append(t)
@@ -179,6 +185,19 @@ def jvp_function(fn, builder, wrt):
         out = fwd.result_tangent(result)
     return Function(fn.name, list(fn.params) + tangents, body, (result, out), fn.loc,
                     named=set(builder.named))
+
+
+def _fresh(name, taken):
+    """``name``, or ``name_``, ``name__``...: a tangent parameter must not take
+    the name of a parameter or of a global the function reads."""
+    while name in taken:
+        name += "_"
+    return name
+
+
+def _globals(stmts):
+    return {a for s in walk(stmts) if isinstance(s, Op) for a in s.args
+            if isinstance(a, FreeVar)}
 
 
 def _plain(value):

@@ -270,6 +270,38 @@ def test_a_constant_result_has_a_zero_tangent_of_its_shape():
     np.testing.assert_array_equal(dot, np.zeros((2, 3)))
 
 
+def named_like_a_tangent(x, x_dot):
+    return np.sin(x) * x_dot
+
+
+def test_a_parameter_named_like_a_tangent():
+    args = (draw((3,), seed=31), draw((3,), seed=32))
+    assert_jvp(named_like_a_tangent, args, 0)
+    assert_jvp(named_like_a_tangent, args, (0, 1))
+    assert "x_dot_" in symdiff.source(symdiff.jvp(named_like_a_tangent))
+
+
+def straight_through_broadcast(x):
+    return symdiff.straight_through(np.round(x * C43), x)
+
+
+def test_straight_through_tangent_has_the_value_shape():
+    x, t = draw((3,), seed=33), draw((3,), seed=34)
+    value, dot = symdiff.jvp(straight_through_broadcast)(x, t)
+    np.testing.assert_array_equal(dot, np.broadcast_to(t, (4, 3)))
+    assert np.sum(dot) == pytest.approx(np.sum(symdiff.grad(
+        lambda x: np.sum(straight_through_broadcast(x)))(x) * t))
+
+
+def one_norm(x):
+    return np.linalg.norm(x, ord=1)
+
+
+def test_other_norms_are_refused_as_in_reverse_mode():
+    with pytest.raises(symdiff.errors.NoDerivativeRuleError, match="norm"):
+        symdiff.jvp(one_norm)
+
+
 @pytest.mark.xfail(strict=True, reason="lower.py/reverse.py: a function returning a tuple "
                    "(`return a, b`) has a values.Tup result, which the reverse pass passes "
                    "on to emit: NameError 'Tup' from grad, AttributeError from vjp, instead "

@@ -7,6 +7,7 @@ reverse mode); linear primitives apply themselves to the tangents.
 from __future__ import annotations
 
 from ..facts import ELEMENTWISE as _SHAPE_ELEMENTWISE  # noqa: F401 (documentation)
+from ..errors import NoDerivativeRuleError
 from ..ir import Const
 from .elementwise import ELEMENTWISE
 from .translate import build
@@ -119,6 +120,12 @@ def norm(b, op, dargs):
     x, out = op.args[0], op.target
     if dargs[0] is None:
         return None
+    if op.param("ord") not in (None, 2, "fro") or \
+            (op.param("ord") == 2 and op.param("axis") is None):
+        # the formula below is the 2-norm's: another norm must not get it silently
+        raise NoDerivativeRuleError(
+            "`norm`: only the default (2- or Frobenius) norm is differentiated", op.loc,
+            "write other norms out, e.g. np.sum(np.abs(x)) for ord=1")
     axis, keep = op.param("axis"), op.param("keepdims")
     over = {"axis": axis, "keepdims": bool(keep)} if axis is not None else {}
     safe = b.op("where", b.op("greater", out, Const(0.0)), out, Const(1.0))
