@@ -9,7 +9,7 @@ import sys
 import unicodedata
 from dataclasses import dataclass
 
-from . import __version__, naming, prims, runtime
+from . import __version__, prims, runtime
 from .builder import Builder
 from .emit import Emitter
 from .errors import UnsupportedSyntaxError, WrtError
@@ -95,7 +95,7 @@ def _compile(src, wrt, mode, overrides):
     origin = f"{os.path.basename(src.filename)}:{src.node.lineno} ({src.name})"
     free = {v.hint: v.value for v in _free(grad_fn)}
     free.update(_callee_globals(grad_fn, builder))
-    free.update({alias: naming.builtin_value(b) for b, alias in emitter.builtins.items()})
+    free.update({alias: getattr(builtins, b) for b, alias in emitter.builtins.items()})
     if mode in ("grad", "value_and_grad"):
         text = _with_defaults(text, name, src, alias, free)
     helpers = {h for h in emitter.helpers if h in runtime.HELPERS}

@@ -7,7 +7,6 @@ clashes get ``_1``, ``_2``... in order of definition: deterministic.
 """
 from __future__ import annotations
 
-import builtins
 import keyword
 import re
 
@@ -148,13 +147,11 @@ def builtin_aliases(params, taken):
     aliases = {}
     for name in CALLED_BUILTINS:
         if name in params:
-            alias = _free_name("_" + name, 0, dict.fromkeys(set(params) | set(taken), 1))
+            alias = "_" + name
+            while alias in params or alias in taken:
+                alias += "_"
             aliases[name] = alias
     return aliases
-
-
-def builtin_value(name):
-    return getattr(builtins, name)
 
 
 def _root(groups, var):
