@@ -16,7 +16,8 @@ import symdiff
 from test_branches import (assigned_in_one_branch, clip_norm, conditional_expression,
                            early_return, elif_chain, nested, with_cond, with_cond_defs)
 from test_loops import CASES as LOOPS
-from test_rules import BINARY, KINKS, PAIRS, SHAPE_IDS, SHAPES, UNARY, draw
+from test_rules import (AXES, BINARY, DOTS, KINKS, MATMUL, PAIRS, REDUCTIONS, SHAPE_IDS,
+                        SHAPES, UNARY, draw)
 from test_where import (EDGE, arccos_where, arcsin_where, chained_where, div_where,
                         else_branch_where, log_where, power_where, sqrt_where)
 
@@ -135,6 +136,7 @@ ARRAYS = {
     "min all": (lambda x: np.min(x * C43), (4, 1)),
     "norm": (lambda x: np.linalg.norm(x - C41), (3,)),
     "norm axis": (lambda x: np.linalg.norm(x * C43, axis=0), (4, 1)),
+    "norm keepdims": (lambda x: np.linalg.norm(x * C43, keepdims=True), (3,)),
     "matmul": (lambda x: (x + C43) @ C43.T, (3,)),
     "dot": (lambda x: np.dot(C43, x), (3,)),
     "outer": (lambda x: np.outer(x, C13), (4,)),
@@ -152,6 +154,25 @@ ARRAYS = {
 @pytest.mark.parametrize("f, shape", ARRAYS.values(), ids=ARRAYS.keys())
 def test_arrays(f, shape):
     assert_jvp(f, (draw(shape, 0.5, 2.0, seed=24),))
+
+
+@pytest.mark.parametrize("keepdims", [False, True])
+@pytest.mark.parametrize("axis", AXES + [(0, 2), (-1, 0)], ids=lambda a: f"axis={a}")
+@pytest.mark.parametrize("f", REDUCTIONS, ids=lambda f: f.__name__)
+def test_reductions(f, axis, keepdims):
+    shape = (2, 3, 4) if isinstance(axis, tuple) else (3, 4)
+    assert_jvp(lambda x: f(x, axis=axis, keepdims=keepdims), (draw(shape, 0.5, 1.5, seed=12),))
+
+
+PRODUCTS = [(np.matmul, xs, ys) for xs, ys in MATMUL.values()] + \
+    [(np.dot, xs, ys) for xs, ys in DOTS.values()] + [(np.outer, (3,), (2, 2))]
+
+
+@pytest.mark.parametrize("wrt", [0, 1, (0, 1)], ids=["a", "b", "both"])
+@pytest.mark.parametrize("f, xs, ys", PRODUCTS, ids=[f"{f.__name__} {xs} {ys}"
+                                                     for f, xs, ys in PRODUCTS])
+def test_products(f, xs, ys, wrt):
+    assert_jvp(lambda a, b: f(a, b), (draw(xs, seed=14), draw(ys, seed=15)), wrt)
 
 
 # ---- if / else, loops ------------------------------------------------------------------------

@@ -111,7 +111,7 @@ def extremum(b, op, dargs):
     axis, keep = op.param("axis"), op.param("keepdims")
     kept = b.op("expand_dims", out, axis=axis) if axis is not None and not keep else out
     hits = b.op("equal", x, kept)
-    over = {"axis": axis, "keepdims": bool(keep)} if axis is not None else {}
+    over = {"axis": axis, "keepdims": bool(keep)}  # keepdims also without an axis: (1, 1)
     picked = b.op("sum", b.op("where", hits, dargs[0], Const(0.0)), **over)
     return b.div(picked, b.op("sum", hits, **over))
 
@@ -127,7 +127,7 @@ def norm(b, op, dargs):
             "`norm`: only the default (2- or Frobenius) norm is differentiated", op.loc,
             "write other norms out, e.g. np.sum(np.abs(x)) for ord=1")
     axis, keep = op.param("axis"), op.param("keepdims")
-    over = {"axis": axis, "keepdims": bool(keep)} if axis is not None else {}
+    over = {"axis": axis, "keepdims": bool(keep)}  # keepdims also without an axis: (1, 1)
     safe = b.op("where", b.op("greater", out, Const(0.0)), out, Const(1.0))
     return b.div(b.op("sum", b.mul(x, dargs[0]), **over), safe)
 
