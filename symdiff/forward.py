@@ -47,12 +47,13 @@ class Forward:
                 f"forward mode (jvp) has no rule for {what}", op.loc,
                 "use symdiff.vjp / grad, which know every rule")
         made = len(self.b.stmts)
-        tangent = rule(self.b, op, dargs)
+        tangent = self._derivative(rule, op, dargs)
+        new = self.b.stmts[made:]
         if tangent is not None:
             if op.prim in ELEMENTWISE:
-                tangent = self._fitted(op, dargs, tangent, self.b.stmts[made:])
+                tangent = self._fitted(op, dargs, tangent, new)
             elif op.prim in _VALUE_FIRST:  # the value is the first operand, the tangent not
-                tangent = self._fitted(op, [None] + dargs[1:], tangent, self.b.stmts[made:])
+                tangent = self._fitted(op, [None] + dargs[1:], tangent, new)
             fresh = [s.target for s in self.b.stmts[made:] if isinstance(s, Op)]
             if tangent in fresh and tangent not in self.b.named:
                 tangent.hint = op.target.hint + "_dot"
@@ -60,6 +61,18 @@ class Forward:
                     # a tangent has its primal's shape: say so, for later folds
                     self.b.facts.shape[tangent] = self.b.facts.key(op.target)
             self.dot[op.target] = tangent
+
+    def _derivative(self, rule, op, dargs):
+        """``rule``'s tangent, built with the algebra the builder allows in
+        derivative code (``a + -b`` is ``a - b``); user code is kept as written."""
+        made = len(self.b.stmts)
+        self.b.backward = True
+        try:
+            return rule(self.b, op, dargs)
+        finally:
+            self.b.backward = False
+            for stmt in self.b.stmts[made:]:
+                stmt.backward = False  # no "# L12: ..." comment: the line is right above
 
     def _fitted(self, op, dargs, tangent, made):
         """``tangent`` broadcast to the shape of ``op``'s result where an operand
