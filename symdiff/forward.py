@@ -48,12 +48,12 @@ class Forward:
                 "use symdiff.vjp / grad, which know every rule")
         made = len(self.b.stmts)
         tangent = self._derivative(rule, op, dargs)
-        new = self.b.stmts[made:]
+        built = self.b.stmts[made:]
         if tangent is not None:
             if op.prim in ELEMENTWISE:
-                tangent = self._fitted(op, dargs, tangent, new)
+                tangent = self._fitted(op, dargs, tangent, built)
             elif op.prim in _VALUE_FIRST:  # the value is the first operand, the tangent not
-                tangent = self._fitted(op, [None] + dargs[1:], tangent, new)
+                tangent = self._fitted(op, [None] + dargs[1:], tangent, built)
             fresh = [s.target for s in self.b.stmts[made:] if isinstance(s, Op)]
             if tangent in fresh and tangent not in self.b.named:
                 tangent.hint = op.target.hint + "_dot"
@@ -74,7 +74,7 @@ class Forward:
             for stmt in self.b.stmts[made:]:
                 stmt.backward = False  # no "# L12: ..." comment: the line is right above
 
-    def _fitted(self, op, dargs, tangent, made):
+    def _fitted(self, op, dargs, tangent, built):
         """``tangent`` broadcast to the shape of ``op``'s result where an operand
         without a tangent may make that result bigger: in ``x + ones((2, 1))``
         the tangent ``x_dot`` alone has only the shape of ``x``."""
@@ -82,7 +82,7 @@ class Forward:
         missing = {facts.key(a) for a, d in zip(op.args, dargs) if d is None} - {SCALAR}
         if not missing or facts.same_shape(tangent, op.target):
             return tangent
-        read = {facts.key(a) for a in _expression(tangent, made)}
+        read = {facts.key(a) for a in _expression(tangent, built)}
         if facts.key(op.target) in read or missing <= read:
             return tangent  # the tangent's expression itself broadcasts against them
         return self.b.op("broadcast_to", tangent, self.b.op("shape", op.target))

@@ -174,9 +174,9 @@ TANGENTS.update({name: linear for name in (
 TANGENTS.update({
     "concatenate": joined, "stack": joined, "array": joined, "tuple": joined,
     "matmul": bilinear, "dot": bilinear, "outer": bilinear, "vdot": bilinear,
-    "power": power, "hypot": hypot, "where": where, "maximum": maximum, "fmax": maximum, "minimum": minimum,
-    "fmin": minimum, "clip": clip, "max": extremum, "min": extremum, "norm": norm,
-    "prod": prod, "require_scalar": first, "require_float": first, "float": first,
+    "power": power, "hypot": hypot, "where": where, "maximum": maximum, "fmax": maximum,
+    "minimum": minimum, "fmin": minimum, "clip": clip, "max": extremum, "min": extremum,
+    "norm": norm, "prod": prod, "require_scalar": first, "require_float": first, "float": first,
     "straight_through": second, "backward_as": second, "pass_gradient": first,
     "matmul_adjoint_a": matmul_adjoint, "matmul_adjoint_b": matmul_adjoint,
     "dot_adjoint_a": matmul_adjoint, "dot_adjoint_b": matmul_adjoint,
