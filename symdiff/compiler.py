@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+import builtins
 import inspect
 import os
 import sys
@@ -80,7 +81,7 @@ def _compile(src, wrt, mode, overrides):
                                 many=isinstance(wrt_names, tuple))
     grad_fn = _simplify(grad_fn, effects)
     name = f"{mode}_{src.name}" if src.name.isidentifier() else mode
-    _rename_clashing_globals(grad_fn, {name} | set(runtime.HELPERS))
+    _rename_clashing_globals(grad_fn, {name} | set(runtime.HELPERS) | _BUILTINS)
     alias = _numpy_alias(grad_fn)
     emitter = Emitter(grad_fn, np_alias=alias)
     params = ", ".join(p.hint for p in ir_fn.params)
@@ -94,6 +95,7 @@ def _compile(src, wrt, mode, overrides):
     origin = f"{os.path.basename(src.filename)}:{src.node.lineno} ({src.name})"
     free = {v.hint: v.value for v in _free(grad_fn)}
     free.update(_callee_globals(grad_fn, builder))
+    free.update({alias: getattr(builtins, b) for b, alias in emitter.builtins.items()})
     if mode in ("grad", "value_and_grad"):
         text = _with_defaults(text, name, src, alias, free)
     helpers = {h for h in emitter.helpers if h in runtime.HELPERS}
@@ -102,10 +104,15 @@ def _compile(src, wrt, mode, overrides):
                     tuple(deps.values()))
 
 
+# Builtins generated code or a written module's helpers may call; a global of
+# that name would hide them there.
+_BUILTINS = {name for name in dir(builtins) if not name.startswith("_")}
+
+
 def _rename_clashing_globals(fn, taken):
-    """A global the function reads that has the name of a runtime helper or of
-    the generated function itself gets another name in generated code (the
-    generated module defines those names, hiding the user's)."""
+    """A global the function reads that has the name of a runtime helper, of a
+    builtin or of the generated function itself gets another name in generated
+    code (the generated module defines those names, hiding the user's)."""
     hints = {v.hint for v in _free(fn)}
     for var in sorted(_free(fn), key=lambda v: v.hint):
         if var.hint in taken:
@@ -189,7 +196,7 @@ def _default(param, value, node, src, np_alias, free):
             return text
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         pass
-    taken = set(runtime.HELPERS) | {np_alias, "np"}
+    taken = set(runtime.HELPERS) | {np_alias, "np"} | _BUILTINS
     if isinstance(node, ast.Name) and src.globals.get(node.id, _MISSING) is value \
             and node.id not in taken and free.get(node.id, value) is value:
         free[node.id] = value

@@ -13,7 +13,7 @@ import os
 from . import prims
 from .ir import Const, If, Loop, Op, Var, use_counts, walk
 from .layout import wrap
-from .naming import assign_names
+from .naming import CALLED_BUILTINS, assign_names, builtin_aliases
 from .simplify import EFFECTS
 from .values import FreeVar
 
@@ -30,6 +30,7 @@ class Emitter:
         self.counts = _use_counts(fn)
         self.inlined = {}
         self.names = {}
+        self.builtins = {}  # builtin -> the name it is called by, where a parameter hides it
 
     # -- the whole function ------------------------------------------------------------
     def function(self, name, doc):
@@ -37,8 +38,9 @@ class Emitter:
         self.accumulations = _accumulations(self.fn.body, self.counts)
         fixed = {p: p.hint for p in self.fn.params}
         fixed.update({v: v.hint for v in _free_vars(self.fn)})
-        reserved = {self.np, "slice", "len", "float", "range", "reversed"} | \
-            set(_helper_names())
+        reserved = {self.np, *CALLED_BUILTINS} | set(_helper_names())
+        self.builtins = builtin_aliases(set(fixed.values()), reserved)
+        reserved |= set(self.builtins.values())
         self.names = assign_names(self.fn, self.inlined, fixed, reserved)
         params = ", ".join(p.hint for p in self.fn.params)
         lines = [f"def {name}({params}):", f'    """{doc}"""']
@@ -126,16 +128,17 @@ class Emitter:
             bounds = [self._text(b) for b in loop.bounds]
             if bounds[2] == "1":
                 bounds = bounds[1:2] if bounds[0] == "0" else bounds[:2]
-            return f"for {self.names[loop.index]} in range({', '.join(bounds)}):"
+            return f"for {self.names[loop.index]} in {self._builtin('range')}" \
+                f"({', '.join(bounds)}):"
         if loop.kind == "while":
             cond = self._text(loop.cond) if loop.cond in self.inlined else "True"
             return f"while {cond}:"
         targets = [self._unpack(tape.items) for tape in loop.reads]
-        tapes = [f"reversed({self.names[tape.var]})" for tape in loop.reads]
+        tapes = [f"{self._builtin('reversed')}({self.names[tape.var]})" for tape in loop.reads]
         if len(tapes) == 1:
             return f"for {targets[0]} in {tapes[0]}:"
         targets = [f"({t})" if "," in t else t for t in targets]
-        return f"for {', '.join(targets)} in zip({', '.join(tapes)}):"
+        return f"for {', '.join(targets)} in {self._builtin('zip')}({', '.join(tapes)}):"
 
     def _unpack(self, loads):
         return ", ".join(self.names.get(v, "_") if self.counts.get(v) else "_"
@@ -193,7 +196,7 @@ class Emitter:
         if isinstance(value, tuple):
             return ast.Tuple([self.const(v) for v in value], ast.Load())
         if isinstance(value, slice):
-            return ast.Call(ast.Name("slice", ast.Load()),
+            return ast.Call(ast.Name(self._builtin("slice"), ast.Load()),
                             [self.const(v) for v in (value.start, value.stop, value.step)], [])
         if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0:
             # -2.0 ** 2 would read as -(2.0 ** 2): let unparse see the sign
@@ -242,13 +245,13 @@ class Emitter:
         return ast.Attribute(args[0], spelling[1], ast.Load())
 
     def _spell_call(self, op, spelling, args):
-        return ast.Call(ast.Name(spelling[1], ast.Load()), args, [])
+        return ast.Call(ast.Name(self._builtin(spelling[1]), ast.Load()), args, [])
 
     def _spell_subscript(self, op, spelling, args):
         return ast.Subscript(args[0], self._slices(args[1:]), ast.Load())
 
     def _spell_slice(self, op, spelling, args):
-        return ast.Call(ast.Name("slice", ast.Load()), args, [])
+        return ast.Call(ast.Name(self._builtin("slice"), ast.Load()), args, [])
 
     def _spell_tuple(self, op, spelling, args):
         return ast.Tuple(args, ast.Load())
@@ -261,8 +264,11 @@ class Emitter:
         return ast.Subscript(self._np_attr("s_"), self._slices(parts), ast.Load())
 
     def _slices(self, parts):
-        parts = [_as_slice(p) for p in parts]
+        parts = [_as_slice(p, self._builtin("slice")) for p in parts]
         return parts[0] if len(parts) == 1 else ast.Tuple(parts, ast.Load())
+
+    def _builtin(self, name):
+        return self.builtins.get(name, name)
 
     def _np_attr(self, name):
         return ast.Attribute(ast.Name(self.np, ast.Load()), name, ast.Load())
@@ -334,8 +340,8 @@ def _accumulations(stmts, counts):
     return found
 
 
-def _as_slice(node):
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "slice":
+def _as_slice(node, spelled="slice"):
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == spelled:
         bounds = [None if isinstance(a, ast.Constant) and a.value is None else a
                   for a in node.args]
         if isinstance(bounds[0], ast.Constant) and bounds[0].value == 0:

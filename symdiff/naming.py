@@ -13,6 +13,10 @@ import re
 from .ir import If, Loop, Op, Var
 from .ir import saved as ir_saved
 
+# Builtins generated code calls (loop headers, len(), float(), slice values):
+# no variable of generated code may take their names.
+CALLED_BUILTINS = ("float", "len", "range", "reversed", "slice", "zip")
+
 
 class Positions:
     """Definition and last-use positions of variables in emission order.
@@ -140,6 +144,20 @@ def assign_names(fn, inlined, fixed, reserved):
         for v in group:
             names[v] = name
     return names
+
+
+def builtin_aliases(params, taken):
+    """{builtin: name} for the called builtins a parameter of the same name
+    hides; generated code calls them by that name (``_range``), which the
+    compiler binds to the builtin (a written module imports it from builtins)."""
+    aliases = {}
+    for name in CALLED_BUILTINS:
+        if name in params:
+            alias = "_" + name
+            while alias in params or alias in taken:
+                alias += "_"
+            aliases[name] = alias
+    return aliases
 
 
 def _root(groups, var):

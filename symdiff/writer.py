@@ -140,6 +140,10 @@ def _origin(name, value, user):
         return _not_symdiff(name, owner, user), attr
     if getattr(user.module, name, _MISSING) is value:
         return _importable(name, user), name
+    # a global renamed in generated code (it had a builtin's or a helper's name)
+    for attr, held in vars(user.module).items():
+        if held is value and attr.isidentifier():
+            return _importable(name, user), attr
     raise CommandLineError(
         f"{user.path}: the gradient reads {name!r}, which is not a global of "
         f"{os.path.basename(user.path)}, so a written module cannot import it",

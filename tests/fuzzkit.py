@@ -741,9 +741,6 @@ class KnownBug(Exception):
 KNOWN_BUGS = {
     "where guard before its mask": lambda err, src: _unbound(err) is not None
     and f"np.where({_unbound(err)}, " in src,
-    # any failure of a jvp whose source reads a name just before assigning it
-    "jvp: zeros_like of an if's result inside the if": lambda err, src: re.search(
-        r"= np\.zeros_like\((\w+)\)\n\s+\1 = ", src) is not None,
 }
 
 

@@ -239,10 +239,6 @@ def broadcast_constant(x):
     return np.sum(np.ones((2, 1)) * 0.5 + x)
 
 
-@pytest.mark.xfail(strict=True, reason="rules/tangents.py: a tangent is not broadcast to "
-                   "its result's shape when the other operand has none (here the (1,) "
-                   "tangent of a (2, 1) sum; np.where the same): jvp counts it once, "
-                   "silently")
 def test_jvp_of_a_broadcast_against_a_constant():
     value, dot = symdiff.jvp(broadcast_constant)(np.array([0.3]), np.array([1.0]))
     assert dot == pytest.approx(2.0)
@@ -289,10 +285,6 @@ def branch_constant(x, c):
     return y
 
 
-@pytest.mark.xfail(strict=True, reason="forward.py `_if`: a branch where the result has "
-                   "no tangent gets `y_dot = np.zeros_like(y)` before `y` is assigned "
-                   "(UnboundLocalError; or, when an older variable has that name, a "
-                   "tangent of its shape)")
 def test_jvp_of_an_if_with_a_constant_branch():
     value, dot = symdiff.jvp(branch_constant)(X3, 1.0, np.ones(3))
     assert (value, dot) == (2.0, 0.0)

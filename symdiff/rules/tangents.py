@@ -7,6 +7,7 @@ reverse mode); linear primitives apply themselves to the tangents.
 from __future__ import annotations
 
 from ..facts import ELEMENTWISE as _SHAPE_ELEMENTWISE  # noqa: F401 (documentation)
+from ..errors import NoDerivativeRuleError
 from ..ir import Const
 from .elementwise import ELEMENTWISE
 from .translate import build
@@ -21,6 +22,24 @@ def elementwise(b, op, dargs):
     terms = [build(_local(op, i, constants), {**env, "G": d}, b)
              for i, d in enumerate(dargs) if d is not None]
     return b.total(terms)
+
+
+def power(b, op, dargs):
+    """As reverse mode: d/db a ** b = out * log(a), taken as 0 where a = 0."""
+    x, y = op.args
+    if dargs[1] is None or isinstance(x, Const):
+        return elementwise(b, op, dargs)
+    first = elementwise(b, op, [dargs[0], None]) if dargs[0] is not None else None
+    nonzero = b.op("not_equal", x, Const(0.0), hint="nonzero")
+    log_x = b.op("log", b.op("where", nonzero, x, Const(1.0), hint="safe_base"))
+    return b.total([first, b.mul(dargs[1], b.mul(op.target, log_x))])
+
+
+def hypot(b, op, dargs):
+    """d hypot(a, b) = (a da + b db) / out; 0 at the origin (a kink, as in reverse)."""
+    positive = b.op("greater", op.target, Const(0.0), hint="nonzero")
+    safe = b.op("where", positive, op.target, Const(1.0), hint="safe_hypot")
+    return b.total([b.mul(d, b.div(x, safe)) for x, d in zip(op.args, dargs) if d is not None])
 
 
 def linear(b, op, dargs):
@@ -92,7 +111,7 @@ def extremum(b, op, dargs):
     axis, keep = op.param("axis"), op.param("keepdims")
     kept = b.op("expand_dims", out, axis=axis) if axis is not None and not keep else out
     hits = b.op("equal", x, kept)
-    over = {"axis": axis, "keepdims": bool(keep)} if axis is not None else {}
+    over = {"axis": axis, "keepdims": bool(keep)}  # keepdims also without an axis: (1, 1)
     picked = b.op("sum", b.op("where", hits, dargs[0], Const(0.0)), **over)
     return b.div(picked, b.op("sum", hits, **over))
 
@@ -101,8 +120,14 @@ def norm(b, op, dargs):
     x, out = op.args[0], op.target
     if dargs[0] is None:
         return None
+    if op.param("ord") not in (None, 2, "fro") or \
+            (op.param("ord") == 2 and op.param("axis") is None):
+        # the formula below is the 2-norm's: another norm must not get it silently
+        raise NoDerivativeRuleError(
+            "`norm`: only the default (2- or Frobenius) norm is differentiated", op.loc,
+            "write other norms out, e.g. np.sum(np.abs(x)) for ord=1")
     axis, keep = op.param("axis"), op.param("keepdims")
-    over = {"axis": axis, "keepdims": bool(keep)} if axis is not None else {}
+    over = {"axis": axis, "keepdims": bool(keep)}  # keepdims also without an axis: (1, 1)
     safe = b.op("where", b.op("greater", out, Const(0.0)), out, Const(1.0))
     return b.div(b.op("sum", b.mul(x, dargs[0]), **over), safe)
 
@@ -154,9 +179,9 @@ TANGENTS.update({name: linear for name in (
 TANGENTS.update({
     "concatenate": joined, "stack": joined, "array": joined, "tuple": joined,
     "matmul": bilinear, "dot": bilinear, "outer": bilinear, "vdot": bilinear,
-    "where": where, "maximum": maximum, "fmax": maximum, "minimum": minimum,
-    "fmin": minimum, "clip": clip, "max": extremum, "min": extremum, "norm": norm,
-    "prod": prod, "require_scalar": first, "require_float": first, "float": first,
+    "power": power, "hypot": hypot, "where": where, "maximum": maximum, "fmax": maximum,
+    "minimum": minimum, "fmin": minimum, "clip": clip, "max": extremum, "min": extremum,
+    "norm": norm, "prod": prod, "require_scalar": first, "require_float": first, "float": first,
     "straight_through": second, "backward_as": second, "pass_gradient": first,
     "full_like": full_like,
     "matmul_adjoint_a": matmul_adjoint, "matmul_adjoint_b": matmul_adjoint,
