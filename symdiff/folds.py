@@ -102,6 +102,13 @@ def fold_multiply(b, args, values):
     if folded is not None:
         return folded
     for p, vp, q in ((x, vx, y), (y, vy, x)):
+        passed = _producer(b, q, "pass_gradient") if vp is not None else None
+        if passed is not None:
+            # c * (a gradient passed on as is) is that, passed on after c *: the
+            # constant meets the ones before it
+            with b.noting(passed.note):
+                return b.op("pass_gradient", b.mul(p, passed.args[0]),
+                            hint=passed.target.hint)
         scaled = _scaled(b, q) if vp is not None else None
         if scaled is not None:
             return b.mul(Const(float(vp * scaled[0])), scaled[1])  # 2 * (0.5 * r) is r

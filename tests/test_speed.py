@@ -84,3 +84,19 @@ def test_factoring_a_where_keeps_the_dtype():
     g = symdiff.grad(scaled_branches)(np.array([-1.0, 2.0], dtype=np.float32))
     assert g.dtype == np.float32
     np.testing.assert_allclose(g, [-0.02, 4.0], rtol=1e-6)
+
+
+# ---- constants meet across a gradient passed on as is (overrides={"floor": "identity"})
+def quantize(x, y):
+    q = np.floor(x * 8.0) / 8.0
+    return np.sum((q - y) ** 2) + 0.01 * np.sum(x ** 2)
+
+
+def test_constants_fold_across_an_identity_override():
+    df = symdiff.grad(quantize, overrides={"floor": "identity"})
+    text = symdiff.source(df)
+    assert "# gradient of floor overridden by 'identity'" in text
+    assert "8.0" not in text.split("overridden")[1]  # no `/ 8.0` then `8.0 *`
+    x, y = np.array([-1.3, 0.0, 0.06, 2.5]), np.array([0.5, -0.2, 0.1, 2.0])
+    q = np.floor(x * 8.0) / 8.0
+    np.testing.assert_allclose(df(x, y), 2.0 * (q - y) + 0.02 * x, rtol=1e-15)
