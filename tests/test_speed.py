@@ -100,3 +100,113 @@ def test_constants_fold_across_an_identity_override():
     x, y = np.array([-1.3, 0.0, 0.06, 2.5]), np.array([0.5, -0.2, 0.1, 2.0])
     q = np.floor(x * 8.0) / 8.0
     np.testing.assert_allclose(df(x, y), 2.0 * (q - y) + 0.02 * x, rtol=1e-15)
+
+
+# ---- index gradients of one array add up in one buffer -----------------------------------
+def rosenbrock(x):
+    return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+
+
+def three_slices(x):
+    return np.sum(x[:-2] * x[1:-1] * x[2:])
+
+
+def repeated_and_sliced(x, i):
+    return np.sum(x[i] ** 2) + np.sum(np.sin(x[:3])) + np.sum(x[i] * 2.0)
+
+
+def rows_and_columns(x):
+    return np.sum(x[0] * x[1:]) + np.sum(x[:, 0] ** 2)
+
+
+def test_rosenbrock_gradient_fills_one_buffer():
+    df = symdiff.grad(rosenbrock)
+    text = symdiff.source(df)
+    assert text.count("_unindex(") == 1 and "x_bar[1:] += " in text
+    x = np.linspace(-1.2, 1.3, 7)
+    assert_grad(rosenbrock, df, (x,))
+    first, second = df(x), df(x)
+    assert first is not second and not np.shares_memory(first, second)
+    np.testing.assert_array_equal(first, second)
+
+
+@pytest.mark.parametrize("f, args, spelled", [
+    (three_slices, (np.linspace(-1.0, 2.0, 6),), "x_bar[1:-1] += "),
+    (repeated_and_sliced, (np.linspace(-1.0, 2.0, 6), np.array([0, 4, 4, 1])),
+     "x_bar[:3] += "),
+    (rows_and_columns, (np.arange(12.0).reshape(4, 3) / 7.0,), "x_bar[0] += "),
+])
+def test_index_gradients_add_in_place(f, args, spelled):
+    df = symdiff.grad(f)
+    assert spelled in symdiff.source(df)
+    assert_grad(f, df, args)
+
+
+def test_index_gradients_in_one_buffer_keep_float32():
+    g = symdiff.grad(rosenbrock)(np.array([0.5, -1.0, 2.0], dtype=np.float32))
+    assert g.dtype == np.float32
+
+
+# ---- so generated code can be differentiated again, `g[i] += v` into a fresh array ---------
+def fills_fresh_buffer(x):
+    g = np.zeros_like(x)
+    g[1:] += x[:-1] ** 2
+    g[:2] += np.sin(x[1:3])
+    return np.sum(g * x)
+
+
+def fills_fresh_sum(x):
+    g = x * 3.0
+    g[1, ...] += x[0] ** 2
+    g[-1] += 1.0
+    return np.sum(g ** 2)
+
+
+def test_adding_into_part_of_a_fresh_array():
+    x = np.linspace(-1.0, 1.5, 5)
+    assert_grad(fills_fresh_buffer, symdiff.grad(fills_fresh_buffer), (x,))
+    assert_grad(fills_fresh_sum, symdiff.grad(fills_fresh_sum), (x,))
+
+
+def reads_before_writing(x):
+    g = np.zeros_like(x)
+    h = g[1:]  # a view: the write below changes it
+    g[1:] += x[1:]
+    return np.sum(h * x[1:])
+
+
+def two_names(x):
+    g = x * 2.0
+    k = g
+    g[0] += 1.0
+    return np.sum(k)
+
+
+def writes_in_loop(x):
+    g = np.zeros_like(x)
+    for i in range(2):
+        g[i] += x[i] ** 2
+    return np.sum(g)
+
+
+def adds_at_index_array(x, i):
+    g = x * 3.0
+    g[i] += 1.0  # a repeated position gets 1.0 once: no gradient operation
+    return np.sum(g ** 2)
+
+
+@pytest.mark.parametrize("f", [reads_before_writing, two_names, writes_in_loop,
+                               adds_at_index_array])
+def test_adding_into_an_array_others_may_see_is_refused(f):
+    with pytest.raises(symdiff.SymdiffError) as info:
+        symdiff.grad(f)(np.linspace(-1.0, 1.5, 5), *([np.array([0, 3, 3])] * (
+            f is adds_at_index_array)))
+    assert "in place" in str(info.value) and info.value.lineno is not None
+
+
+def test_hessian_of_code_that_adds_into_one_buffer():
+    H = symdiff.hessian(rosenbrock)(np.array([0.5, -1.0, 2.0, 0.3]))
+    x = np.array([0.5, -1.0, 2.0, 0.3])
+    expected = np.diag(np.r_[1200 * x[:-1] ** 2 - 400 * x[1:] + 2, 0.0] + np.r_[0.0, [200.0] * 3])
+    expected += np.diag(-400 * x[:-1], 1) + np.diag(-400 * x[:-1], -1)
+    np.testing.assert_allclose(H, expected, rtol=1e-12)
