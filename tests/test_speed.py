@@ -210,3 +210,40 @@ def test_hessian_of_code_that_adds_into_one_buffer():
     expected = np.diag(np.r_[1200 * x[:-1] ** 2 - 400 * x[1:] + 2, 0.0] + np.r_[0.0, [200.0] * 3])
     expected += np.diag(-400 * x[:-1], 1) + np.diag(-400 * x[:-1], -1)
     np.testing.assert_allclose(H, expected, rtol=1e-12)
+
+
+# ---- runtime helpers: quick paths give what the general ones give ---------------------------
+@pytest.mark.parametrize("g, like", [
+    (np.ones(3), 0.5), (np.ones(3, dtype=np.float32), 2), (np.ones((2, 3)), np.float32(1.0)),
+    (np.ones((2, 3)), np.ones((1, 3))), (np.ones(3), [1.0, 2.0, 3.0]), (2.0, np.ones(3)),
+    (np.ones((4, 2)), (2,)), (np.ones((2, 3)), np.ones(3)), (np.float64(2.0), 1.0),
+])
+def test_sum_to_quick_paths(g, like):
+    from symdiff.runtime import _sum_to
+    shape = like if isinstance(like, tuple) else np.shape(like)
+    got = _sum_to(g, like)
+    assert np.shape(got) == shape
+    np.testing.assert_array_equal(got, _sum_to_reference(np.asarray(g), shape))
+
+
+def _sum_to_reference(g, shape):
+    """Sum the leading axes, then the axes where ``shape`` has a 1."""
+    if g.ndim < len(shape):
+        return np.broadcast_to(g, shape)
+    g = g.sum(axis=tuple(range(g.ndim - len(shape))))
+    ones = tuple(i for i, n in enumerate(shape) if n == 1)
+    return g.sum(axis=ones, keepdims=True) if shape else g
+
+
+@pytest.mark.parametrize("g, like, dtype", [
+    (np.ones(2), np.zeros(4), np.float64), (1.0, np.zeros(4, dtype=np.float32), np.float32),
+    (np.ones(2, dtype=np.float32), np.zeros(4), np.float64),
+    (np.ones(2), np.zeros(4, dtype=np.float32), np.float64),
+    (np.ones(2, dtype=np.float32), np.zeros(4, dtype=np.float32), np.float32),
+    (np.ones(2), np.zeros(4, dtype=int), np.float64), (1j, np.zeros(4), np.complex128),
+])
+def test_unindex_dtype_is_the_result_type(g, like, dtype):
+    from symdiff.runtime import _unindex
+    out = _unindex(g, like, np.s_[1:3])
+    assert out.dtype == dtype == np.result_type(g, like, 0.0)
+    np.testing.assert_array_equal(out, [0.0, g, g, 0.0] if np.ndim(g) == 0 else [0, 1, 1, 0])
