@@ -164,6 +164,9 @@ def fold_divide(b, args, values):
     spread = _spread(b, x)
     if spread is not None and not spread.param("keepdims") and b.facts.same_shape(x, y):
         return b.div(spread.args[0], y)  # full_like(y, g) / y is g / y
+    scaled = _scaled(b, y) if b.backward and vx is not None else None
+    if scaled is not None and scaled[0] != 0:
+        return b.div(Const(vx / scaled[0]), scaled[1])  # 1 / (2 * s) is 0.5 / s
     return None
 
 
@@ -180,7 +183,11 @@ def fold_negative(b, args, values):
         for c, rest in (scaled.args, scaled.args[::-1]):
             if const_value(c) is not None:
                 return b.mul(Const(-const_value(c)), rest)  # -(2 * x) is -2 * x
+    ratio = _producer(b, args[0], "divide")
+    if b.backward and ratio is not None and const_value(ratio.args[0]) is not None:
+        return b.div(Const(-const_value(ratio.args[0])), ratio.args[1])  # -(1 / n)
     return None
+
 
 
 def fold_where(b, args, values):
