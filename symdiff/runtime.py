@@ -32,10 +32,12 @@ def _sum_to(a, like):
     if a.ndim < len(shape):
         return np.broadcast_to(a, shape)
     lead = a.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(
+    ones = () if 1 not in shape else tuple(
         lead + i for i, n in enumerate(shape)
         if n == 1 and a.shape[lead + i] != 1)
-    return a.sum(axis=axes).reshape(shape)
+    if not ones:  # only leading axes: the sum has the shape already
+        return a.sum(axis=tuple(range(lead)))
+    return a.sum(axis=tuple(range(lead)) + ones).reshape(shape)
 
 
 def _unreduce(g, like, axis=None, keepdims=False):
