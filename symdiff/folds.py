@@ -189,7 +189,6 @@ def fold_negative(b, args, values):
     return None
 
 
-
 def fold_where(b, args, values):
     cond, x, y = args
     inner = _producer(b, cond, "logical_not")
