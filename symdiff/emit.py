@@ -11,8 +11,9 @@ import math
 import os
 
 from . import prims
+from .inplace import accumulations, scatters
 from .ir import Const, If, Loop, Op, Var, use_counts, walk
-from .layout import wrap
+from .layout import fit_comment, strip_parens, wrap
 from .naming import CALLED_BUILTINS, assign_names, builtin_aliases
 from .simplify import EFFECTS
 from .values import FreeVar
@@ -34,19 +35,21 @@ class Emitter:
 
     # -- the whole function ------------------------------------------------------------
     def function(self, name, doc):
+        self.scatters = scatters(self.fn.body, self.counts)
         self._decide_inlining(self.fn.body, depth=0)
-        self.accumulations = _accumulations(self.fn.body, self.counts)
+        self.accumulations = accumulations(self.fn.body, self.counts)
         fixed = {p: p.hint for p in self.fn.params}
         fixed.update({v: v.hint for v in _free_vars(self.fn)})
         reserved = {self.np, *CALLED_BUILTINS} | set(_helper_names())
         self.builtins = builtin_aliases(set(fixed.values()), reserved)
         reserved |= set(self.builtins.values())
-        self.names = assign_names(self.fn, self.inlined, fixed, reserved)
+        shared = {t: buffer for t, (buffer, _) in self.scatters.items()}
+        self.names = assign_names(self.fn, self.inlined, fixed, reserved, shared)
         params = ", ".join(p.hint for p in self.fn.params)
         lines = [f"def {name}({params}):", f'    """{doc}"""']
         self._last_comment = None
         self._block(self.fn.body, lines, "    ")
-        lines.extend(wrap("    return " + _strip_parens(ast.unparse(self._result(self.fn.result)))))
+        lines.extend(wrap("    return " + strip_parens(ast.unparse(self._result(self.fn.result)))))
         return "\n".join(lines) + "\n"
 
     def _result(self, value):
@@ -77,11 +80,26 @@ class Emitter:
             grad = ast.unparse(self.atom(op.args[1]))
             lines.extend(wrap(f"{pad}{self.names[op.target]} += {grad}"))
             return
+        if op.target in self.scatters:
+            self._scatter(op, lines, pad)
+            return
         value = ast.unparse(self.expr(op))
         if op.prim in EFFECTS and not self.counts.get(op.target):
             lines.extend(wrap(pad + value))
         else:
             lines.extend(wrap(f"{pad}{self.names[op.target]} = {value}"))
+
+    def _scatter(self, op, lines, pad):
+        """``x_bar = <buffer>`` then ``x_bar[index] += g``: the sum of two index
+        gradients in one array (see inplace.py)."""
+        buffer, placed = self.scatters[op.target]
+        name, first = self.names[op.target], self._text(buffer)
+        if first != name:
+            lines.extend(wrap(f"{pad}{name} = {first}"))
+        g, index = ast.unparse(self.atom(placed.args[0])), placed.args[2:]
+        spot = ast.Subscript(ast.Name(name, ast.Load()),
+                             self._slices([self.atom(i) for i in index]), ast.Load())
+        lines.extend(wrap(f"{pad}{ast.unparse(spot)} += {g}"))
 
     def _if(self, stmt, lines, pad):
         lines.append(f"{pad}if {ast.unparse(self.atom(stmt.cond))}:")
@@ -165,7 +183,7 @@ class Emitter:
                 self._last_comment = key
                 where = f"L{loc.lineno}" if loc.filename == self.fn.loc.filename \
                     else f"{os.path.basename(loc.filename)}:{loc.lineno}"
-                lines.append(_fit(f"{pad}# {where}: {loc.line.strip()}"))
+                lines.append(fit_comment(f"{pad}# {where}: {loc.line.strip()}"))
         for note in self._notes(stmt):
             if f"{pad}# {note}" not in lines[-3:]:
                 lines.append(f"{pad}# {note}")
@@ -302,6 +320,14 @@ class Emitter:
             self.inlined[loop.cond] = ops[-1]
 
     def _inline_args(self, op, defined_here):
+        if op.target in self.scatters:  # two lines: `x_bar = buffer`, `x_bar[i] += g`
+            buffer, placed = self.scatters[op.target]
+            self.inlined[placed.target] = placed
+            self._inline_args(placed, defined_here)
+            if self._inlinable(buffer) and buffer in defined_here and \
+                    len(ast.unparse(self.expr(self._defs[buffer]))) <= MAX_LINE - 24:
+                self.inlined[buffer] = self._defs[buffer]
+            return
         candidates = [a for a in op.args if isinstance(a, Var) and a in defined_here
                       and self._inlinable(a)]
         for var in candidates:
@@ -315,6 +341,7 @@ class Emitter:
         op = self._defs.get(var)
         return (op is not None and self.counts.get(var, 0) == 1
                 and var not in self.fn.named and op.prim not in _NEVER_INLINE
+                and var not in self.scatters
                 and not isinstance(var, FreeVar))
 
     @property
@@ -322,22 +349,6 @@ class Emitter:
         if not hasattr(self, "_defs_cache"):
             self._defs_cache = {s.target: s for s in _ops(self.fn.body)}
         return self._defs_cache
-
-
-def _accumulations(stmts, counts):
-    """Updates ``acc = acc + g`` of in-place carries, written ``acc += g``: the
-    array is fresh and nothing else holds it, so no new array per iteration."""
-    found = set()
-    for stmt in walk(stmts):
-        if isinstance(stmt, Loop):
-            defs = {s.target: s for s in stmt.body if isinstance(s, Op)}
-            for carry in stmt.carried:
-                op = defs.get(carry.update)
-                if carry.inplace and op is not None and op.prim == "add" \
-                        and op.args[0] is carry.param and counts.get(carry.param) == 1 \
-                        and counts.get(carry.update) == 1 and counts.get(carry.init) == 1:
-                    found.add(op.target)
-    return found
 
 
 def _as_slice(node, spelled="slice"):
@@ -374,26 +385,3 @@ def _free_vars(fn):
 
 def _helper_names():
     return [p.spelling[1] for p in prims.PRIMS.values() if p.spelling[0] == "helper"]
-
-
-def _fit(line):
-    """A comment line cut to fit, keeping its ``#``."""
-    if len(line) <= MAX_LINE:
-        return line
-    head = line.index("#") + 2
-    return line[:max(MAX_LINE - 3, head + 8)] + "..."
-
-
-def _strip_parens(text):
-    return text[1:-1] if text.startswith("(") and text.endswith(")") and "," in text \
-        and _balanced(text[1:-1]) else text
-
-
-def _balanced(text):
-    depth = 0
-    for ch in text:
-        depth += ch in "([{"
-        depth -= ch in ")]}"
-        if depth < 0:
-            return False
-    return depth == 0

@@ -3,6 +3,9 @@
 A shape class is ``SCALAR`` (a 0-d value), or a representative `Var` whose
 shape is shared by every value in its class. Two values in the same class
 provably have the same shape, so their adjoints need no broadcasting helper.
+A reduction with ``keepdims=True`` has the class ``("kept", x's class, axis)``:
+it broadcasts against x's class to x's shape, and a gradient of x's class
+goes back to it by the same reduction (``np.sum(g, axis=1, keepdims=True)``).
 """
 from __future__ import annotations
 
@@ -57,8 +60,10 @@ class Facts:
         if prim in _LIKE_SECOND:
             return self.key(args[1])
         if prim in _REDUCTIONS:
-            whole = op.param("axis") is None and not op.param("keepdims")
-            return SCALAR if whole else op.target
+            axis, keep = op.param("axis"), op.param("keepdims")
+            if keep:
+                return ("kept", self.key(op.args[0]), axis)
+            return SCALAR if axis is None else op.target
         if prim in _SCALARS:
             return SCALAR
         if prim == "getitem":
@@ -87,9 +92,20 @@ class Facts:
 
     def broadcast(self, target, *args):
         keys = {self.key(a) for a in args} - {SCALAR}
+        keys -= {k for k in keys if _kept(k) and k[1] in keys}  # x - max(x, keepdims)
         if not keys:
             return SCALAR
         return keys.pop() if len(keys) == 1 else target
 
+    def reduced_axis(self, value, like):
+        """``(axis,)`` if ``like`` is a keepdims reduction of a value of
+        ``value``'s class, so ``np.sum(value, axis, keepdims=True)`` has its shape."""
+        key = self.key(like)
+        return (key[2],) if _kept(key) and key[1] == self.key(value) else None
+
     def producer(self, atom):
         return self.defs.get(atom) if isinstance(atom, Var) else None
+
+
+def _kept(key):
+    return type(key) is tuple and key[0] == "kept"

@@ -102,6 +102,13 @@ def fold_multiply(b, args, values):
     if folded is not None:
         return folded
     for p, vp, q in ((x, vx, y), (y, vy, x)):
+        passed = _producer(b, q, "pass_gradient") if vp is not None else None
+        if passed is not None:
+            # c * (a gradient passed on as is) is that, passed on after c *: the
+            # constant meets the ones before it
+            with b.noting(passed.note):
+                return b.op("pass_gradient", b.mul(p, passed.args[0]),
+                            hint=passed.target.hint)
         scaled = _scaled(b, q) if vp is not None else None
         if scaled is not None:
             return b.mul(Const(float(vp * scaled[0])), scaled[1])  # 2 * (0.5 * r) is r
@@ -157,6 +164,9 @@ def fold_divide(b, args, values):
     spread = _spread(b, x)
     if spread is not None and not spread.param("keepdims") and b.facts.same_shape(x, y):
         return b.div(spread.args[0], y)  # full_like(y, g) / y is g / y
+    scaled = _scaled(b, y) if b.backward and vx is not None else None
+    if scaled is not None and scaled[0] != 0:
+        return b.div(Const(vx / scaled[0]), scaled[1])  # 1 / (2 * s) is 0.5 / s
     return None
 
 
@@ -173,6 +183,9 @@ def fold_negative(b, args, values):
         for c, rest in (scaled.args, scaled.args[::-1]):
             if const_value(c) is not None:
                 return b.mul(Const(-const_value(c)), rest)  # -(2 * x) is -2 * x
+    ratio = _producer(b, args[0], "divide")
+    if b.backward and ratio is not None and const_value(ratio.args[0]) is not None:
+        return b.div(Const(-const_value(ratio.args[0])), ratio.args[1])  # -(1 / n)
     return None
 
 
@@ -181,7 +194,108 @@ def fold_where(b, args, values):
     inner = _producer(b, cond, "logical_not")
     if inner is not None:
         return b.op("where", inner.args[0], y, x)  # where(~c, x, y) is where(c, y, x)
-    return None
+    if not b.backward:
+        return None  # the forward pass computes exactly what the user wrote
+    factor = _common_factor(b, x, y)
+    if factor is not None:
+        # where(c, k * p, k * q) is k * where(c, p, q), bit for bit: one pass less
+        k, p, q = factor
+        return b.mul(k, b.op("where", cond, p, q))
+    return _as_clip(b, cond, x, y)
+
+
+def _common_factor(b, x, y):
+    """(k, p, q) if ``x`` is ``k * p`` and ``y`` is ``k * q``: the factors the
+    two products share (looking two multiplications deep), and the rest."""
+    fx, fy = _factors(b, x, 2), _factors(b, y, 2)
+    if len(fx) == 1 and len(fy) == 1:
+        return None
+    common = []
+    for atom in list(fx):
+        match = next((a for a in fy if _same_atom(a, atom)), None)
+        if match is not None:
+            common.append(atom)
+            fx.remove(atom)
+            fy.remove(match)
+    if not common or not fx or not fy:
+        return None
+    p, q = _product(b, fx), _product(b, fy)
+    # (two constants would make where(c, p, q) a float64 array, whatever k is)
+    if _is_zero(p) or _is_zero(q) or (isinstance(p, Const) and isinstance(q, Const)):
+        return None
+    return _product(b, common), p, q
+
+
+def _factors(b, atom, depth):
+    op = _producer(b, atom, "multiply") if depth else None
+    if op is None:
+        return [atom]
+    return _factors(b, op.args[0], depth - 1) + _factors(b, op.args[1], depth - 1)
+
+
+def _product(b, atoms):
+    result = atoms[0]
+    for atom in atoms[1:]:
+        result = b.mul(result, atom)
+    return result
+
+
+def _same_atom(a, b):
+    return a is b or (isinstance(a, Const) and isinstance(b, Const)
+                      and const_value(a) is not None and const_value(a) == const_value(b))
+
+
+def _as_clip(b, cond, x, y):
+    """where(|x| <= c, x, c * sign(x)) is clip(x, -c, c), for a constant c > 0.
+
+    The same value everywhere: at |x| = c both give x (= c * sign(x)), a NaN
+    stays NaN, +-inf becomes +-c. One arithmetic pass instead of abs, a compare,
+    sign and a select (which is slow when the mask is unpredictable).
+    """
+    bound = _abs_bound(b, cond)
+    if bound is None:
+        return None
+    value, c, inside = bound
+    if not inside:
+        x, y = y, x
+    if x is not value or not _is_signum(b, y, value, c):
+        return None
+    return b.op("clip", value, Const(-c), Const(c), hint=value.hint + "_clipped")
+
+
+_BOUNDS = {"less": True, "less_equal": True, "greater": False, "greater_equal": False}
+
+
+def _abs_bound(b, cond):
+    """(x, c, inside) if ``cond`` compares |x| with a constant c > 0: inside is
+    True for |x| < c or |x| <= c, False for |x| > c or |x| >= c."""
+    op = b.facts.producer(cond)
+    if op is None or op.prim not in _BOUNDS:
+        return None
+    inside = _BOUNDS[op.prim]
+    left, right = op.args
+    if const_value(left) is not None:  # c > |x| is |x| < c
+        left, right, inside = right, left, not inside
+    c = const_value(right)
+    magnitude = _producer(b, left, "abs")
+    if magnitude is None or c is None or not 0 < c < float("inf"):
+        return None
+    return magnitude.args[0], float(c), inside
+
+
+def _is_signum(b, atom, value, c):
+    """``atom`` is c * sign(value) (sign(value) when c is 1)."""
+    sign = _producer(b, atom, "sign")
+    if sign is not None:
+        return c == 1 and sign.args[0] is value
+    scaled = _producer(b, atom, "multiply")
+    if scaled is None:
+        return False
+    for k, rest in (scaled.args, scaled.args[::-1]):
+        sign = _producer(b, rest, "sign")
+        if const_value(k) == c and sign is not None and sign.args[0] is value:
+            return True
+    return False
 
 
 def fold_size(b, args, values):

@@ -81,3 +81,26 @@ def _fill(head, pieces, sep, column, limit):
             current += piece
     lines.append(current)
     return lines
+
+
+def fit_comment(line):
+    """A comment line cut to fit, keeping its ``#``."""
+    if len(line) <= MAX_LINE:
+        return line
+    head = line.index("#") + 2
+    return line[:max(MAX_LINE - 3, head + 8)] + "..."
+
+
+def strip_parens(text):
+    return text[1:-1] if text.startswith("(") and text.endswith(")") and "," in text \
+        and _balanced(text[1:-1]) else text
+
+
+def _balanced(text):
+    depth = 0
+    for ch in text:
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        if depth < 0:
+            return False
+    return depth == 0

@@ -87,6 +87,9 @@ class Lowerer:
             self.bind(node.target, self.expr(node.value))
 
     def stmt_AugAssign(self, node):
+        if isinstance(node.target, ast.Subscript):  # syntax.py let only `g[i] += v` by
+            from .scatter import lower_index_add
+            return lower_index_add(self, node)
         op = _BINOPS.get(type(node.op))
         current = self.expr(ast.Name(node.target.id, ast.Load(), lineno=node.lineno,
                                      col_offset=node.col_offset))

@@ -122,9 +122,13 @@ class Positions:
         self.defs.setdefault(var, self.pos)
 
 
-def assign_names(fn, inlined, fixed, reserved):
-    """Var -> display name for every variable that is not inlined."""
+def assign_names(fn, inlined, fixed, reserved, shared=None):
+    """Var -> display name for every variable that is not inlined; each var in
+    ``shared`` gets the name of the var it maps to (an array it takes over)."""
     positions = Positions(fn, inlined)
+    for var, root in (shared or {}).items():
+        if var in positions.defs and root in positions.defs and var not in positions.groups:
+            positions.groups[var] = root
     members = {}
     for var in positions.defs:
         root = _root(positions.groups, var)

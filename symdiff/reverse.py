@@ -48,6 +48,13 @@ class Reverse:
                                      hint=like.hint + "_bar")
         if self.facts.same_shape(contribution, like):
             return contribution
+        reduced = self.facts.reduced_axis(contribution, like)
+        if reduced is not None:  # (sum(-g) as -sum(g): the negation on the smaller array)
+            negated = self.facts.producer(contribution)
+            if negated is not None and negated.prim == "negative":
+                return self.b.neg(self.b.op("sum", negated.args[0], axis=reduced[0],
+                                            keepdims=True))
+            return self.b.op("sum", contribution, axis=reduced[0], keepdims=True)
         return self.b.op("sum_to", contribution, like)
 
     def _leaves_cone(self, var):

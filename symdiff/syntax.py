@@ -88,6 +88,10 @@ def check(src):
 
 
 def _visit(src, node, found):
+    if _index_add(node):  # allowed into an array nothing else holds: see scatter.py
+        for child in (node.target.value, node.target.slice, node.value):
+            _visit(src, child, found)
+        return
     error = _problem(src, node)
     if error is not None:
         found.append(error)
@@ -113,6 +117,12 @@ def _visit(src, node, found):
         return
     for child in ast.iter_child_nodes(node):
         _visit(src, child, found)
+
+
+def _index_add(node):
+    """``NAME[index] += value``."""
+    return isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) \
+        and isinstance(node.target, ast.Subscript) and isinstance(node.target.value, ast.Name)
 
 
 def _visit_fstring(src, node, found):

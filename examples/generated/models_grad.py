@@ -15,24 +15,26 @@ def _as_gradient(g, like):
 def _sum_to(a, like):
     """Sum the broadcast gradient ``a`` back to the shape of ``like``
     (an array, or its shape when a loop saved only that)."""
-    try:  # the common case, cheaply: nothing to do
-        if a.shape == (like if type(like) is tuple else like.shape):
-            return a
-    except AttributeError:
-        pass
-    shape = like if type(like) is tuple else np.shape(like)
+    # (attributes and methods, not np.shape / np.sum: a Python call each saved)
+    shape = like if type(like) is tuple else getattr(like, "shape", None)
+    if shape is None:  # a Python number, or a list
+        shape = () if type(like) in (float, int, bool) else np.shape(like)
+    if getattr(a, "shape", None) == shape:  # the common case: nothing to do
+        return a
     a = _as_gradient(a, like)
-    if np.shape(a) == shape:
+    if a.shape == shape:
         return a
     if shape == ():
-        return np.sum(a)
+        return a.sum()
     if a.ndim < len(shape):
         return np.broadcast_to(a, shape)
     lead = a.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(
+    ones = () if 1 not in shape else tuple(
         lead + i for i, n in enumerate(shape)
         if n == 1 and a.shape[lead + i] != 1)
-    return np.sum(a, axis=axes).reshape(shape)
+    if not ones:  # only leading axes: the sum has the shape already
+        return a.sum(axis=tuple(range(lead)))
+    return a.sum(axis=tuple(range(lead)) + ones).reshape(shape)
 
 
 def _matmul_adjoint_b(g, a, b):
@@ -58,7 +60,8 @@ def _require_float(value, message=""):
     ``message`` is where the argument is declared, then words naming it:
     ``"file.py:LINE:COL: argument `x`"``.
     """
-    if type(value) is float:
+    if type(value) is float or \
+            type(value) is np.ndarray and value.dtype.kind == "f":
         return value  # the common cases, checked cheaply
     if getattr(getattr(value, "dtype", None), "kind", "") == "f":
         return value

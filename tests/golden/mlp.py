@@ -12,24 +12,21 @@ def grad_mlp(W1, b1, W2, b2, X, Y):
     logits_1 = logits - max_logits
     exp_logits = np.exp(logits_1)
     sum_exp_logits = np.sum(exp_logits, axis=1, keepdims=True)
-    log_sum_exp_logits = np.log(sum_exp_logits)
-    log_probs = logits_1 - log_sum_exp_logits
+    log_probs = logits_1 - np.log(sum_exp_logits)
     # L26: return -np.sum(Y * log_probs) / X.shape[0]
-    negative_sum_t_bar = 1.0 / np.shape(X)[0]
-    sum_t_bar = -negative_sum_t_bar
+    sum_t_bar = -1.0 / np.shape(X)[0]
     t_bar = np.full_like(Y * log_probs, sum_t_bar)
     log_probs_bar = _sum_to(Y * t_bar, log_probs)
     # L25: log_probs = logits - np.log(np.sum(np.exp(logits), axis=1, keepdi...
-    log_sum_exp_logits_bar = _sum_to(-log_probs_bar, log_sum_exp_logits)
+    log_sum_exp_logits_bar = -np.sum(log_probs_bar, axis=1, keepdims=True)
     sum_exp_logits_bar = log_sum_exp_logits_bar / sum_exp_logits
-    logits_bar = _sum_to(exp_logits * sum_exp_logits_bar, logits_1)
-    logits_bar = _sum_to(log_probs_bar, logits_1) + logits_bar
+    logits_bar = log_probs_bar + exp_logits * sum_exp_logits_bar
     # L24: logits = logits - np.max(logits, axis=1, keepdims=True)
-    max_logits_bar = _sum_to(-logits_bar, max_logits)
+    max_logits_bar = -np.sum(logits_bar, axis=1, keepdims=True)
     # kink policy: ties split the gradient evenly
     is_max = logits == max_logits
     t = max_logits_bar / np.sum(is_max, axis=1, keepdims=True)
-    logits_bar = _sum_to(logits_bar, logits) + np.where(is_max, t, 0.0)
+    logits_bar = logits_bar + np.where(is_max, t, 0.0)
     # L23: logits = h @ W2 + b2
     matmul_bar = _sum_to(logits_bar, matmul_1)
     b2_bar = _sum_to(logits_bar, b2)

@@ -8,5 +8,5 @@ def grad_rosenbrock(x):
     t_bar = 200.0 * t
     x_head_bar_1 = -400.0 * (x_head * t)
     x_bar = _unindex(x_head_bar + x_head_bar_1, x, np.s_[:-1])
-    x_bar = x_bar + _unindex(t_bar, x, np.s_[1:])
+    x_bar[1:] += t_bar
     return x_bar

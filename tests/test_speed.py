@@ -1,0 +1,284 @@
+"""Rewrites that make generated gradients faster: each one must compute the
+same values (special points included) and show in the generated code."""
+import numpy as np
+import pytest
+
+import symdiff
+from numeric import assert_grad
+
+
+# ---- where(|x| <= c, x, c * sign(x)) is clip(x, -c, c) ---------------------------------
+def huber(r):
+    a = np.abs(r)
+    return np.sum(np.where(a <= 1.0, 0.5 * r ** 2, a - 0.5))
+
+
+def huber_mean_strict(r):
+    a = np.abs(r)
+    return np.mean(np.where(a < 2.0, 0.5 * r ** 2, 2.0 * (a - 1.0)))
+
+
+def huber_flipped(r):
+    a = np.abs(r)
+    return np.sum(np.where(1.5 < a, 1.5 * (a - 0.75), 0.5 * r ** 2))
+
+
+def not_huber(r):  # the outer branch's slope (1) is not the bound (2): no clip
+    a = np.abs(r)
+    return np.sum(np.where(a <= 2.0, 0.5 * r ** 2, a))
+
+
+SPECIAL = np.array([-3.0, -2.0, -1.5, -1.0, -0.5, -0.0, 0.0, 0.5, 1.0, 1.5, 2.0, 3.0,
+                    np.inf, -np.inf, np.nan])
+
+
+def _where_reference(r, c, scale=1.0, strict=False):
+    inside = np.abs(r) < c if strict else np.abs(r) <= c
+    return scale * np.where(inside, r, c * np.sign(r))
+
+
+@pytest.mark.parametrize("f, c, scale, strict", [
+    (huber, 1.0, 1.0, False), (huber_flipped, 1.5, 1.0, True),
+])
+def test_huber_gradient_is_a_clip_with_the_same_values(f, c, scale, strict):
+    df = symdiff.grad(f)
+    assert "np.clip(r, " in symdiff.source(df) and "np.where" not in symdiff.source(df)
+    with np.errstate(invalid="ignore"):
+        got = df(SPECIAL.copy())
+    np.testing.assert_array_equal(got, _where_reference(SPECIAL, c, scale, strict))
+    assert np.signbit(got[5]) and not np.signbit(got[6])  # -0.0 stays -0.0
+    assert_grad(f, df, (np.linspace(-3.3, 3.1, 13),))
+
+
+def test_a_common_factor_leaves_the_where_before_the_clip():
+    df = symdiff.grad(huber_mean_strict)
+    text = symdiff.source(df)
+    assert "np.clip(r, -2.0, 2.0)" in text and "np.sign" not in text
+    r = SPECIAL[np.isfinite(SPECIAL)]
+    np.testing.assert_allclose(df(r), _where_reference(r, 2.0, 1.0 / r.size, strict=True),
+                               rtol=1e-15)
+    assert_grad(huber_mean_strict, df, (np.linspace(-3.3, 3.1, 13),))
+
+
+def test_clip_keeps_float32():
+    g = symdiff.grad(huber)(np.array([-2.0, 0.5, 3.0], dtype=np.float32))
+    assert g.dtype == np.float32
+    np.testing.assert_array_equal(g, [-1.0, 0.5, 1.0])
+
+
+def test_a_slope_other_than_the_bound_is_not_a_clip():
+    df = symdiff.grad(not_huber)
+    assert "np.clip" not in symdiff.source(df)
+    r = np.array([-3.0, -2.0, 0.5, 2.0, 2.5])
+    np.testing.assert_array_equal(df(r), [-1.0, -2.0, 0.5, 2.0, 1.0])
+
+
+def scaled_branches(x):
+    # where(c, 2 * h, 0.2 * h) may become h * where(c, 2, 0.2) only if that keeps
+    # float32: it does not (a where of two Python floats is float64), so it stays
+    h = np.where(x > 0, x, 0.1 * x)
+    return np.sum(h ** 2)
+
+
+def test_factoring_a_where_keeps_the_dtype():
+    g = symdiff.grad(scaled_branches)(np.array([-1.0, 2.0], dtype=np.float32))
+    assert g.dtype == np.float32
+    np.testing.assert_allclose(g, [-0.02, 4.0], rtol=1e-6)
+
+
+# ---- constants meet across a gradient passed on as is (overrides={"floor": "identity"})
+def quantize(x, y):
+    q = np.floor(x * 8.0) / 8.0
+    return np.sum((q - y) ** 2) + 0.01 * np.sum(x ** 2)
+
+
+def test_constants_fold_across_an_identity_override():
+    df = symdiff.grad(quantize, overrides={"floor": "identity"})
+    text = symdiff.source(df)
+    assert "# gradient of floor overridden by 'identity'" in text
+    assert "8.0" not in text.split("overridden")[1]  # no `/ 8.0` then `8.0 *`
+    x, y = np.array([-1.3, 0.0, 0.06, 2.5]), np.array([0.5, -0.2, 0.1, 2.0])
+    q = np.floor(x * 8.0) / 8.0
+    np.testing.assert_allclose(df(x, y), 2.0 * (q - y) + 0.02 * x, rtol=1e-15)
+
+
+# ---- index gradients of one array add up in one buffer -----------------------------------
+def rosenbrock(x):
+    return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+
+
+def three_slices(x):
+    return np.sum(x[:-2] * x[1:-1] * x[2:])
+
+
+def repeated_and_sliced(x, i):
+    return np.sum(x[i] ** 2) + np.sum(np.sin(x[:3])) + np.sum(x[i] * 2.0)
+
+
+def rows_and_columns(x):
+    return np.sum(x[0] * x[1:]) + np.sum(x[:, 0] ** 2)
+
+
+def test_rosenbrock_gradient_fills_one_buffer():
+    df = symdiff.grad(rosenbrock)
+    text = symdiff.source(df)
+    assert text.count("_unindex(") == 1 and "x_bar[1:] += " in text
+    x = np.linspace(-1.2, 1.3, 7)
+    assert_grad(rosenbrock, df, (x,))
+    first, second = df(x), df(x)
+    assert first is not second and not np.shares_memory(first, second)
+    np.testing.assert_array_equal(first, second)
+
+
+@pytest.mark.parametrize("f, args, spelled", [
+    (three_slices, (np.linspace(-1.0, 2.0, 6),), "x_bar[1:-1] += "),
+    (repeated_and_sliced, (np.linspace(-1.0, 2.0, 6), np.array([0, 4, 4, 1])),
+     "x_bar[:3] += "),
+    (rows_and_columns, (np.arange(12.0).reshape(4, 3) / 7.0,), "x_bar[0] += "),
+])
+def test_index_gradients_add_in_place(f, args, spelled):
+    df = symdiff.grad(f)
+    assert spelled in symdiff.source(df)
+    assert_grad(f, df, args)
+
+
+def test_index_gradients_in_one_buffer_keep_float32():
+    g = symdiff.grad(rosenbrock)(np.array([0.5, -1.0, 2.0], dtype=np.float32))
+    assert g.dtype == np.float32
+
+
+# ---- so generated code can be differentiated again, `g[i] += v` into a fresh array ---------
+def fills_fresh_buffer(x):
+    g = np.zeros_like(x)
+    g[1:] += x[:-1] ** 2
+    g[:2] += np.sin(x[1:3])
+    return np.sum(g * x)
+
+
+def fills_fresh_sum(x):
+    g = x * 3.0
+    g[1, ...] += x[0] ** 2
+    g[-1] += 1.0
+    return np.sum(g ** 2)
+
+
+def test_adding_into_part_of_a_fresh_array():
+    x = np.linspace(-1.0, 1.5, 5)
+    assert_grad(fills_fresh_buffer, symdiff.grad(fills_fresh_buffer), (x,))
+    assert_grad(fills_fresh_sum, symdiff.grad(fills_fresh_sum), (x,))
+
+
+def reads_before_writing(x):
+    g = np.zeros_like(x)
+    h = g[1:]  # a view: the write below changes it
+    g[1:] += x[1:]
+    return np.sum(h * x[1:])
+
+
+def two_names(x):
+    g = x * 2.0
+    k = g
+    g[0] += 1.0
+    return np.sum(k)
+
+
+def writes_in_loop(x):
+    g = np.zeros_like(x)
+    for i in range(2):
+        g[i] += x[i] ** 2
+    return np.sum(g)
+
+
+def adds_at_index_array(x, i):
+    g = x * 3.0
+    g[i] += 1.0  # a repeated position gets 1.0 once: no gradient operation
+    return np.sum(g ** 2)
+
+
+@pytest.mark.parametrize("f", [reads_before_writing, two_names, writes_in_loop,
+                               adds_at_index_array])
+def test_adding_into_an_array_others_may_see_is_refused(f):
+    with pytest.raises(symdiff.SymdiffError) as info:
+        symdiff.grad(f)(np.linspace(-1.0, 1.5, 5), *([np.array([0, 3, 3])] * (
+            f is adds_at_index_array)))
+    assert "in place" in str(info.value) and info.value.lineno is not None
+
+
+def test_hessian_of_code_that_adds_into_one_buffer():
+    H = symdiff.hessian(rosenbrock)(np.array([0.5, -1.0, 2.0, 0.3]))
+    x = np.array([0.5, -1.0, 2.0, 0.3])
+    expected = np.diag(np.r_[1200 * x[:-1] ** 2 - 400 * x[1:] + 2, 0.0] + np.r_[0.0, [200.0] * 3])
+    expected += np.diag(-400 * x[:-1], 1) + np.diag(-400 * x[:-1], -1)
+    np.testing.assert_allclose(H, expected, rtol=1e-12)
+
+
+# ---- runtime helpers: quick paths give what the general ones give ---------------------------
+@pytest.mark.parametrize("g, like", [
+    (np.ones(3), 0.5), (np.ones(3, dtype=np.float32), 2), (np.ones((2, 3)), np.float32(1.0)),
+    (np.ones((2, 3)), np.ones((1, 3))), (np.ones(3), [1.0, 2.0, 3.0]), (2.0, np.ones(3)),
+    (np.ones((4, 2)), (2,)), (np.ones((2, 3)), np.ones(3)), (np.float64(2.0), 1.0),
+])
+def test_sum_to_quick_paths(g, like):
+    from symdiff.runtime import _sum_to
+    shape = like if isinstance(like, tuple) else np.shape(like)
+    got = _sum_to(g, like)
+    assert np.shape(got) == shape
+    np.testing.assert_array_equal(got, _sum_to_reference(np.asarray(g), shape))
+
+
+def _sum_to_reference(g, shape):
+    """Sum the leading axes, then the axes where ``shape`` has a 1."""
+    if g.ndim < len(shape):
+        return np.broadcast_to(g, shape)
+    g = g.sum(axis=tuple(range(g.ndim - len(shape))))
+    ones = tuple(i for i, n in enumerate(shape) if n == 1)
+    return g.sum(axis=ones, keepdims=True) if shape else g
+
+
+@pytest.mark.parametrize("g, like, dtype", [
+    (np.ones(2), np.zeros(4), np.float64), (1.0, np.zeros(4, dtype=np.float32), np.float32),
+    (np.ones(2, dtype=np.float32), np.zeros(4), np.float64),
+    (np.ones(2), np.zeros(4, dtype=np.float32), np.float64),
+    (np.ones(2, dtype=np.float32), np.zeros(4, dtype=np.float32), np.float32),
+    (np.ones(2), np.zeros(4, dtype=int), np.float64), (1j, np.zeros(4), np.complex128),
+])
+def test_unindex_dtype_is_the_result_type(g, like, dtype):
+    from symdiff.runtime import _unindex
+    out = _unindex(g, like, np.s_[1:3])
+    assert out.dtype == dtype == np.result_type(g, like, 0.0)
+    np.testing.assert_array_equal(out, [0.0, g, g, 0.0] if np.ndim(g) == 0 else [0, 1, 1, 0])
+
+
+# ---- a keepdims reduction of x broadcasts against x: its gradient is a plain np.sum ---------
+def log_softmax_loss(z, Y):
+    z = z - np.max(z, axis=1, keepdims=True)
+    log_probs = z - np.log(np.sum(np.exp(z), axis=1, keepdims=True))
+    return -np.sum(Y * log_probs) / z.shape[0]
+
+
+def test_keepdims_reductions_need_no_broadcasting_helper():
+    df = symdiff.grad(log_softmax_loss)
+    text = symdiff.source(df)
+    assert "_sum_to(" in text  # Y's shape is unknown, so Y * ... still needs one
+    assert text.count("_sum_to(") == 1
+    assert "-np.sum(log_probs_bar, axis=1, keepdims=True)" in text
+    z = np.array([[0.3, -1.2, 2.0], [1.0, 1.0, -0.5]])  # a tie for the max in row 2
+    Y = np.array([[0.0, 1.0, 0.0], [0.2, 0.3, 0.5]])
+    assert_grad(log_softmax_loss, df, (z, Y))
+
+
+def sqrt_sum(x):
+    return np.sum(np.sqrt(x))
+
+
+def negated_mean(x):
+    return -np.sum(x ** 2) / x.shape[0]
+
+
+def test_constants_fold_into_quotients():
+    text = symdiff.source(symdiff.grad(sqrt_sum))
+    assert "0.5 / np.sqrt(x)" in text and "2.0" not in text  # not 1.0 / (2.0 * ...)
+    assert_grad(sqrt_sum, symdiff.grad(sqrt_sum), (np.array([0.5, 2.0, 3.0]),))
+    text = symdiff.source(symdiff.grad(negated_mean))
+    assert "-1.0 / np.shape(x)[0]" in text and "-(" not in text
+    assert_grad(negated_mean, symdiff.grad(negated_mean), (np.array([0.5, 2.0, 3.0]),))
