@@ -717,6 +717,7 @@ class Outcome:
     def __init__(self):
         self.programs = self.compiled = self.rejected = self.compared = 0
         self.finite_checked = self.not_smooth = self.non_finite = 0
+        self.second_order = 0  # Hessian-direction products compared (long run)
         self.errors = {}      # SymdiffError kind and message -> count
         self.known = {}       # known bug -> count
 
@@ -728,6 +729,7 @@ class Outcome:
                 f"rejected with a SymdiffError; {self.compared} compared with central "
                 f"differences, {self.not_smooth} skipped near a kink, {self.finite_checked} "
                 f"checked for finiteness, {self.non_finite} with a non-finite value; "
+                f"{self.second_order} second derivatives compared; "
                 f"known bugs hit: {self.known or 'none'}")
 
 
@@ -874,6 +876,7 @@ def _check_compiled(text, mod, args, outcome, jvp, wrt, df, generated, context):
             err_msg=f"gradient {k} disagrees with central differences" + context)
     if jvp:
         _check_jvp(f, args, grads, wrt, context)
+        outcome.second_order += _check_second_order(mod, args, wrt, context)
 
 
 def _check_jvp(f, args, grads, wrt, context):
@@ -901,6 +904,45 @@ def _check_jvp(f, args, grads, wrt, context):
             raise
         raise AssertionError(f"jvp raised {type(err).__name__}: {err}\n\njvp source:\n"
                              f"{source}" + context) from err
+
+
+def _check_second_order(mod, args, wrt, context):
+    """symdiff differentiates its own gradient: H t by forward over reverse and
+    by reverse over reverse (H is symmetric) match differences of the gradient.
+    How many of the two were compared."""
+    grad = symdiff.grad(mod.f, wrt=wrt)
+    rng = np.random.default_rng(1)
+    t = [rng.normal(size=np.shape(a)) for a in args]
+    t = tuple(float(v) if isinstance(a, float) else v for v, a in zip(t, args))
+    estimates = []
+    for eps in (1e-5, 1e-6):
+        hi = _quiet(grad, *[a + eps * v for a, v in zip(args, t)])
+        lo = _quiet(grad, *[a - eps * v for a, v in zip(args, t)])
+        estimates.append([(np.asarray(h) - np.asarray(l)) / (2 * eps) for h, l in zip(hi, lo)])
+    scale = 1.0 + max(float(np.max(np.abs(e), initial=0.0)) for e in estimates[0])
+    if not all(np.allclose(a, b, rtol=1e-3, atol=1e-5 * scale)
+               for a, b in zip(*estimates)) or not stable(mod, args, _signature(mod, args)[1]):
+        return 0  # not smooth enough here for differences to decide
+    compared = 0
+    for name, make, call in (
+            ("jvp(grad)", symdiff.jvp, lambda fn: fn(*args, *t)[1]),
+            ("vjp(grad)", symdiff.vjp, lambda fn: fn(*args, t)[1])):
+        try:
+            fn = make(grad, wrt=wrt)
+            got = _quiet(call, fn)
+        except SymdiffError:
+            continue
+        except Exception as err:  # noqa: BLE001
+            raise AssertionError(f"{name} raised {type(err).__name__}: {err}"
+                                 + context) from err
+        for k, (g, e) in enumerate(zip(got, estimates[0])):
+            np.testing.assert_allclose(
+                g, e, rtol=1e-3, atol=1e-4 * scale,
+                err_msg=f"{name} (Hessian times a direction) disagrees with "
+                        f"differences of the gradient, output {k}\n\n"
+                        f"{symdiff.source(fn)}" + context)
+        compared += 1
+    return compared
 
 
 def _compare_jvp(jf, args, grads, context):
