@@ -14,12 +14,11 @@ from . import prims
 from .ir import Const, If, Loop, Op, Var, use_counts, walk
 from .layout import wrap
 from .naming import assign_names
-from .simplify import EFFECTS
 from .values import FreeVar
 
 MAX_LINE = 79
 _NAMED_FLOATS = {math.pi: "pi", math.e: "e"}
-_NEVER_INLINE = EFFECTS | {"scalar_predicate", "pass_gradient"}
+_NEVER_INLINE = {"scalar_predicate", "pass_gradient"}  # and effects (Op.effect)
 
 
 class Emitter:
@@ -76,7 +75,7 @@ class Emitter:
             lines.extend(wrap(f"{pad}{self.names[op.target]} += {grad}"))
             return
         value = ast.unparse(self.expr(op))
-        if op.prim in EFFECTS and not self.counts.get(op.target):
+        if op.effect and not self.counts.get(op.target):
             lines.extend(wrap(pad + value))
         else:
             lines.extend(wrap(f"{pad}{self.names[op.target]} = {value}"))
@@ -301,7 +300,8 @@ class Emitter:
     def _inlinable(self, var):
         op = self._defs.get(var)
         return (op is not None and self.counts.get(var, 0) == 1
-                and var not in self.fn.named and op.prim not in _NEVER_INLINE
+                and var not in self.fn.named and not op.effect
+                and op.prim not in _NEVER_INLINE
                 and not isinstance(var, FreeVar))
 
     @property
