@@ -739,8 +739,6 @@ class KnownBug(Exception):
 # xfail tests in test_fuzz.py); it is counted, not raised, so the rest of the
 # run still looks for new ones. Delete an entry when its bug is fixed.
 KNOWN_BUGS = {
-    "where guard before its mask": lambda err, src: _unbound(err) is not None
-    and f"np.where({_unbound(err)}, " in src,
     # any failure of a jvp whose source reads a name just before assigning it
     "jvp: zeros_like of an if's result inside the if": lambda err, src: re.search(
         r"= np\.zeros_like\((\w+)\)\n\s+\1 = ", src) is not None,
@@ -935,11 +933,7 @@ def _warns(f, args):
 # Known bugs the generator can be told not to provoke, because no signature in
 # the generated source tells their failures apart. The quick run avoids them;
 # the long one does not. Each has a strict-xfail reproducer in test_fuzz.py.
-AVOIDABLE = {
-    # A where-branch computed at a smaller shape than the where (broadcast) gets
-    # its gradient summed inside the branch and again where it leaves it.
-    "where-branch broadcast": "test_a_where_branch_smaller_than_the_where",
-}
+AVOIDABLE = {}
 
 
 def draw_program(rnd, avoid=()):

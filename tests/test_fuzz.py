@@ -181,9 +181,6 @@ def guard_before_mask(x, y):
     return np.sum(np.where(m, a, 0.0))
 
 
-@pytest.mark.xfail(strict=True, reason="masks.py: the guard `np.where(m, x, 1.0)` is "
-                   "inserted before the first op of the branch's cone, which can come "
-                   "before the mask `m` is computed (UnboundLocalError)")
 def test_where_guard_comes_after_its_mask():
     x, y = np.array([1.0, -1.0]), np.array([1.0, -1.0])
     np.testing.assert_allclose(symdiff.grad(guard_before_mask)(x, y), [0.5, 0.0])
@@ -265,10 +262,6 @@ def small_branch(s, c):
     return np.sum(np.where(c > 0, np.sqrt(s * s + 0.5), 0.0))
 
 
-@pytest.mark.xfail(strict=True, reason="masks.py/reverse.py: a where-branch computed at "
-                   "a smaller shape than the where (here a scalar) has its gradient "
-                   "summed by _sum_to inside the branch, then masked at the where's "
-                   "shape and summed again where it leaves: twice the gradient, silently")
 def test_a_where_branch_smaller_than_the_where():
     from numeric import assert_grad
     assert_grad(small_branch, symdiff.grad(small_branch), (0.7, np.array([1.0, 2.0, -1.0])))
