@@ -12,7 +12,8 @@ value inside it::
 
 The guarded operations are copies, made right before the ``where``: after
 its condition and after every input of the cone (the originals are left to
-the simplifier to drop, or to a print to read).
+the simplifier to drop, or to a print to read). A value that only wheres
+read gets a guarded copy for each of them.
 
 The reverse pass then lets the upstream gradient flow unmasked through the
 cone, guards included (every value there is finite), at the where's full
