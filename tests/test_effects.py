@@ -14,7 +14,7 @@ import numpy as np
 import symdiff
 from numeric import assert_grad
 from symdiff.builder import Builder
-from symdiff.ir import Function, Op, Var
+from symdiff.ir import Function, Var
 from symdiff.simplify import simplify
 
 log = logging.getLogger("symdiff.tests.effects")
