@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import numbers
 
+from . import prims
 from .ir import Const, Op, Var
 from .facts import Facts
 from .folds import FOLDS
@@ -50,6 +51,7 @@ class Builder:
         note = self.note
         op = Op(target, prim, args, tuple(sorted(params.items())), self.loc,
                 note, self.backward, self.overrides.get(prim, ""))
+        op.effect = prims.is_effect(prim)
         self.append(op)
         return target
 

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import inspect
 import os
 import sys
 import unicodedata
@@ -17,9 +16,8 @@ from .lower import lower_function
 from .forward import jvp_function
 from .ir import Op, walk
 from .reverse import differentiate
-from .simplify import EFFECTS, simplify
+from .simplify import simplify
 from .source import read_source
-from .values import FreeVar
 
 
 @dataclass
@@ -72,14 +70,13 @@ def _compile(src, wrt, mode, overrides):
     builder = Builder()
     builder.overrides = dict(overrides or {})
     ir_fn = lower_function(src, builder)
-    effects = [s for s in walk(ir_fn.body) if isinstance(s, Op) and prims.is_effect(s.prim)]
     wrt_vars, wrt_names = _resolve_wrt(ir_fn, wrt, src)
     if mode == "jvp":
         grad_fn = jvp_function(ir_fn, builder, wrt_vars)
     else:
         grad_fn = differentiate(ir_fn, builder, wrt_vars, mode,
                                 many=isinstance(wrt_names, tuple))
-    grad_fn = _simplify(grad_fn, effects)
+    grad_fn = simplify(grad_fn)
     name = f"{mode}_{src.name}" if src.name.isidentifier() else mode
     _rename_clashing_globals(grad_fn, {name} | set(runtime.HELPERS) | _BUILTINS)
     alias = _numpy_alias(grad_fn)
@@ -121,30 +118,6 @@ def _rename_clashing_globals(fn, taken):
                 n += 1
             var.hint = f"{base}_{n}"
             hints.add(var.hint)
-
-
-# -- calls kept for their side effects (print, logging) ----------------------------------
-_KEEP = "require_float"  # an op simplify keeps for what it does (simplify.EFFECTS)
-
-
-def _simplify(fn, effects):
-    """`simplify`, keeping the forward pass's print and logging calls where they are.
-
-    simplify keeps an unused operation only if it is in simplify.EFFECTS (and
-    never merges two of those); while it runs, each of the user's effect calls
-    stands in as one. (Copies the reverse pass makes of them, e.g. in a branch
-    a reverse loop recomputes, are not the user's calls: they are dropped.)
-    """
-    if not effects or all(op.prim in EFFECTS for op in effects) or _KEEP not in EFFECTS:
-        return simplify(fn)
-    real = [op.prim for op in effects]
-    for op in effects:
-        op.prim = _KEEP
-    try:
-        return simplify(fn)
-    finally:
-        for op, prim in zip(effects, real):
-            op.prim = prim
 
 
 def _callee_globals(fn, builder):

@@ -15,12 +15,11 @@ from .inplace import accumulations, scatters
 from .ir import Const, If, Loop, Op, Var, use_counts, walk
 from .layout import fit_comment, strip_parens, wrap
 from .naming import CALLED_BUILTINS, assign_names, builtin_aliases
-from .simplify import EFFECTS
 from .values import FreeVar
 
 MAX_LINE = 79
 _NAMED_FLOATS = {math.pi: "pi", math.e: "e"}
-_NEVER_INLINE = EFFECTS | {"scalar_predicate", "pass_gradient"}
+_NEVER_INLINE = {"scalar_predicate", "pass_gradient"}  # and effects (Op.effect)
 
 
 class Emitter:
@@ -84,7 +83,7 @@ class Emitter:
             self._scatter(op, lines, pad)
             return
         value = ast.unparse(self.expr(op))
-        if op.prim in EFFECTS and not self.counts.get(op.target):
+        if op.effect and not self.counts.get(op.target):
             lines.extend(wrap(pad + value))
         else:
             lines.extend(wrap(f"{pad}{self.names[op.target]} = {value}"))
@@ -340,8 +339,8 @@ class Emitter:
     def _inlinable(self, var):
         op = self._defs.get(var)
         return (op is not None and self.counts.get(var, 0) == 1
-                and var not in self.fn.named and op.prim not in _NEVER_INLINE
-                and var not in self.scatters
+                and var not in self.fn.named and not op.effect
+                and op.prim not in _NEVER_INLINE and var not in self.scatters
                 and not isinstance(var, FreeVar))
 
     @property

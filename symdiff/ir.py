@@ -77,6 +77,12 @@ class Op:
     note: str = ""          # a comment emit writes above the statement
     backward: bool = False  # made by the reverse pass
     override: str = ""      # name of a registered gradient replacing the rule
+    # Run for what it does (print, logging, an input check), not for its value:
+    # kept when nothing reads it, never merged with another. Not an __init__
+    # argument, so a copy (dataclasses.replace: a branch the reverse loop
+    # recomputes, a backward_as shadow) is never one: a print runs once, where
+    # the user wrote it. The Builder sets it on the operations it makes.
+    effect: bool = field(default=False, init=False, compare=False)
 
     def param(self, key, default=None):
         for name, value in self.params:

@@ -2,23 +2,30 @@
 
 For ``where(c, t, f)``, the values of ``t`` matter only where ``c`` holds.
 The *cone* of ``t`` is the elementwise computation used for nothing but
-``t``. `guard_wheres` rewrites each cone so that an operand outside an
-operation's domain (``sqrt`` of a negative, ``log`` of 0, a zero divisor)
-is replaced where ``c`` fails by a value inside it::
+``t`` (print and logging do not count: they see what the user's code
+computes). `guard_wheres` replaces an operand outside an operation's domain
+(``sqrt`` of a negative, ``log`` of 0, a zero divisor) where ``c`` fails by a
+value inside it::
 
     x_safe = np.where(c, x, 1.0)     # the "double where", written for you
     t = np.sqrt(x_safe)
 
+The guarded operations are copies, made right before the ``where``: after
+its condition and after every input of the cone (the originals are left to
+the simplifier to drop, or to a print to read). A value that only wheres
+read gets a guarded copy for each of them.
+
 The reverse pass then lets the upstream gradient flow unmasked through the
-cone (every value there is finite), at the where's full shape, and applies
-the mask once, where a gradient leaves the cone: select after multiply.
+cone, guards included (every value there is finite), at the where's full
+shape, and applies the mask once, where a gradient leaves the cone: select
+after multiply, then sum to the operand's shape.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .facts import ELEMENTWISE
-from .ir import Const, If, Loop, Op, Var, use_counts
+from .ir import Const, If, Loop, Op, Var, use_counts, walk
 from .rules.elementwise import guard_value
 
 
@@ -32,7 +39,7 @@ class Guards:
     """What `guard_wheres` found: cone membership and the guard operations."""
 
     def __init__(self):
-        self.cone_of = {}     # Var -> Cone
+        self.cone_of = {}     # Var -> Cone (guards included)
         self.guards = set()   # Vars made by guard where-operations
 
     def cone(self, var):
@@ -40,87 +47,169 @@ class Guards:
 
 
 def guard_wheres(fn, builder):
-    guards = Guards()
     uses = _use_counts(fn)
-    fn.body = _guard_block(fn.body, builder, uses, guards)
-    return guards
+    state = _Guarding(builder, uses, _where_bound(fn, uses))
+    fn.body = state.block(fn.body)
+    return state.guards
 
 
-def _guard_block(stmts, builder, uses, guards):
-    defs = {s.target: s for s in stmts if isinstance(s, Op)}
-    before = {}   # id(op) -> statements to insert before it
-    for stmt in stmts:
-        if isinstance(stmt, If):
-            stmt.then = _guard_block(stmt.then, builder, uses, guards)
-            stmt.orelse = _guard_block(stmt.orelse, builder, uses, guards)
-        elif isinstance(stmt, Loop):
-            stmt.body = _guard_block(stmt.body, builder, uses, guards)
-        elif isinstance(stmt, Op) and stmt.prim == "where":
-            _guard_where(stmt, defs, builder, uses, guards, before)
-    out = []
-    for stmt in stmts:
-        out.extend(before.get(id(stmt), []))
-        out.append(stmt)
-    return out
+class _Guarding:
+    def __init__(self, builder, uses, bound):
+        self.b = builder
+        self.uses = uses      # Var -> reads that matter (print's do not)
+        self.bound = bound    # Vars read only by wheres' branches (see _where_bound)
+        self.guards = Guards()
 
+    def block(self, stmts):
+        out = []
+        defs = {}   # Var -> (position in out, Op): the block's ops, copies included
+        for stmt in stmts:
+            if isinstance(stmt, If):
+                stmt.then = self.block(stmt.then)
+                stmt.orelse = self.block(stmt.orelse)
+            elif isinstance(stmt, Loop):
+                stmt.body = self.block(stmt.body)
+            elif isinstance(stmt, Op) and stmt.prim == "where":
+                for op in self.where(stmt, defs):
+                    defs[op.target] = (len(out), op)
+                    out.append(op)
+            if isinstance(stmt, Op):
+                defs[stmt.target] = (len(out), stmt)
+            out.append(stmt)
+        return out
 
-def _guard_where(where, defs, builder, uses, guards, before):
-    cond, *branches = where.args
-    for slot, branch in enumerate(branches):
-        cone = _cone(branch, defs, uses, builder.facts, where)
-        if not cone:
-            continue
-        first = min(cone, key=lambda op: _index(defs, op))
-        with builder.block() as made, builder.at(where.loc):
-            mask = cond if slot == 0 else builder.op("logical_not", cond, hint="mask")
-            for op in cone:
-                guards.cone_of[op.target] = Cone(mask, where.target)
-        before.setdefault(id(first), []).extend(made)
+    def where(self, where, defs):
+        """The operations ``where`` now needs before it: the masks and the
+        guarded copies of its branches' cones, which it reads instead."""
+        cond, *branches = where.args
+        args = list(where.args)
+        made = []
+        for slot, branch in enumerate(branches, 1):
+            # A value only wheres read gets a copy for each (but the last).
+            shared = self.uses.get(branch, 0) > 1 and branch in self.bound
+            cone = _cone(branch, defs, self.uses, shared)
+            if not cone or shared and not any(_needs_guard(op) for op in cone):
+                continue
+            with self.b.block() as ops, self.b.at(where.loc):
+                mask = cond if slot == 1 else self.b.op("logical_not", cond, hint="mask")
+                args[slot] = self.cone(cone, Cone(mask, where.target), copy_all=shared)
+            for op in ops:  # counted now: the other branch's cone must not take them
+                _count(self.uses, op, +1)
+            self.uses[branch] -= 1
+            self.uses[args[slot]] = self.uses.get(args[slot], 0) + 1
+            made += ops
+        where.args = tuple(args)
+        return made
+
+    def cone(self, cone, info, copy_all):
+        """Guard the operands of ``cone`` (its ops in program order) that need it.
+
+        An op that needs a guard, or reads a value that does, is copied with
+        the guarded operands (with ``copy_all``, every op is: the originals
+        are still read); the copy of the branch is returned (the branch itself
+        when nothing needed a guard).
+        """
+        fresh = {}  # original var -> its copy
         for op in cone:
-            _guard_operands(op, mask, builder, guards, before)
+            args = [fresh.get(a, a) if isinstance(a, Var) else a for a in op.args]
+            for i, arg in enumerate(args):
+                safe = guard_value(op.prim, i, args)
+                if safe is not None and isinstance(arg, Var):
+                    with self.b.at(op.loc):
+                        args[i] = self.b.op("where", info.mask, arg, Const(safe),
+                                            hint=arg.hint + "_safe")
+                    self.guards.guards.add(args[i])
+                    self.guards.cone_of[args[i]] = info
+            if copy_all or any(new is not old for new, old in zip(args, op.args)):
+                fresh[op.target] = self.copy(op, args)
+                if not copy_all:  # the original is left to a print, or to no one
+                    _count(self.uses, op, -1)
+            self.guards.cone_of[fresh.get(op.target, op.target)] = info
+        return fresh.get(cone[-1].target, cone[-1].target)
+
+    def copy(self, op, args):
+        copy = replace(op, target=Var(op.target.hint), args=tuple(args))
+        self.b.append(copy)
+        if op.target in self.guards.guards:  # a guard of a where inside this one's cone
+            self.guards.guards.add(copy.target)
+        if op.target in self.b.named:
+            self.b.named.add(copy.target)
+        return copy.target
 
 
-def _guard_operands(op, mask, builder, guards, before):
-    args = list(op.args)
-    for i, arg in enumerate(args):
-        safe = guard_value(op.prim, i, op.args)
-        if safe is None or not isinstance(arg, Var):
-            continue
-        with builder.block() as made, builder.at(op.loc):
-            args[i] = builder.op("where", mask, arg, Const(safe), hint=arg.hint + "_safe")
-        guards.guards.add(args[i])
-        before.setdefault(id(op), []).extend(made)
-    op.args = tuple(args)
-    builder.facts.record(op)
+def _needs_guard(op):
+    return any(guard_value(op.prim, i, op.args) is not None and isinstance(a, Var)
+               for i, a in enumerate(op.args))
 
 
-def _cone(branch, defs, uses, facts, where):
-    """The elementwise ops of this block computing ``branch`` and nothing else."""
-    op = defs.get(branch)
-    if op is None or uses.get(branch) != 1 or op.prim not in ELEMENTWISE:
+def _cone(branch, defs, uses, shared=False):
+    """The elementwise ops of this block computing ``branch`` and nothing else
+    (``shared``: the branch may have other readers), in program order
+    (``branch`` last)."""
+    found = defs.get(branch)
+    if found is None or uses.get(branch) != 1 and not shared \
+            or found[1].prim not in ELEMENTWISE:
         return []
+    op = found[1]
     cone, frontier = [op], [op]
     members = {op.target}
     while frontier:
         current = frontier.pop()
         for arg in current.args:
             inner = defs.get(arg)
-            if inner is None or arg in members or inner.prim not in ELEMENTWISE:
+            if inner is None or arg in members or inner[1].prim not in ELEMENTWISE:
                 continue
-            if uses.get(arg) == _uses_within(arg, cone + [inner]):
+            if uses.get(arg) == _uses_within(arg, cone + [inner[1]]):
                 members.add(arg)
-                cone.append(inner)
-                frontier.append(inner)
-    return cone
+                cone.append(inner[1])
+                frontier.append(inner[1])
+    return sorted(cone, key=lambda o: defs[o.target][0])
 
 
 def _uses_within(var, ops):
     return sum(1 for op in ops for a in op.args if a is var)
 
 
-def _index(defs, op):
-    return list(defs.values()).index(op)
+def _count(uses, op, step):
+    for a in op.args:
+        if isinstance(a, Var):
+            uses[a] = uses.get(a, 0) + step
+
+
+def _where_bound(fn, uses):
+    """The results of elementwise ops read only as a branch of a where, or by
+    elementwise ops whose results are: only what a where takes from them
+    matters, so each where can read its own guarded copy."""
+    bound, reads = set(), {}  # reads: Var -> its reads by wheres and bound ops
+    for stmt in reversed(list(walk(fn.body))):
+        if not isinstance(stmt, Op) or stmt.prim not in ELEMENTWISE:
+            continue
+        if uses.get(stmt.target) and reads.get(stmt.target) == uses[stmt.target]:
+            bound.add(stmt.target)
+            _count(reads, stmt, +1)
+        elif stmt.prim == "where":
+            for a in stmt.args[1:]:
+                if isinstance(a, Var):
+                    reads[a] = reads.get(a, 0) + 1
+    return bound
 
 
 def _use_counts(fn):
-    return use_counts(fn)
+    """How many times each variable is read, not counting what print and
+    logging read (directly, or through the stop_gradient, str() and format
+    their arguments go through): they do not make a value part of two things."""
+    counts = use_counts(fn)
+    feeding = {}  # var -> its reads by effects and by what only effects read
+    for stmt in reversed(list(walk(fn.body))):
+        if isinstance(stmt, Op) and _feeds_effects_only(stmt, counts, feeding):
+            _count(feeding, stmt, +1)
+    for var, n in feeding.items():
+        counts[var] -= n
+    return counts
+
+
+def _feeds_effects_only(op, counts, feeding):
+    read = counts.get(op.target, 0)
+    if op.effect:
+        return not read
+    return read > 0 and feeding.get(op.target, 0) == read

@@ -212,9 +212,15 @@ def call_prim(spelled, effect):
     return PRIMS[name]
 
 
+# Checks of an input (the generated code raises a clear error): kept even when
+# nothing reads their result, like the calls above.
+CHECKS = frozenset({"require_float", "require_scalar"})
+
+
 def is_effect(name):
-    """Whether ``name`` is a call kept for its side effect (print, logging)."""
-    return name in EFFECTS
+    """Whether ``name`` is run for what it does, not for its value: a call kept
+    for its side effect (print, logging) or a check of an input."""
+    return name in EFFECTS or name in CHECKS
 
 
 def is_call(name):

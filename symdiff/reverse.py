@@ -65,8 +65,12 @@ class Reverse:
         return cone is None or cone.where is not self.cone.where
 
     def branch_gradient(self, where, operand, g):
-        """``g`` itself when ``operand`` is a guarded branch of ``where``, else None."""
-        cone = self.guards.cone(operand)
+        """``operand``'s gradient, unmasked (masks.py), when it is a guarded
+        branch of ``where`` or ``where`` is a guard inside a cone; else None."""
+        where = self.original.get(where, where)
+        if where in self.guards.guards:
+            return self.unbroadcast(g, operand)  # masked only if it leaves the cone
+        cone = self.guards.cone(self.original.get(operand, operand))
         return g if cone is not None and cone.where is where else None
 
     def no_rule(self, op, message, hint):

@@ -3,6 +3,8 @@
 `simplify(fn)` replaces every operation computed twice with the first result
 (forward and backward passes share work this way), turns pass-through
 operations into plain references, and drops what the result does not need.
+Operations run for what they do (``Op.effect``: print, logging, input checks)
+are kept, and never merged.
 """
 from __future__ import annotations
 
@@ -10,8 +12,6 @@ import math
 
 from .ir import If, Loop, Op, Var, saved, walk
 
-# Operations kept even when their result is unused: they check their input.
-EFFECTS = frozenset({"require_float", "require_scalar"})
 # Operations whose value is their first operand (their meaning was for the
 # reverse pass only).
 ALIASES = frozenset({"stop_gradient", "straight_through", "backward_as", "custom_value"})
@@ -84,7 +84,7 @@ def _cse_loop(loop, subst, seen):
 
 
 def _key(op):
-    if op.prim in EFFECTS:
+    if op.effect:  # two prints of the same value print twice
         return None
     args = tuple(_atom_key(a) for a in op.args)
     if any(a is None for a in args):
@@ -129,7 +129,7 @@ def _dce(stmts, live, mutate=True):
     out = []
     for stmt in reversed(stmts):
         if isinstance(stmt, Op):
-            if stmt.target in live or stmt.prim in EFFECTS:
+            if stmt.target in live or stmt.effect:
                 live.update(a for a in stmt.args if isinstance(a, Var))
                 out.append(stmt)
         elif isinstance(stmt, If):
@@ -276,4 +276,4 @@ def _vars(atoms):
 
 
 def _has_effects(stmts):
-    return any(isinstance(s, Op) and s.prim in EFFECTS for s in stmts)
+    return any(isinstance(s, Op) and s.effect for s in stmts)

@@ -215,7 +215,6 @@ class Generator:
         self.max_depth = max_depth
         self.max_stmts = max_stmts
         self.avoid = set(avoid)   # known bugs not to provoke (see AVOIDABLE)
-        self.in_branch = 0        # how many np.where branches we are inside
         self.helpers = []     # (name, param shapes, result shape)
         self.counter = itertools.count()
 
@@ -401,8 +400,7 @@ class Generator:
             kinds += ["index"]
         if shape == ():
             kinds += ["ifexp"]
-        if any(res == shape for _, _, res in self.helpers) and not (
-                self.in_branch and "where-branch broadcast" in self.avoid):
+        if any(res == shape for _, _, res in self.helpers):
             kinds += ["call", "call"]
         kind = r.choice(kinds)
         return getattr(self, "_" + kind)(shape, env, depth - 1)
@@ -422,19 +420,18 @@ class Generator:
         others = [n for n, s in env.items() if s is not int]
         if others:
             name = r.choice(others)
-            reduce = self.in_branch and "where-branch broadcast" in self.avoid
-            return self._fit(E(env[name], name, atom=True), shape, reduce)
+            return self._fit(E(env[name], name, atom=True), shape)
         return E(shape, f"np.ones({shape!r})", atom=True) if shape else \
             E((), "1.0", atom=True)
 
-    def _fit(self, e, shape, reduce=False):
+    def _fit(self, e, shape):
         """An expression of ``shape`` made from ``e`` (by reducing or broadcasting)."""
         if e.shape == shape:
             return e
         if shape == ():
             return E((), f"np.sum({e.p})", f"R.full(lambda: np.sum({e.i}))")
         try:
-            if not reduce and np.broadcast_shapes(e.shape, shape) == shape:
+            if np.broadcast_shapes(e.shape, shape) == shape:
                 ones = f"np.ones({shape!r})"
                 return E(shape, f"({e.p} * {ones})", f"({e.i} * {ones})", atom=True)
         except ValueError:
@@ -455,8 +452,6 @@ class Generator:
 
     def subs(self, shape):
         """Shapes an operand of a value of ``shape`` may have."""
-        if self.in_branch and "where-branch broadcast" in self.avoid:
-            return [shape]
         return _sub_shapes(shape)
 
     def _operands(self, shape, env, depth):
@@ -527,17 +522,8 @@ class Generator:
         return E(shape, f"np.{form}({a.p}, {b.p})", f"R.{form}({a.i}, {b.i})", True)
 
     def _where(self, shape, env, depth):
-        self.in_branch += 1
-        try:
-            return self._where_in(shape, env, depth)
-        finally:
-            self.in_branch -= 1
-
-    def _where_in(self, shape, env, depth):
         r = self.r
         cshape = r.choice(_sub_shapes(shape))
-        if "where-branch broadcast" in self.avoid:
-            cshape = shape
         if r.random() < 0.5:
             # the classic: a function guarded by its own domain
             e = self.expr(cshape if r.random() < 0.5 else shape, env, depth)
@@ -545,7 +531,7 @@ class Generator:
             cond = E(e.shape, f"{_paren(e).p} > {cut}", f"{_paren(e).i} > {cut}")
             taken = self._hazard(shape, env, depth, e)
             if taken.shape != shape:
-                taken = self._fit(taken, shape, "where-branch broadcast" in self.avoid)
+                taken = self._fit(taken, shape)
             other = self.expr(r.choice(self.subs(shape)), env, depth) \
                 if r.random() < 0.6 else E((), "0.0", atom=True)
         else:
@@ -741,8 +727,6 @@ class KnownBug(Exception):
 # xfail tests in test_fuzz.py); it is counted, not raised, so the rest of the
 # run still looks for new ones. Delete an entry when its bug is fixed.
 KNOWN_BUGS = {
-    "where guard before its mask": lambda err, src: _unbound(err) is not None
-    and f"np.where({_unbound(err)}, " in src,
 }
 
 
@@ -974,11 +958,7 @@ def _warns(f, args):
 # Known bugs the generator can be told not to provoke, because no signature in
 # the generated source tells their failures apart. The quick run avoids them;
 # the long one does not. Each has a strict-xfail reproducer in test_fuzz.py.
-AVOIDABLE = {
-    # A where-branch computed at a smaller shape than the where (broadcast) gets
-    # its gradient summed inside the branch and again where it leaves it.
-    "where-branch broadcast": "test_a_where_branch_smaller_than_the_where",
-}
+AVOIDABLE = {}
 
 
 def draw_program(rnd, avoid=()):

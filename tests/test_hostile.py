@@ -687,9 +687,6 @@ def sqrt_printed(x):
     return np.sum(np.where(x > 0, y, 0.0))
 
 
-@pytest.mark.xfail(strict=True, reason="masks.py counts the print's use of `y`, so `y` "
-                   "is no longer a where-branch cone and is not guarded: NaN gradient "
-                   "where x <= 0 (effect calls should not count as uses)")
 def test_printing_a_where_branch_keeps_its_gradient_finite(capsys):
     x = np.array([1.0, -1.0, 4.0])
     with warnings.catch_warnings(), np.errstate(invalid="ignore"):
