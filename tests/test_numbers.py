@@ -267,14 +267,27 @@ def test_matmul_with_an_empty_inner_dimension():
     assert ga.shape == (2, 0) and gb.shape == (0, 3)
 
 
-@pytest.mark.xfail(strict=True, reason="rules/arrays.py mean: `np.size(x) / "
-                   "np.size(mean)` is 0 / 0 for a mean over an empty axis' complement "
-                   "(ZeroDivisionError), though the function returns fine")
 def test_mean_of_an_array_with_no_columns():
     def f(x):
         return np.sum(np.mean(x, axis=0))
     g = symdiff.grad(f)(np.zeros((2, 0)))
     assert g.shape == (2, 0)
+
+
+@pytest.mark.parametrize("axis, shape", [(-1, (0, 2)), ((0, 2), (2, 0, 3)), (1, (3, 2, 0))])
+def test_mean_with_nothing_left_after_it(axis, shape):
+    def f(x):
+        return np.sum(np.mean(x, axis=axis, keepdims=True))
+    g = symdiff.grad(f)(np.zeros(shape, np.float32))
+    assert g.shape == shape and g.dtype == np.float32
+
+
+def test_mean_over_axes_divides_by_their_lengths():
+    def f(x):
+        return np.sum(np.mean(x, axis=(0, 2)) * np.arange(3.0))
+    x = np.linspace(-1.0, 1.0, 24).reshape(2, 3, 4)
+    assert_grad(f, symdiff.grad(f), (x,))
+    assert symdiff.grad(f)(x.astype(np.float32)).dtype == np.float64  # arange is float64
 
 
 # ---- NaN and infinity ---------------------------------------------------------------------

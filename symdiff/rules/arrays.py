@@ -18,11 +18,13 @@ def sum_rule(r, op, g):
 
 
 def mean_rule(r, op, g):
-    x, out = op.args[0], op.target
-    if op.param("axis") is None:
+    x, axis = op.args[0], op.param("axis")
+    if axis is None:
         count = r.b.op("size", x)
-    else:
-        count = r.b.div(r.b.op("size", x), r.b.op("size", out))
+    else:  # the reduced axes' lengths: not size(x) / size(mean), 0 / 0 when that is empty
+        shape, count = r.b.op("shape", x), Const(1)
+        for a in (axis if isinstance(axis, tuple) else (axis,)):
+            count = r.b.mul(count, r.b.op("getitem", shape, Const(a)))
     return [r.b.op("unreduce", r.b.div(g, count), x, **_axis(op))]
 
 
