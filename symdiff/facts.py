@@ -16,8 +16,9 @@ ELEMENTWISE = frozenset("""
     not_equal exp exp2 expm1 log log2 log10 log1p sqrt cbrt square reciprocal
     abs sin cos tan arcsin arccos arctan sinh cosh tanh arcsinh arccosh
     arctanh sinc deg2rad rad2deg arctan2 hypot logaddexp logaddexp2 maximum
-    minimum fmax fmin clip where sign floor ceil trunc rint round isnan isinf
-    isfinite logical_and logical_or logical_xor logical_not stop_gradient
+    minimum fmax fmin clip where sign heaviside step floor ceil trunc
+    rint round isnan isinf isfinite logical_and logical_or logical_xor
+    logical_not stop_gradient
 """.split())
 _LIKE_FIRST = {"zeros_like", "ones_like", "full_like", "require_float",
                "straight_through", "backward_as", "custom_value", "pass_gradient"}

@@ -146,6 +146,32 @@ def _prod_adjoint(g, a, axis=None, keepdims=False):
     return np.transpose(spread, np.argsort(kept + axes))
 
 
+def _step(a, b):
+    """``0.5 + 0.5 * np.sign(a - b)``: 1 where a > b, 1/2 where they tie, 0
+    where a < b, NaN where either is NaN, in their precision: the share of
+    the gradient of ``np.maximum(a, b)`` that ``a`` gets (the kink policy).
+    Without the warnings of ``a - b`` overflowing, and 1/2 where two equal
+    infinities tie (``inf - inf`` is NaN)."""
+    if type(a) is float and type(b) is float:  # the common scalar case, quickly
+        return 1.0 if a > b else 0.0 if a < b else 0.5 if a == b else np.nan
+    with np.errstate(over="ignore", invalid="ignore"):
+        share = 0.5 + 0.5 * np.sign(np.subtract(a, b))
+    ties = a == b
+    if np.ndim(share) == 0:
+        return np.where(ties, 0.5, share)[()]
+    share[ties] = 0.5
+    return share
+
+
+def _ties(hits, like, axis=None):
+    """How many entries tie for a max or min: ``np.sum(hits, axis,
+    keepdims=True)`` in the precision of ``like``, and NaN where none does
+    (the extremum is NaN), so that its gradient there is NaN too."""
+    dtype = np.result_type(like, 0.5)
+    count = np.sum(hits, axis=axis, keepdims=True, dtype=dtype)
+    return np.where(count == 0, np.nan, count)[()]
+
+
 def _is_scalar(value):
     """A Python or NumPy scalar, or a 0-d array (common cases cheaply)."""
     if type(value) in (float, bool, np.float64, np.bool_):

@@ -103,9 +103,6 @@ def test_float32_in_float32_out(f):
     np.testing.assert_allclose(g, numeric_grad(f, (X23,)), rtol=2e-3, atol=2e-3)
 
 
-@pytest.mark.xfail(strict=True, reason="rules (kinks.py, arrays.py): the tie weights "
-                   "`0.5 * (x == m)` and `1.0 / np.sum(is_max)` are float64 whatever "
-                   "the input, so float32 gradients become float64")
 @pytest.mark.parametrize("f", [maximum_reduction, kinks], ids=lambda f: f.__name__)
 def test_float32_through_kinks(f):
     assert symdiff.grad(f)(X23.astype(np.float32)).dtype == np.float32
@@ -308,12 +305,8 @@ CASES = [
     (lambda x: np.sum(np.tanh(x)), lambda x: 1 - np.tanh(x) ** 2),
     (lambda x: np.sum(x * 3.0), lambda x: np.full_like(x, 3.0)),
     (lambda x: np.sum(np.abs(x)), lambda x: np.sign(x)),
-    pytest.param(lambda x: np.sum(np.maximum(x, 0.0)),
-                 lambda x: (x > 0) + 0.5 * (x == 0) + np.where(np.isnan(x), np.nan, 0.0),
-                 marks=pytest.mark.xfail(strict=True, reason="rules/kinks.py: "
-                                         "maximum(nan, 0) is nan, but its tie weights "
-                                         "`(x > 0) + 0.5 * (x == 0)` are 0 at nan: a "
-                                         "zero gradient where the derivative is NaN")),
+    (lambda x: np.sum(np.maximum(x, 0.0)),
+     lambda x: (x > 0) + 0.5 * (x == 0) + np.where(np.isnan(x), np.nan, 0.0)),
 ]
 
 
@@ -345,9 +338,6 @@ def test_inf_through_a_loop_and_matmul():
     assert gx.shape == (2,) and gW.shape == (2, 2)
 
 
-@pytest.mark.xfail(strict=True, reason="rules/arrays.py max: with a NaN, `x == max(x)` "
-                   "holds nowhere, so the gradient is 1/0 (a RuntimeWarning) times "
-                   "nothing: zeros, where the derivative is NaN")
 def test_nan_through_a_max_reduction():
     x = np.array([np.nan, 1.0, 2.0])
     with warnings.catch_warnings():
