@@ -72,6 +72,9 @@ class Facts:
         if base is not None and base.prim == "shape" and len(op.args) == 2 \
                 and isinstance(op.args[1], Const) and isinstance(op.args[1].value, int):
             return SCALAR  # one entry of a shape: an int
+        if all(isinstance(p, Const) and isinstance(p.value, tuple) and not p.value
+               for p in op.args[1:]):
+            return self.key(op.args[0])  # x[()]: x's shape
         parts = []
         for part in op.args[1:]:
             value = part.value if isinstance(part, Const) else part

@@ -155,16 +155,29 @@ def scalar_sum(x):
     return np.sum(x * 2.0)
 
 
-SCALAR_FUNCS = [scalar_poly, scalar_where, scalar_branch, scalar_loop, scalar_sum]
-_ZERO_D = pytest.mark.xfail(strict=True, reason="generated code (reverse.py/emit.py): "
-                            "np.where / np.zeros_like / np.full_like of a Python float "
-                            "return 0-d arrays, and the gradient is returned as one")
+def scalar_kinks(x):
+    return np.maximum(x, 0.5) + np.clip(x, 0.0, 1.0) + np.max(x) * np.fmin(x, 2.0)
 
 
-@pytest.mark.parametrize("f", [scalar_poly, scalar_branch,
-                               pytest.param(scalar_where, marks=_ZERO_D),
-                               pytest.param(scalar_loop, marks=_ZERO_D),
-                               pytest.param(scalar_sum, marks=_ZERO_D)],
+def scalar_mean(x):
+    return np.mean(x) * 3.0
+
+
+def scalar_constant_branch(x):
+    if x < 1.0:
+        return 2.0  # the gradient here is np.zeros_like(x)
+    return x * x
+
+
+def scalar_against_an_array(x):
+    return np.sum(np.where(X23 > x, x * X23, 0.0))
+
+
+SCALAR_FUNCS = [scalar_poly, scalar_where, scalar_branch, scalar_loop, scalar_sum,
+                scalar_kinks, scalar_mean, scalar_constant_branch]
+
+
+@pytest.mark.parametrize("f", SCALAR_FUNCS + [scalar_against_an_array],
                          ids=lambda f: f.__name__)
 def test_python_float_in_float_out(f):
     g = symdiff.grad(f)(0.7)
@@ -182,6 +195,13 @@ def test_numpy_scalars_and_0d_arrays_keep_their_dtype(f, x):
     assert np.ndim(g) == 0 and np.shape(g) == ()
     assert np.result_type(g) == x.dtype, (type(g), np.result_type(g))
     assert float(g) == pytest.approx(float(numeric_grad(f, (float(x),))), rel=1e-3)
+
+
+def test_an_unused_scalar_and_a_second_derivative_are_floats_too():
+    gx, gy = symdiff.grad(lambda x, y: x * 2.0, wrt=(0, 1))(0.7, 0.5)
+    assert (gx, gy) == (2.0, 0.0) and isinstance(gy, float)
+    g2 = symdiff.grad(symdiff.grad(scalar_where))(0.7)
+    assert isinstance(g2, float) and g2 == pytest.approx(-0.5 * 0.7 ** -1.5)
 
 
 def test_a_1_element_array_is_not_a_scalar():

@@ -21,6 +21,10 @@ def _sum_to(a, like):
     except AttributeError:
         pass
     shape = like if type(like) is tuple else np.shape(like)
+    if shape == () and not hasattr(like, "dtype"):
+        # A scalar of unknown precision: a Python number stays one (so it
+        # takes the precision of what it meets), an array becomes a scalar.
+        return a if type(a) in (float, int) else np.sum(a)
     a = _as_gradient(a, like)
     if np.shape(a) == shape:
         return a

@@ -152,6 +152,11 @@ def stack_rule(r, op, g):
             for i, x in enumerate(op.args)]
 
 
+def _whole(index):
+    return all(isinstance(i, Const) and isinstance(i.value, tuple) and not i.value
+               for i in index)
+
+
 def _along(axis, index):
     """An index selecting ``index`` along ``axis`` (which may be negative)."""
     if axis >= 0:
@@ -167,6 +172,8 @@ def array_rule(r, op, g):
 # ---- indexing -----------------------------------------------------------------------------
 def getitem_rule(r, op, g):
     x, *index = op.args
+    if _whole(index):  # x[()]: x itself, or its scalar (see unwrap.py)
+        return [g] + [None] * len(index)
     basic = all(isinstance(i, Const) for i in index)
     prim = "unindex" if basic else "unindex_add"
     return [r.b.op(prim, g, x, *index)] + [None] * len(index)
