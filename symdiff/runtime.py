@@ -151,19 +151,19 @@ def _prod_adjoint(g, a, axis=None, keepdims=False):
 
 
 def _step(a, b):
-    """``0.5 + 0.5 * np.sign(a - b)``: 1 where a > b, 1/2 where they tie, 0
-    where a < b, NaN where either is NaN, in their precision: the share of
-    the gradient of ``np.maximum(a, b)`` that ``a`` gets (the kink policy).
-    Without the warnings of ``a - b`` overflowing, and 1/2 where two equal
-    infinities tie (``inf - inf`` is NaN)."""
-    if type(a) is float and type(b) is float:  # the common scalar case, quickly
+    """The share of the gradient of ``np.maximum(a, b)`` that ``a`` gets (the
+    kink policy): 1 where a > b, 1/2 where they tie (equal infinities too), 0
+    where a < b, NaN where either is NaN; in their precision. As ``0.5 + 0.5
+    * np.sign(a - b)``, but from comparisons: ``a - b`` may overflow."""
+    if type(a) is float and type(b) is float:  # the common scalar case
         return 1.0 if a > b else 0.0 if a < b else 0.5 if a == b else np.nan
-    with np.errstate(over="ignore", invalid="ignore"):
-        share = 0.5 + 0.5 * np.sign(np.subtract(a, b))
-    ties = a == b
+    share = np.add(a > b, a >= b, dtype=np.result_type(a, b, 0.5))
+    share *= 0.5
+    unordered = np.isnan(a) | np.isnan(b)  # where no comparison holds
     if np.ndim(share) == 0:
-        return np.where(ties, 0.5, share)[()]
-    share[ties] = 0.5
+        return np.where(unordered, np.nan, share)[()]
+    if unordered.any():
+        share[unordered] = np.nan
     return share
 
 
