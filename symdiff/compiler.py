@@ -18,6 +18,7 @@ from .ir import Op, walk
 from .reverse import differentiate
 from .simplify import simplify
 from .source import read_source
+from .unwrap import returned_arrays
 
 
 @dataclass
@@ -80,7 +81,8 @@ def _compile(src, wrt, mode, overrides):
     name = f"{mode}_{src.name}" if src.name.isidentifier() else mode
     _rename_clashing_globals(grad_fn, {name} | set(runtime.HELPERS) | _BUILTINS)
     alias = _numpy_alias(grad_fn)
-    emitter = Emitter(grad_fn, np_alias=alias)
+    gradients = grad_fn.result if mode == "grad" else grad_fn.result[1]
+    emitter = Emitter(grad_fn, np_alias=alias, unwrap=returned_arrays(grad_fn, gradients))
     params = ", ".join(p.hint for p in ir_fn.params)
     doc = f"{_WHAT[mode]} of {src.name}({params}) with respect to {_join(wrt_names)}."
     if mode == "vjp":

@@ -23,9 +23,10 @@ _NEVER_INLINE = {"scalar_predicate", "pass_gradient"}  # and effects (Op.effect)
 
 
 class Emitter:
-    def __init__(self, fn, np_alias="np"):
+    def __init__(self, fn, np_alias="np", unwrap=()):
         self.fn = fn
         self.np = np_alias
+        self.unwrap = unwrap  # vars written ``...[()]``: see unwrap.py
         self.helpers = set()
         self.counts = _use_counts(fn)
         self.inlined = {}
@@ -223,7 +224,10 @@ class Emitter:
     def expr(self, op):
         args = [self.atom(a) for a in op.args]
         spelling = prims.PRIMS[op.prim].spelling
-        return getattr(self, "_spell_" + spelling[0].replace(".", "_"))(op, spelling, args)
+        node = getattr(self, "_spell_" + spelling[0].replace(".", "_"))(op, spelling, args)
+        if op.target in self.unwrap:
+            return ast.Subscript(node, ast.Tuple([], ast.Load()), ast.Load())
+        return node
 
     def _spell_binop(self, op, spelling, args):
         return ast.BinOp(args[0], spelling[1](), args[1])

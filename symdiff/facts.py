@@ -19,8 +19,9 @@ ELEMENTWISE = frozenset("""
     not_equal exp exp2 expm1 log log2 log10 log1p sqrt cbrt square reciprocal
     abs sin cos tan arcsin arccos arctan sinh cosh tanh arcsinh arccosh
     arctanh sinc deg2rad rad2deg arctan2 hypot logaddexp logaddexp2 maximum
-    minimum fmax fmin clip where sign floor ceil trunc rint round isnan isinf
-    isfinite logical_and logical_or logical_xor logical_not stop_gradient
+    minimum fmax fmin clip where sign heaviside step floor ceil trunc
+    rint round isnan isinf isfinite logical_and logical_or logical_xor
+    logical_not stop_gradient
 """.split())
 _LIKE_FIRST = {"zeros_like", "ones_like", "full_like", "require_float",
                "straight_through", "backward_as", "custom_value", "pass_gradient"}
@@ -76,6 +77,9 @@ class Facts:
         if base is not None and base.prim == "shape" and len(op.args) == 2 \
                 and isinstance(op.args[1], Const) and isinstance(op.args[1].value, int):
             return SCALAR  # one entry of a shape: an int
+        if all(isinstance(p, Const) and isinstance(p.value, tuple) and not p.value
+               for p in op.args[1:]):
+            return self.key(op.args[0])  # x[()]: x's shape
         parts = []
         for part in op.args[1:]:
             value = part.value if isinstance(part, Const) else part

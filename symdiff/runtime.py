@@ -24,6 +24,10 @@ def _sum_to(a, like):
         shape = () if type(like) in (float, int, bool) else np.shape(like)
     if getattr(a, "shape", None) == shape:  # the common case: nothing to do
         return a
+    if shape == () and not hasattr(like, "dtype"):
+        # A scalar of unknown precision: a Python number stays one (so it
+        # takes the precision of what it meets), an array becomes a scalar.
+        return a if type(a) in (float, int) else np.sum(a)
     a = _as_gradient(a, like)
     if a.shape == shape:
         return a
@@ -157,6 +161,32 @@ def _prod_adjoint(g, a, axis=None, keepdims=False):
     spread = g[..., None] * (left * right)
     spread = spread.reshape(kept_shape + tuple(a.shape[i] for i in axes))
     return np.transpose(spread, np.argsort(kept + axes))
+
+
+def _step(a, b):
+    """The share of the gradient of ``np.maximum(a, b)`` that ``a`` gets (the
+    kink policy): 1 where a > b, 1/2 where they tie (equal infinities too), 0
+    where a < b, NaN where either is NaN; in their precision. As ``0.5 + 0.5
+    * np.sign(a - b)``, but from comparisons: ``a - b`` may overflow."""
+    if type(a) is float and type(b) is float:  # the common scalar case
+        return 1.0 if a > b else 0.0 if a < b else 0.5 if a == b else np.nan
+    share = np.add(a > b, a >= b, dtype=np.result_type(a, b, 0.5))
+    share *= 0.5
+    unordered = np.isnan(a) | np.isnan(b)  # where no comparison holds
+    if np.ndim(share) == 0:
+        return np.where(unordered, np.nan, share)[()]
+    if unordered.any():
+        share[unordered] = np.nan
+    return share
+
+
+def _ties(hits, like, axis=None):
+    """How many entries tie for a max or min: ``np.sum(hits, axis,
+    keepdims=True)`` in the precision of ``like``, and NaN where none does
+    (the extremum is NaN), so that its gradient there is NaN too."""
+    dtype = np.result_type(like, 0.5)
+    count = np.sum(hits, axis=axis, keepdims=True, dtype=dtype)
+    return np.where(count == 0, np.nan, count)[()]
 
 
 def _is_scalar(value):

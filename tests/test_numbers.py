@@ -103,9 +103,6 @@ def test_float32_in_float32_out(f):
     np.testing.assert_allclose(g, numeric_grad(f, (X23,)), rtol=2e-3, atol=2e-3)
 
 
-@pytest.mark.xfail(strict=True, reason="rules (kinks.py, arrays.py): the tie weights "
-                   "`0.5 * (x == m)` and `1.0 / np.sum(is_max)` are float64 whatever "
-                   "the input, so float32 gradients become float64")
 @pytest.mark.parametrize("f", [maximum_reduction, kinks], ids=lambda f: f.__name__)
 def test_float32_through_kinks(f):
     assert symdiff.grad(f)(X23.astype(np.float32)).dtype == np.float32
@@ -158,16 +155,29 @@ def scalar_sum(x):
     return np.sum(x * 2.0)
 
 
-SCALAR_FUNCS = [scalar_poly, scalar_where, scalar_branch, scalar_loop, scalar_sum]
-_ZERO_D = pytest.mark.xfail(strict=True, reason="generated code (reverse.py/emit.py): "
-                            "np.where / np.zeros_like / np.full_like of a Python float "
-                            "return 0-d arrays, and the gradient is returned as one")
+def scalar_kinks(x):
+    return np.maximum(x, 0.5) + np.clip(x, 0.0, 1.0) + np.max(x) * np.fmin(x, 2.0)
 
 
-@pytest.mark.parametrize("f", [scalar_poly, scalar_branch,
-                               pytest.param(scalar_where, marks=_ZERO_D),
-                               pytest.param(scalar_loop, marks=_ZERO_D),
-                               pytest.param(scalar_sum, marks=_ZERO_D)],
+def scalar_mean(x):
+    return np.mean(x) * 3.0
+
+
+def scalar_constant_branch(x):
+    if x < 1.0:
+        return 2.0  # the gradient here is np.zeros_like(x)
+    return x * x
+
+
+def scalar_against_an_array(x):
+    return np.sum(np.where(X23 > x, x * X23, 0.0))
+
+
+SCALAR_FUNCS = [scalar_poly, scalar_where, scalar_branch, scalar_loop, scalar_sum,
+                scalar_kinks, scalar_mean, scalar_constant_branch]
+
+
+@pytest.mark.parametrize("f", SCALAR_FUNCS + [scalar_against_an_array],
                          ids=lambda f: f.__name__)
 def test_python_float_in_float_out(f):
     g = symdiff.grad(f)(0.7)
@@ -185,6 +195,13 @@ def test_numpy_scalars_and_0d_arrays_keep_their_dtype(f, x):
     assert np.ndim(g) == 0 and np.shape(g) == ()
     assert np.result_type(g) == x.dtype, (type(g), np.result_type(g))
     assert float(g) == pytest.approx(float(numeric_grad(f, (float(x),))), rel=1e-3)
+
+
+def test_an_unused_scalar_and_a_second_derivative_are_floats_too():
+    gx, gy = symdiff.grad(lambda x, y: x * 2.0, wrt=(0, 1))(0.7, 0.5)
+    assert (gx, gy) == (2.0, 0.0) and isinstance(gy, float)
+    g2 = symdiff.grad(symdiff.grad(scalar_where))(0.7)
+    assert isinstance(g2, float) and g2 == pytest.approx(-0.5 * 0.7 ** -1.5)
 
 
 def test_a_1_element_array_is_not_a_scalar():
@@ -267,14 +284,27 @@ def test_matmul_with_an_empty_inner_dimension():
     assert ga.shape == (2, 0) and gb.shape == (0, 3)
 
 
-@pytest.mark.xfail(strict=True, reason="rules/arrays.py mean: `np.size(x) / "
-                   "np.size(mean)` is 0 / 0 for a mean over an empty axis' complement "
-                   "(ZeroDivisionError), though the function returns fine")
 def test_mean_of_an_array_with_no_columns():
     def f(x):
         return np.sum(np.mean(x, axis=0))
     g = symdiff.grad(f)(np.zeros((2, 0)))
     assert g.shape == (2, 0)
+
+
+@pytest.mark.parametrize("axis, shape", [(-1, (0, 2)), ((0, 2), (2, 0, 3)), (1, (3, 2, 0))])
+def test_mean_with_nothing_left_after_it(axis, shape):
+    def f(x):
+        return np.sum(np.mean(x, axis=axis, keepdims=True))
+    g = symdiff.grad(f)(np.zeros(shape, np.float32))
+    assert g.shape == shape and g.dtype == np.float32
+
+
+def test_mean_over_axes_divides_by_their_lengths():
+    def f(x):
+        return np.sum(np.mean(x, axis=(0, 2)) * np.arange(3.0))
+    x = np.linspace(-1.0, 1.0, 24).reshape(2, 3, 4)
+    assert_grad(f, symdiff.grad(f), (x,))
+    assert symdiff.grad(f)(x.astype(np.float32)).dtype == np.float64  # arange is float64
 
 
 # ---- NaN and infinity ---------------------------------------------------------------------
@@ -295,12 +325,8 @@ CASES = [
     (lambda x: np.sum(np.tanh(x)), lambda x: 1 - np.tanh(x) ** 2),
     (lambda x: np.sum(x * 3.0), lambda x: np.full_like(x, 3.0)),
     (lambda x: np.sum(np.abs(x)), lambda x: np.sign(x)),
-    pytest.param(lambda x: np.sum(np.maximum(x, 0.0)),
-                 lambda x: (x > 0) + 0.5 * (x == 0) + np.where(np.isnan(x), np.nan, 0.0),
-                 marks=pytest.mark.xfail(strict=True, reason="rules/kinks.py: "
-                                         "maximum(nan, 0) is nan, but its tie weights "
-                                         "`(x > 0) + 0.5 * (x == 0)` are 0 at nan: a "
-                                         "zero gradient where the derivative is NaN")),
+    (lambda x: np.sum(np.maximum(x, 0.0)),
+     lambda x: (x > 0) + 0.5 * (x == 0) + np.where(np.isnan(x), np.nan, 0.0)),
 ]
 
 
@@ -332,9 +358,6 @@ def test_inf_through_a_loop_and_matmul():
     assert gx.shape == (2,) and gW.shape == (2, 2)
 
 
-@pytest.mark.xfail(strict=True, reason="rules/arrays.py max: with a NaN, `x == max(x)` "
-                   "holds nowhere, so the gradient is 1/0 (a RuntimeWarning) times "
-                   "nothing: zeros, where the derivative is NaN")
 def test_nan_through_a_max_reduction():
     x = np.array([np.nan, 1.0, 2.0])
     with warnings.catch_warnings():

@@ -21,6 +21,10 @@ def _sum_to(a, like):
         shape = () if type(like) in (float, int, bool) else np.shape(like)
     if getattr(a, "shape", None) == shape:  # the common case: nothing to do
         return a
+    if shape == () and not hasattr(like, "dtype"):
+        # A scalar of unknown precision: a Python number stays one (so it
+        # takes the precision of what it meets), an array becomes a scalar.
+        return a if type(a) in (float, int) else np.sum(a)
     a = _as_gradient(a, like)
     if a.shape == shape:
         return a

@@ -14,10 +14,11 @@ from .translate import build
 
 # ---- zero derivative: the result does not change under small changes -----------------
 ZERO = frozenset("""
-    sign floor ceil trunc rint round isnan isinf isfinite greater greater_equal less
-    less_equal equal not_equal logical_and logical_or logical_xor logical_not invert
-    bitwise_and bitwise_or bitwise_xor floor_divide zeros_like ones_like
-    shape ndim size len slice stop_gradient scalar_predicate
+    sign heaviside step ties floor ceil trunc rint round isnan isinf
+    isfinite greater greater_equal less less_equal equal not_equal logical_and
+    logical_or logical_xor logical_not invert bitwise_and bitwise_or bitwise_xor
+    floor_divide zeros_like ones_like shape ndim size len slice stop_gradient
+    scalar_predicate
 """.split())
 
 # ---- pass-through: the value is the first operand, so is the gradient ----------------------
@@ -85,7 +86,7 @@ RULES = {name: _pass_through for name in IDENTITY}
 RULES.update({
     # ---- kinks and choices ----
     "where": kinks.where_rule, "maximum": kinks.maximum_rule, "fmax": kinks.maximum_rule,
-    "minimum": kinks.minimum_rule, "fmin": kinks.minimum_rule, "clip": kinks.clip_rule,
+    "minimum": kinks.maximum_rule, "fmin": kinks.maximum_rule, "clip": kinks.clip_rule,
     "hypot": kinks.hypot_rule, "power": power_rule,
     # ---- reductions ----
     "sum": arrays.sum_rule, "mean": arrays.mean_rule, "prod": arrays.prod_rule,

@@ -18,11 +18,13 @@ def sum_rule(r, op, g):
 
 
 def mean_rule(r, op, g):
-    x, out = op.args[0], op.target
-    if op.param("axis") is None:
+    x, axis = op.args[0], op.param("axis")
+    if axis is None:
         count = r.b.op("size", x)
-    else:
-        count = r.b.div(r.b.op("size", x), r.b.op("size", out))
+    else:  # the reduced axes' lengths: not size(x) / size(mean), 0 / 0 when that is empty
+        shape, count = r.b.op("shape", x), Const(1)
+        for a in (axis if isinstance(axis, tuple) else (axis,)):
+            count = r.b.mul(count, r.b.op("getitem", shape, Const(a)))
     return [r.b.op("unreduce", r.b.div(g, count), x, **_axis(op))]
 
 
@@ -31,18 +33,16 @@ def prod_rule(r, op, g):
 
 
 def extremum_rule(r, op, g):
-    """max / min: ties share the gradient evenly (see KINK_NOTE)."""
-    x, out = op.args[0], op.target
-    axis, keep = op.param("axis"), op.param("keepdims")
+    """max / min: ties share the gradient evenly (see KINK_NOTE); a NaN
+    extremum gives its whole slice a NaN gradient (`_ties` is NaN there)."""
+    x, out, axis = op.args[0], op.target, op.param("axis")
     with r.b.noting(KINK_NOTE):
-        if axis is not None and not keep:
+        if axis is not None and not op.param("keepdims"):
             out = r.b.op("expand_dims", out, axis=axis)
             g = r.b.op("expand_dims", g, axis=axis)
         hits = r.b.op("equal", x, out, hint="is_" + op.prim)
-        count = r.b.op("sum", hits, hint="ties", **({"axis": axis, "keepdims": True}
-                                                    if axis is not None else {}))
-        share = r.b.div(g, count)
-        return [r.b.op("where", hits, share, Const(0.0))]
+        ties = r.b.op("ties", hits, x, **({"axis": axis} if axis is not None else {}))
+        return [_like(r, r.b.mul(r.b.div(g, ties), hits), x)]
 
 
 def norm_rule(r, op, g):
@@ -56,8 +56,9 @@ def norm_rule(r, op, g):
         out = r.b.op("expand_dims", out, axis=axis)
         g = r.b.op("expand_dims", g, axis=axis)
     with r.b.noting("at x = 0 the norm has a kink: its gradient there is 0"):
-        positive = r.b.op("greater", out, Const(0.0), hint="nonzero")
-        safe = r.b.op("where", positive, out, Const(1.0), hint="safe_norm")
+        # != rather than >: a NaN norm keeps its NaN gradient
+        nonzero = r.b.op("not_equal", out, Const(0.0), hint="nonzero")
+        safe = r.b.op("where", nonzero, out, Const(1.0), hint="safe_norm")
         return [r.b.mul(g, r.b.div(x, safe))]
 
 
@@ -151,6 +152,11 @@ def stack_rule(r, op, g):
             for i, x in enumerate(op.args)]
 
 
+def _whole(index):
+    return all(isinstance(i, Const) and isinstance(i.value, tuple) and not i.value
+               for i in index)
+
+
 def _along(axis, index):
     """An index selecting ``index`` along ``axis`` (which may be negative)."""
     if axis >= 0:
@@ -166,6 +172,8 @@ def array_rule(r, op, g):
 # ---- indexing -----------------------------------------------------------------------------
 def getitem_rule(r, op, g):
     x, *index = op.args
+    if _whole(index):  # x[()]: x itself, or its scalar (see unwrap.py)
+        return [g] + [None] * len(index)
     basic = all(isinstance(i, Const) for i in index)
     prim = "unindex" if basic else "unindex_add"
     return [r.b.op(prim, g, x, *index)] + [None] * len(index)

@@ -4,11 +4,21 @@ Kink policy (the same for every spelling): where two operands tie, the
 gradient is split evenly between them; at the corner of a norm (abs, hypot,
 linalg.norm at zero) the gradient is 0. `where` has no kink of its own: it
 follows its condition literally, so ``where(x > 0, x, 0)`` gives 0 at 0.
+
+An operand's share is the step ``0.5 + 0.5 * np.sign(a - b)``: 1, 1/2 or 0,
+in the operands' precision, and NaN where one is NaN (maximum propagates NaN,
+so does its gradient). fmax and fmin ignore a NaN operand: the other one gets
+the whole gradient.
 """
 from __future__ import annotations
 
+from ..folds import const_value
 from ..ir import Const
 from .arrays import KINK_NOTE
+
+# Below this size, ``x - c`` cannot overflow where x does not (in float32 or
+# wider), so the step against the constant c is written out.
+_SMALL = 1e30
 
 
 def where_rule(r, op, g):
@@ -24,54 +34,103 @@ def where_rule(r, op, g):
     return grads
 
 
-def _share(r, winner, loser, g):
-    """g where ``winner`` strictly wins, g / 2 where it ties with ``loser``."""
-    wins = r.b.op("greater", winner, loser)
-    ties = r.b.op("equal", winner, loser)
-    weight = r.b.add(wins, r.b.mul(Const(0.5), ties), hint="weight")
-    return r.b.mul(g, weight)
+def step(b, a, c):
+    """``a``'s share of the gradient of maximum(a, c): ``0.5 + 0.5 * sign(a - c)``."""
+    diff = _difference(b, a, c)
+    if diff is None:  # no small constant: a - c may overflow, or be inf - inf
+        return b.op("step", a, c, hint="share")
+    return b.add(Const(0.5), b.mul(Const(0.5), b.op("sign", diff)), hint="share")
+
+
+def _difference(b, a, c):
+    """``a - c`` when one of them is a constant it cannot overflow with, else None."""
+    ca, cc = const_value(a), const_value(c)
+    if ca is None and cc is not None and abs(cc) < _SMALL:
+        return b.add(a, Const(-cc)) if cc < 0 else b.sub(a, c)
+    if cc is None and ca is not None and abs(ca) < _SMALL:
+        return b.sub(a, c)
+    return None
+
+
+def share(b, prim, x, y):
+    """``x``'s share of the gradient of ``prim(x, y)``: maximum, minimum, fmax, fmin."""
+    larger = prim in ("maximum", "fmax")
+    part = step(b, x, y) if larger else step(b, y, x)
+    if prim in ("fmax", "fmin"):
+        part = _nan_ignored(b, part, x, y)
+    return part
+
+
+def _nan_ignored(b, part, x, y):
+    """``part``, except that where exactly one operand is NaN the other one
+    wins: x gets 1 where y alone is NaN, 0 where x alone is."""
+    if _number(y):
+        return b.op("where", b.op("isnan", x), Const(0.0), part, hint="share")
+    y_nan = b.op("isnan", y)
+    if _number(x):
+        return b.op("where", y_nan, Const(1.0), part, hint="share")
+    alone = b.op("not_equal", b.op("isnan", x), y_nan, hint="one_nan")
+    return b.op("where", alone, y_nan, part, hint="share")
 
 
 def maximum_rule(r, op, g):
+    """maximum, minimum, fmax and fmin."""
     a, b = op.args
     with r.b.noting(KINK_NOTE):
-        return [r.unbroadcast(_share(r, a, b, g), a) if r.wants(a) else None,
-                r.unbroadcast(_share(r, b, a, g), b) if r.wants(b) else None]
+        return [r.unbroadcast(r.b.mul(g, share(r.b, op.prim, x, other)), x)
+                if r.wants(x) else None for x, other in ((a, b), (b, a))]
 
 
-def minimum_rule(r, op, g):
-    a, b = op.args
-    with r.b.noting(KINK_NOTE):
-        return [r.unbroadcast(_share(r, r.b.neg(a), r.b.neg(b), g), a) if r.wants(a) else None,
-                r.unbroadcast(_share(r, r.b.neg(b), r.b.neg(a), g), b) if r.wants(b) else None]
+def clip_shares(b, a, lo, hi, wanted):
+    """The shares of ``clip(a, lo, hi) = minimum(maximum(a, lo), hi)`` of
+    each operand in ``wanted`` (None for the others, and a missing bound)."""
+    has_lo, has_hi = not _is_none(lo), not _is_none(hi)
+    shares = [None, None, None]
+    if wanted[0]:  # a's: 1 strictly between the bounds, 1/2 at one
+        shares[0] = _between(b, a, lo, hi) if has_lo and has_hi else \
+            step(b, a, lo) if has_lo else step(b, hi, a) if has_hi else Const(1.0)
+    low = b.op("maximum", a, lo) if has_lo and has_hi and (wanted[1] or wanted[2]) else a
+    if wanted[1] and has_lo:
+        shares[1] = step(b, lo, a)
+        if has_hi:
+            shares[1] = b.mul(shares[1], step(b, hi, low), hint="share")
+    if wanted[2] and has_hi:
+        shares[2] = step(b, low, hi)
+    return shares
+
+
+def _between(b, a, lo, hi):
+    """``a``'s share of clip(a, lo, hi): between constants lo < hi it is
+    ``0.5 * (sign(a - lo) - sign(a - hi))``; else a product of two steps."""
+    below, above = _difference(b, a, lo), _difference(b, a, hi)
+    if below is not None and above is not None and const_value(lo) < const_value(hi):
+        signs = b.sub(b.op("sign", below), b.op("sign", above))
+        return b.mul(Const(0.5), signs, hint="share")
+    return b.mul(step(b, a, lo), step(b, hi, a), hint="share")
 
 
 def clip_rule(r, op, g):
-    """clip(a, lo, hi) = minimum(maximum(a, lo), hi), with the same tie policy."""
-    a, lo, hi = op.args
-    grads = [None, None, None]
+    wanted = [r.wants(x) for x in op.args]
     with r.b.noting(KINK_NOTE):
-        inner = g
-        if not _is_none(hi):
-            low = a if _is_none(lo) else r.b.op("maximum", a, lo)
-            inner = _share(r, r.b.neg(low), r.b.neg(hi), g)
-            if r.wants(hi):
-                grads[2] = r.unbroadcast(_share(r, r.b.neg(hi), r.b.neg(low), g), hi)
-        if not _is_none(lo):
-            if r.wants(lo):
-                grads[1] = r.unbroadcast(_share(r, lo, a, inner), lo)
-            inner = _share(r, a, lo, inner)
-        grads[0] = r.unbroadcast(inner, a) if r.wants(a) else None
-    return grads
+        shares = clip_shares(r.b, *op.args, wanted)
+        return [r.unbroadcast(r.b.mul(g, s), x) if s is not None else None
+                for x, s in zip(op.args, shares)]
 
 
 def hypot_rule(r, op, g):
     """d hypot(a, b) = (a, b) / out; at the origin (a kink, as for abs and norm) 0."""
     with r.b.noting("at (0, 0) hypot has a kink: its gradient there is 0"):
-        positive = r.b.op("greater", op.target, Const(0.0), hint="nonzero")
-        safe = r.b.op("where", positive, op.target, Const(1.0), hint="safe_hypot")
+        # != rather than >: a NaN result keeps its NaN gradient
+        nonzero = r.b.op("not_equal", op.target, Const(0.0), hint="nonzero")
+        safe = r.b.op("where", nonzero, op.target, Const(1.0), hint="safe_hypot")
         return [r.unbroadcast(r.b.mul(g, r.b.div(x, safe)), x) if r.wants(x) else None
                 for x in op.args]
+
+
+def _number(atom):
+    """A constant that is not NaN."""
+    value = const_value(atom)
+    return value is not None and value == value
 
 
 def _is_none(atom):

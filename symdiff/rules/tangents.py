@@ -10,6 +10,7 @@ from ..facts import ELEMENTWISE as _SHAPE_ELEMENTWISE  # noqa: F401 (documentati
 from ..errors import NoDerivativeRuleError
 from ..ir import Const
 from .elementwise import ELEMENTWISE
+from .kinks import clip_shares, share
 from .translate import build
 
 
@@ -74,34 +75,16 @@ def where(b, op, dargs):
                 dy if dy is not None else Const(0.0))
 
 
-def _share(b, winner, loser):
-    return b.add(b.op("greater", winner, loser), b.mul(Const(0.5), b.op("equal", winner, loser)))
-
-
-def maximum(b, op, dargs, sign=1.0):
+def maximum(b, op, dargs):
+    """maximum, minimum, fmax, fmin: each tangent times its operand's share."""
     x, y = op.args
-    if sign < 0:
-        x, y = b.neg(x), b.neg(y)
-    terms = [b.mul(d, _share(b, p, q)) for d, p, q in ((dargs[0], x, y), (dargs[1], y, x))
-             if d is not None]
-    return b.total(terms)
-
-
-def minimum(b, op, dargs):
-    return maximum(b, op, dargs, sign=-1.0)
+    return b.total([b.mul(d, share(b, op.prim, p, q))
+                    for d, p, q in ((dargs[0], x, y), (dargs[1], y, x)) if d is not None])
 
 
 def clip(b, op, dargs):
-    x, lo, hi = op.args
-    result, value, dvalue = None, x, dargs[0]
-    for bound, dbound, prim in ((lo, dargs[1], "maximum"), (hi, dargs[2], "minimum")):
-        if isinstance(bound, Const) and bound.value is None:
-            continue
-        fake = type(op)(op.target, prim, (value, bound))
-        dvalue = (maximum if prim == "maximum" else minimum)(b, fake, [dvalue, dbound])
-        value = b.op(prim, value, bound)
-        result = dvalue
-    return result if result is not None else dargs[0]
+    shares = clip_shares(b, *op.args, [d is not None for d in dargs])
+    return b.total([b.mul(d, s) for d, s in zip(dargs, shares) if d is not None and s is not None])
 
 
 def extremum(b, op, dargs):
@@ -109,11 +92,11 @@ def extremum(b, op, dargs):
     if dargs[0] is None:
         return None
     axis, keep = op.param("axis"), op.param("keepdims")
+    along = {"axis": axis} if axis is not None else {}
     kept = b.op("expand_dims", out, axis=axis) if axis is not None and not keep else out
     hits = b.op("equal", x, kept)
-    over = {"axis": axis, "keepdims": bool(keep)}  # keepdims also without an axis: (1, 1)
-    picked = b.op("sum", b.op("where", hits, dargs[0], Const(0.0)), **over)
-    return b.div(picked, b.op("sum", hits, **over))
+    share = b.div(b.mul(dargs[0], hits), b.op("ties", hits, x, **along))
+    return b.op("sum", share, **along, **({"keepdims": True} if keep else {}))
 
 
 def norm(b, op, dargs):
@@ -128,7 +111,8 @@ def norm(b, op, dargs):
             "write other norms out, e.g. np.sum(np.abs(x)) for ord=1")
     axis, keep = op.param("axis"), op.param("keepdims")
     over = {"axis": axis, "keepdims": bool(keep)}  # keepdims also without an axis: (1, 1)
-    safe = b.op("where", b.op("greater", out, Const(0.0)), out, Const(1.0))
+    # != rather than >: a NaN norm keeps its NaN tangent
+    safe = b.op("where", b.op("not_equal", out, Const(0.0)), out, Const(1.0))
     return b.div(b.op("sum", b.mul(x, dargs[0]), **over), safe)
 
 
@@ -179,9 +163,9 @@ TANGENTS.update({name: linear for name in (
 TANGENTS.update({
     "concatenate": joined, "stack": joined, "array": joined, "tuple": joined,
     "matmul": bilinear, "dot": bilinear, "outer": bilinear, "vdot": bilinear,
-    "power": power, "hypot": hypot, "where": where, "maximum": maximum, "fmax": maximum,
-    "minimum": minimum, "fmin": minimum, "clip": clip, "max": extremum, "min": extremum,
-    "norm": norm, "prod": prod, "require_scalar": first, "require_float": first, "float": first,
+    "power": power, "hypot": hypot, "where": where, "maximum": maximum, "fmax": maximum, "minimum": maximum,
+    "fmin": maximum, "clip": clip, "max": extremum, "min": extremum, "norm": norm,
+    "prod": prod, "require_scalar": first, "require_float": first, "float": first,
     "straight_through": second, "backward_as": second, "pass_gradient": first,
     "full_like": full_like,
     "matmul_adjoint_a": matmul_adjoint, "matmul_adjoint_b": matmul_adjoint,

@@ -25,8 +25,8 @@ def grad_mlp(W1, b1, W2, b2, X, Y):
     max_logits_bar = -np.sum(logits_bar, axis=1, keepdims=True)
     # kink policy: ties split the gradient evenly
     is_max = logits == max_logits
-    t = max_logits_bar / np.sum(is_max, axis=1, keepdims=True)
-    logits_bar = logits_bar + np.where(is_max, t, 0.0)
+    logits_bar_1 = max_logits_bar / _ties(is_max, logits, axis=1) * is_max
+    logits_bar = logits_bar + logits_bar_1
     # L23: logits = h @ W2 + b2
     matmul_bar = _sum_to(logits_bar, matmul_1)
     b2_bar = _sum_to(logits_bar, b2)

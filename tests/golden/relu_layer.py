@@ -1,9 +1,8 @@
 def grad_relu_layer(x, W):
     """Gradient of relu_layer(x, W) with respect to W."""
     _require_float(W, message='golden_functions.py:45:1: argument `W`')
-    matmul = W @ x
     # L46: return np.sum(np.maximum(W @ x, 0.0))
     # kink policy: ties split the gradient evenly
-    matmul_bar = (matmul > 0.0) + 0.5 * (matmul == 0.0)
+    matmul_bar = 0.5 + 0.5 * np.sign(W @ x)
     W_bar = _matmul_adjoint_a(matmul_bar, W, x)
     return W_bar
