@@ -8,10 +8,10 @@ from __future__ import annotations
 import ast
 import builtins
 
-import numpy as np
 
 from . import syntax, tapes
 from .branches import lower_if, merge
+from .subscripts import lower_index, lower_subscript
 from .returns import hoist_returns
 from .builtins_ import BUILTIN_NAMES
 from .errors import (NonScalarOutputError, UnknownNameError,
@@ -306,34 +306,12 @@ class Lowerer:
         raise self.error(UnsupportedSyntaxError, node, "`*` unpacking is not supported",
                          "pass the items one by one")
 
+    # -- subscripts (subscripts.py) ----------------------------------------------------
     def expr_Subscript(self, node):
-        base = self.expr(node.value)
-        index = self.index(node.slice)
-        if isinstance(base, Static) and base.obj is np.s_:
-            return Tup(tuple(index))  # np.s_[...]: an index as a value
-        if isinstance(base, Tup):
-            if len(index) == 1 and isinstance(index[0], Const):
-                return _static_index(base.items, index[0].value, self, node)
-            raise self.error(UnsupportedSyntaxError, node,
-                             "a tuple can only be indexed by a constant",
-                             "write the index as a number (`t[0]`), or make the tuple an "
-                             "array (np.stack) and index that")
-        return self.b.op("getitem", self.atom(base, node), *index)
+        return lower_subscript(self, node)
 
     def index(self, node):
-        parts = node.elts if isinstance(node, ast.Tuple) else [node]
-        return [self.index_part(p) for p in parts]
-
-    def index_part(self, node):
-        if isinstance(node, ast.Slice):
-            bounds = [self.atom(self.expr(p), p) if p is not None else Const(None)
-                      for p in (node.lower, node.upper, node.step)]
-            if all(isinstance(b, Const) for b in bounds):
-                return Const(slice(*(b.value for b in bounds)))
-            return self.b.op("slice", *bounds, hint="s")
-        if isinstance(node, ast.Constant) and node.value is Ellipsis:
-            return Const(Ellipsis)
-        return self.atom(self.expr(node), node)
+        return lower_index(self, node)
 
     def expr_IfExp(self, node):
         cond = self.predicate(node.test)
@@ -360,22 +338,6 @@ class Lowerer:
     def expr_Call(self, node):
         from .calls import lower_call
         return lower_call(self, node)
-
-
-def _static_index(items, key, lowerer, node):
-    try:
-        picked = items[key]
-    except IndexError:
-        raise lowerer.error(UnsupportedSyntaxError, node,
-                            f"index {key!r} is out of range for a tuple of {len(items)}",
-                            f"use an index from 0 to {len(items) - 1} (or from "
-                            f"-{len(items)} to -1)" if items else
-                            "an empty tuple has no items") from None
-    except TypeError:
-        raise lowerer.error(UnsupportedSyntaxError, node,
-                            f"a tuple cannot be indexed by {key!r}",
-                            "index it with an integer or a slice") from None
-    return Tup(picked) if isinstance(key, slice) else picked
 
 
 def lower_function(src, builder):
