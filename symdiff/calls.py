@@ -119,9 +119,23 @@ def primitive_of(obj):
     if name in prims.MATH and getattr(math, name, None) is obj:
         return prims.lookup(name)
     from . import runtime
-    if name.startswith("_") and getattr(runtime, name, None) is obj:
+    helper = runtime.HELPERS.get(name) if name.startswith("_") else None
+    if helper is not None and (helper is obj or _copy_of(obj, helper)):
         return prims.lookup(name[1:])
     return None
+
+
+def _copy_of(obj, helper):
+    """Whether ``obj`` is a module's copy of a runtime helper (a module the
+    command line wrote), so that its gradients can be differentiated again."""
+    code = getattr(obj, "__code__", None)
+    return code is not None and _code_key(code) == _code_key(helper.__code__)
+
+
+def _code_key(code):
+    """What a function does, not where it was written (lines, file)."""
+    consts = tuple(_code_key(c) if hasattr(c, "co_code") else c for c in code.co_consts)
+    return code.co_code, consts, code.co_names
 
 
 def _numpy_name(obj):
