@@ -84,7 +84,7 @@ def _matmul_adjoint_a(g, a, b):
     if ranks == (2, 2, 2):  # the ranks people use most, directly
         return g @ b.T
     if ranks == (2, 1, 1):
-        return np.outer(g, b)
+        return g[:, None] * b  # np.outer, without its ravel and reshape calls
     if ranks == (1, 2, 1):
         return b @ g
     a, b, g = np.asarray(a), np.asarray(b), _as_gradient(g, a)
@@ -103,7 +103,7 @@ def _matmul_adjoint_b(g, a, b):
     if ranks in ((2, 2, 2), (2, 1, 1)):  # the ranks people use most, directly
         return a.T @ g
     if ranks == (1, 2, 1):
-        return np.outer(a, g)
+        return a[:, None] * g  # np.outer, without its ravel and reshape calls
     a, b, g = np.asarray(a), np.asarray(b), _as_gradient(g, b)
     if b.ndim == 1:
         g = g[..., None]
