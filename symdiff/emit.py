@@ -44,6 +44,7 @@ class Emitter:
         self.builtins = builtin_aliases(set(fixed.values()), reserved)
         reserved |= set(self.builtins.values())
         shared = {t: buffer for t, (buffer, _) in self.scatters.items()}
+        _name_entries(self.fn.body)
         self.names = assign_names(self.fn, self.inlined, fixed, reserved, shared)
         params = ", ".join(p.hint for p in self.fn.params)
         lines = [f"def {name}({params}):", f'    """{doc}"""']
@@ -123,7 +124,12 @@ class Emitter:
         for tape in loop.writes:
             lines.append(f"{pad}{self.names[tape.var]} = []")
         self._assign([(c.param, c.init) for c in loop.carried], lines, pad)
-        lines.append(pad + self._loop_header(loop))
+        lines.extend(wrap(pad + self._loop_header(loop)))
+        for tape in loop.reads:  # the tuples of a loop over several tapes
+            if tape.entry is not None:
+                unpack = f"{inner}{self._unpack(tape.items)} = {self.names[tape.entry]}"
+                lines.extend(wrap(unpack) if len(unpack) <= MAX_LINE else wrap(
+                    f"{inner}({self._unpack(tape.items)}) = {self.names[tape.entry]}"))
         if loop.kind == "while" and loop.cond not in self.inlined:
             self._block(loop.cond_block, lines, inner)
             lines.append(f"{inner}if not {self._text(loop.cond)}:")
@@ -151,12 +157,15 @@ class Emitter:
         if loop.kind == "while":
             cond = self._text(loop.cond) if loop.cond in self.inlined else "True"
             return f"while {cond}:"
-        targets = [self._unpack(tape.items) for tape in loop.reads]
+        targets = [self.names[t.entry] if t.entry is not None else self._unpack(t.items)
+                   for t in loop.reads]
         tapes = [f"{self._builtin('reversed')}({self.names[tape.var]})" for tape in loop.reads]
-        if len(tapes) == 1:
-            return f"for {targets[0]} in {tapes[0]}:"
-        targets = [f"({t})" if "," in t else t for t in targets]
-        return f"for {', '.join(targets)} in {self._builtin('zip')}({', '.join(tapes)}):"
+        if len(tapes) > 1:
+            return f"for {', '.join(targets)} in {self._builtin('zip')}({', '.join(tapes)}):"
+        header = f"for {targets[0]} in {tapes[0]}:"
+        # a long target is parenthesised, so that it can be broken across lines
+        return header if len(header) + 8 <= MAX_LINE or "," not in targets[0] \
+            else f"for ({targets[0]}) in {tapes[0]}:"
 
     def _unpack(self, loads):
         return ", ".join(self.names.get(v, "_") if self.counts.get(v) else "_"
@@ -352,6 +361,16 @@ class Emitter:
         if not hasattr(self, "_defs_cache"):
             self._defs_cache = {s.target: s for s in _ops(self.fn.body)}
         return self._defs_cache
+
+
+def _name_entries(stmts):
+    """A loop over several tapes reads one tuple from each (``saved``,
+    ``saved_bar``) and unpacks them in its body: a short header."""
+    for loop in walk(stmts):
+        if isinstance(loop, Loop) and len(loop.reads) > 1:
+            for tape in loop.reads:
+                if len(tape.items) > 1 and tape.entry is None:
+                    tape.entry = Var("saved" + tape.var.hint.partition("tape")[2])
 
 
 def _as_slice(node, spelled="slice"):

@@ -129,6 +129,7 @@ class Tape:
 
     var: Var
     items: list
+    entry: Var | None = None  # emit: a read's tuple, when a loop reads several tapes
 
 
 @dataclass

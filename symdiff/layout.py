@@ -10,10 +10,16 @@ def wrap(line, limit=MAX_LINE):
     """``line`` as one or more lines of at most ``limit`` columns (if it can)."""
     if len(line) <= limit or line.lstrip().startswith("#"):
         return [line]
-    for opening in _brackets(line):
+    tries = []  # at the outermost bracket with commas; else whichever fits best
+    for opening in _brackets(line) + _brackets(line, depth=1):
         pieces = _split(line, opening + 1, ", ")
         if len(pieces) > 1:
-            return _fill(line[:opening + 1], pieces, ", ", opening + 1, limit)
+            lines = _fill(line[:opening + 1], pieces, ", ", opening + 1, limit)
+            if max(map(len, lines)) <= limit:
+                return lines
+            tries.append(lines)
+    if tries:
+        return min(tries, key=lambda lines: max(map(len, lines)))
     eq = line.find(" = ")
     if eq > 0:
         head, expr = line[:eq + 3], line[eq + 3:]
@@ -24,8 +30,9 @@ def wrap(line, limit=MAX_LINE):
     return [line]
 
 
-def _brackets(line):
-    """Columns of the brackets opened at depth 0, leftmost first."""
+def _brackets(line, depth=0):
+    """Columns of the brackets opened at ``depth``, leftmost first."""
+    wanted = depth
     depth, quote, found = 0, None, []
     for i, ch in enumerate(line):
         if quote:
@@ -33,7 +40,7 @@ def _brackets(line):
         elif ch in "'\"":
             quote = ch
         elif ch in "([{":
-            if depth == 0:
+            if depth == wanted:
                 found.append(i)
             depth += 1
         elif ch in ")]}":

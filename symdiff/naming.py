@@ -90,8 +90,11 @@ class Positions:
         for tape in loop.reads:
             self._use(tape.var)  # read by the reverse loop, defined by the forward one
         loads = [v for tape in loop.reads for v in tape.items]
-        for var in [loop.index] + loads + [c.param for c in loop.carried]:
+        entries = [tape.entry for tape in loop.reads if tape.entry is not None]
+        for var in [loop.index] + entries + loads + [c.param for c in loop.carried]:
             self._define(var)
+        for var in entries:  # unpacked first thing in the body
+            self._use(var)
         self.loops.append((start, set()))
         self.pos += 1
         self._block(loop.cond_block)

@@ -104,6 +104,9 @@ def tape_loop(lw, node, tapes):
 
     def bind():
         for loads, names in reads:
+            if len(names) != len(loads):  # a whole tuple under one name
+                lw.env[names[0].id] = Tup(tuple(loads))
+                continue
             for name, load in zip(names, loads):
                 lw.bind(name, load)
     return loop, bind
@@ -114,6 +117,11 @@ def _read(lw, node, tape, target):
         what = "read before a loop appends to it" if tape.items is None else "read twice"
         raise lw.error(UnsupportedSyntaxError, node.iter, f"the tape is {what}", HINT)
     tape.read = True
+    if isinstance(target, ast.Name) and len(tape.items) > 1:
+        loads = [Var(target.id) for _ in tape.items]  # one tuple, unpacked later
+        for load, item in zip(loads, tape.items):
+            lw.b.facts.shape[load] = lw.b.facts.key(item)
+        return loads, [target]
     names = target.elts if isinstance(target, ast.Tuple) and len(tape.items) > 1 \
         else [target]
     if len(names) != len(tape.items) or not all(isinstance(n, ast.Name) for n in names):

@@ -87,9 +87,19 @@ def _power_sum(x, n):
 def test_the_second_derivative_code_has_loops_over_tapes():
     text = symdiff.source(symdiff.hessian(recurrence, wrt=1))
     assert "tape_bar.append(" in text          # adjoints handed back on a tape
-    assert "zip(reversed(" in text              # read in lockstep with the values
+    assert "for saved, saved_bar in zip(reversed(" in text  # read in lockstep
     assert text.count("\n    for ") == 4     # two loops, each with its reverse
     compile(text, "hessian", "exec")
+
+
+@pytest.mark.parametrize("f, args, wrt", CASES, ids=[c[0].__name__ for c in CASES])
+def test_second_derivative_code_fits_79_columns(f, args, wrt):
+    k = first(wrt)
+    for made in (symdiff.vjp(symdiff.grad(f, wrt=k), wrt=k),
+                 symdiff.jvp(symdiff.grad(f, wrt=k), wrt=k)):
+        long = [line for line in symdiff.source(made).splitlines()
+                if len(line) > 79 and "message='<symdiff:" not in line]
+        assert not long, long  # (a check's message names the generated file)
 
 
 def user_tape(x):
@@ -151,7 +161,7 @@ def wrong_unpacking(x):
     for i in range(x.shape[0]):
         tape.append((x[i], i))
     s = 0.0
-    for a in reversed(tape):
+    for a, k, extra in reversed(tape):
         s = s + a
     return s
 
