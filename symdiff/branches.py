@@ -68,6 +68,9 @@ def merge(lw, stmt, a, b, name, node):
     """The value of ``name`` after ``stmt``: ``a`` if its branch was taken, else ``b``."""
     if a is b or (isinstance(a, Const) and a == b):
         return a
+    if isinstance(a, OneBranch) or isinstance(b, OneBranch):  # still maybe unassigned
+        return OneBranch(lw.cond_key(stmt.cond), None if isinstance(a, OneBranch) else a,
+                         None if isinstance(b, OneBranch) else b, node.lineno)
     if is_atom(a) and is_atom(b):
         target = Var(name)
         stmt.merges.append(Merge(target, a, b))

@@ -168,3 +168,18 @@ def test_reading_a_name_assigned_in_one_branch_elsewhere_is_an_error():
     assert type(err).__name__ == "UnknownNameError"
     assert "only one branch" in str(err) and "both branches" in str(err)
     assert err.lineno == reads_one_branch_name_outside.__code__.co_firstlineno + 3
+
+
+def maybe_assigned_twice(x):
+    if x[0] > 0:
+        e = np.exp(x[1])
+    if x[1] > 0:
+        e = x[2]
+    return e
+
+
+def test_a_name_still_maybe_unassigned_after_a_second_if_is_an_error():
+    with pytest.raises(symdiff.SymdiffError) as info:
+        symdiff.grad(maybe_assigned_twice)
+    assert type(info.value).__name__ == "UnknownNameError"
+    assert "only one branch" in str(info.value)
