@@ -40,6 +40,7 @@ class Builder:
         self.customs = {}      # Var -> how to differentiate a custom_gradient call
         self.deps = []         # (namespace, name, value) resolved while lowering
         self.free = {}         # emitted name -> FreeVar, one per distinct value
+        self.param_locs = {}   # parameter Var -> where the user declared it
 
     # -- making operations ---------------------------------------------------
     def op(self, prim, *args, hint=None, **params):

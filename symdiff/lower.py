@@ -345,7 +345,9 @@ def lower_function(src, builder):
     from .ir import Function
     lowerer = Lowerer(src, builder)
     args = src.node.args
-    params = [Var(a.arg) for a in args.posonlyargs + args.args + args.kwonlyargs]
+    nodes = args.posonlyargs + args.args + args.kwonlyargs
+    params = [Var(a.arg) for a in nodes]
+    builder.param_locs.update((p, src.loc(a)) for p, a in zip(params, nodes))
     lowerer.env.update({p.hint: p for p in params})
     builder.named.update(params)
     _bind_defaults(lowerer, src)

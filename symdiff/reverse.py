@@ -290,8 +290,9 @@ def differentiate(fn, builder, wrt, mode, many=None):
     fn.body = builder.stmts
     with builder.block() as checks, builder.at(fn.loc):
         for param in wrt:  # only floating-point values have gradients
+            where = builder.param_locs.get(param, fn.loc)  # the caret under the name
             builder.op("require_float", param,
-                       message=f"{fn.loc.short()}: argument `{param.hint}`")
+                       message=f"{where.short()}: argument `{param.hint}`")
     fn.body = checks + fn.body
     backward, grads = rev.gradient(wrt, seeds)
     many = len(grads) > 1 if many is None else many

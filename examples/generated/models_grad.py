@@ -86,8 +86,8 @@ def _fail(kind, message, hint):
 
 def grad_logistic_loss(w, b, x, y):
     """Gradient of logistic_loss(w, b, x, y) with respect to w, b."""
-    _require_float(w, message='models.py:16:1: argument `w`')
-    _require_float(b, message='models.py:16:1: argument `b`')
+    _require_float(w, message='models.py:16:19: argument `w`')
+    _require_float(b, message='models.py:16:22: argument `b`')
     matmul = x @ w
     z = matmul + b
     negative_y = -y
@@ -104,8 +104,8 @@ def grad_logistic_loss(w, b, x, y):
 
 def value_and_grad_logistic_loss(w, b, x, y):
     """Value and gradient of logistic_loss(w, b, x, y) with respect to w, b."""
-    _require_float(w, message='models.py:16:1: argument `w`')
-    _require_float(b, message='models.py:16:1: argument `b`')
+    _require_float(w, message='models.py:16:19: argument `w`')
+    _require_float(b, message='models.py:16:22: argument `b`')
     matmul = x @ w
     z = matmul + b
     negative_y = -y
@@ -123,7 +123,7 @@ def value_and_grad_logistic_loss(w, b, x, y):
 
 def grad_leaky_square(x):
     """Gradient of leaky_square(x) with respect to x."""
-    _require_float(x, message='models.py:23:1: argument `x`')
+    _require_float(x, message='models.py:23:18: argument `x`')
     x_positive = x > 0
     h = np.where(x_positive, x ** 2, 0.1 * x)
     tanh_x = np.tanh(x)
@@ -137,7 +137,7 @@ def grad_leaky_square(x):
 
 def value_and_grad_leaky_square(x):
     """Value and gradient of leaky_square(x) with respect to x."""
-    _require_float(x, message='models.py:23:1: argument `x`')
+    _require_float(x, message='models.py:23:18: argument `x`')
     x_positive = x > 0
     h = np.where(x_positive, x ** 2, 0.1 * x)
     tanh_x = np.tanh(x)

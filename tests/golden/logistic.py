@@ -1,6 +1,6 @@
 def grad_logistic(w, X, y, lam):
     """Gradient of logistic(w, X, y, lam) with respect to w."""
-    _require_float(w, message='golden_functions.py:15:1: argument `w`')
+    _require_float(w, message='golden_functions.py:15:14: argument `w`')
     z = X @ w
     logaddexp_z = np.logaddexp(0.0, z)
     t = y * z

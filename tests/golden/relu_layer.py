@@ -1,6 +1,6 @@
 def grad_relu_layer(x, W):
     """Gradient of relu_layer(x, W) with respect to W."""
-    _require_float(W, message='golden_functions.py:45:1: argument `W`')
+    _require_float(W, message='golden_functions.py:45:19: argument `W`')
     # L46: return np.sum(np.maximum(W @ x, 0.0))
     # kink policy: ties split the gradient evenly
     matmul_bar = 0.5 + 0.5 * np.sign(W @ x)

@@ -1,6 +1,6 @@
 def grad_rosenbrock(x):
     """Gradient of rosenbrock(x) with respect to x."""
-    _require_float(x, message='golden_functions.py:11:1: argument `x`')
+    _require_float(x, message='golden_functions.py:11:16: argument `x`')
     x_head = x[:-1]
     t = x[1:] - x_head ** 2
     # L12: return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1])...

@@ -1,8 +1,8 @@
 def grad_scalar_expression(a, b, c):
     """Gradient of scalar_expression(a, b, c) with respect to a, b, c."""
-    _require_float(a, message='golden_functions.py:58:1: argument `a`')
-    _require_float(b, message='golden_functions.py:58:1: argument `b`')
-    _require_float(c, message='golden_functions.py:58:1: argument `c`')
+    _require_float(a, message='golden_functions.py:58:23: argument `a`')
+    _require_float(b, message='golden_functions.py:58:26: argument `b`')
+    _require_float(c, message='golden_functions.py:58:29: argument `c`')
     sin_c = np.sin(c)
     add_power_a = 1.0 + a ** 2
     d = a * b + sin_c / add_power_a
