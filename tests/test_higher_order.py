@@ -185,3 +185,60 @@ def test_hessian_with_respect_to_several_arguments_gives_the_blocks():
                              for k in range(2)])
         np.testing.assert_allclose(block, expected, rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(H_wb, H_bw.T, rtol=1e-12)
+
+
+# ---- second derivatives through everything that changes how gradients flow ------
+@symdiff.custom_gradient
+def _softclip(x):
+    def backward(g):
+        return g * (1 - np.tanh(x) ** 2)
+    return np.tanh(x), backward
+
+
+_NOISE = np.random.default_rng(4).uniform(0.9, 1.1, 4)
+
+
+def _h_where(x):
+    return np.sum(np.where(x > 0, np.sqrt(x) * x, x ** 3))
+
+
+def _h_kinks(x):
+    return np.sum(np.maximum(x, 0.1) ** 2 * np.abs(x))
+
+
+def _h_logsumexp(x):
+    m = np.max(x)
+    return m + np.log(np.sum(np.exp(x - m)))
+
+
+def _h_custom(x):
+    return np.sum(_softclip(x) ** 2)
+
+
+def _h_stop(x):
+    return np.sum(x ** 2 * symdiff.stop_gradient(x))
+
+
+def _h_straight_through(x):
+    return np.sum(symdiff.straight_through(np.round(x * 4) / 4, x) ** 2 * x)
+
+
+def _h_backward_as(x):
+    y = symdiff.backward_as(x * _NOISE, x)
+    return np.sum(np.sin(y) * y)
+
+
+def _h_override(x):
+    return np.sum(np.floor(x * 4) ** 2 * x)
+
+
+@pytest.mark.parametrize("f, overrides", [
+    (_h_where, None), (_h_kinks, None), (_h_logsumexp, None), (_h_custom, None),
+    (_h_stop, None), (_h_straight_through, None), (_h_backward_as, None),
+    (_h_override, {"floor": "identity"})], ids=lambda v: getattr(v, "__name__", ""))
+def test_hessian_is_the_jacobian_of_the_gradient_whatever_the_gradient_is(f, overrides):
+    x = np.array([0.37, -0.81, 1.23, -0.14])  # away from kinks and rounding steps
+    grad = symdiff.grad(f, overrides=overrides)
+    expected = np.stack([numeric_grad(lambda v: grad(v)[k], (x,)) for k in range(4)])
+    np.testing.assert_allclose(symdiff.hessian(f, overrides=overrides)(x), expected,
+                               rtol=1e-6, atol=1e-7)
