@@ -214,6 +214,15 @@ def branch_definitions(stmts, owner=None, out=None):
     return out
 
 
+def flatten(value):
+    """The atoms of a (possibly nested) tuple of them, in order."""
+    if isinstance(value, tuple):
+        for v in value:
+            yield from flatten(v)
+    else:
+        yield value
+
+
 def saved(loop):
     """Every atom ``loop`` appends to its tapes."""
     return [a for tape in loop.writes for a in tape.items]

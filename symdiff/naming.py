@@ -10,7 +10,7 @@ from __future__ import annotations
 import keyword
 import re
 
-from .ir import If, Loop, Op, Var
+from .ir import If, Loop, Op, Var, flatten
 from .ir import saved as ir_saved
 
 # Builtins generated code calls (loop headers, len(), float(), slice values):
@@ -35,7 +35,7 @@ class Positions:
             self.defs[p] = 0
         self._block(fn.body)
         self.pos += 1
-        for atom in _flatten(fn.result):
+        for atom in flatten(fn.result):
             self._use(atom)
 
     def _use(self, atom):
@@ -189,11 +189,3 @@ def _identifier(hint):
     if keyword.iskeyword(name):
         name += "_"
     return name
-
-
-def _flatten(value):
-    if isinstance(value, tuple):
-        for v in value:
-            yield from _flatten(v)
-    else:
-        yield value

@@ -7,7 +7,7 @@ argument, the same array (a view of it) for an array.
 """
 from __future__ import annotations
 
-from .ir import If, Loop, Op, Var, walk
+from .ir import If, Loop, Op, Var, flatten, walk
 
 # Primitives whose results are arrays even for scalar operands.
 MAKERS = frozenset({"where", "zeros_like", "ones_like", "full_like", "unreduce"})
@@ -25,7 +25,7 @@ def returned_arrays(fn, values):
             sources.update({m.target: (m.then, m.orelse) for m in stmt.merges})
         elif isinstance(stmt, Loop):
             sources.update({c.out: (c.init, c.update) for c in stmt.carried})
-    found, seen, todo = set(), set(), list(_flat(values))
+    found, seen, todo = set(), set(), list(flatten(values))
     while todo:
         value = todo.pop()
         if not isinstance(value, Var) or value in seen:
@@ -36,11 +36,3 @@ def returned_arrays(fn, values):
             found.add(value)  # (along an axis, the argument is no scalar)
         todo.extend(sources.get(value, ()))
     return found
-
-
-def _flat(value):
-    if isinstance(value, tuple):
-        for v in value:
-            yield from _flat(v)
-    else:
-        yield value
