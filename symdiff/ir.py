@@ -198,19 +198,19 @@ def uses(stmt):
     raise TypeError(f"no uses() for IR node {type(stmt).__name__}")
 
 
-def branch_definitions(stmts, owner=None, out=None):
-    """var -> (If, side): the innermost `if` branch that defines it."""
+def branch_definitions(stmts, chain=(), out=None):
+    """var -> the ``(If, side)`` branches that define it, innermost first."""
     out = {} if out is None else out
     for stmt in stmts:
-        if isinstance(stmt, Op) and owner is not None:
-            out[stmt.target] = owner
+        if isinstance(stmt, Op) and chain:
+            out[stmt.target] = chain
         elif isinstance(stmt, If):
-            out.update((m.target, owner) for m in stmt.merges if owner is not None)
-            branch_definitions(stmt.then, (stmt, "then"), out)
-            branch_definitions(stmt.orelse, (stmt, "orelse"), out)
+            out.update((m.target, chain) for m in stmt.merges if chain)
+            branch_definitions(stmt.then, ((stmt, "then"),) + chain, out)
+            branch_definitions(stmt.orelse, ((stmt, "orelse"),) + chain, out)
         elif isinstance(stmt, Loop):
-            out.update((c.out, owner) for c in stmt.carried if owner is not None)
-            branch_definitions(stmt.body, owner, out)
+            out.update((c.out, chain) for c in stmt.carried if chain)
+            branch_definitions(stmt.body, chain, out)
     return out
 
 

@@ -31,7 +31,7 @@ class Reverse:
         self.cone = None  # the where-branch cone of the op being differentiated
         self.shadow = {}  # var -> its clean copy, downstream of backward_as
         self.original = {}  # clean copy -> var
-        self.branch_of = {}  # var -> (If, side) whose branch defines it, innermost
+        self.branch_of = {}  # var -> the (If, side) branches defining it, innermost first
 
     # -- the interface rules use ---------------------------------------------------
     def wants(self, atom):
@@ -185,7 +185,7 @@ class Reverse:
             for merge, g in seeds:
                 if g is not None and self.wants(getattr(merge, side)):
                     self.adj[getattr(merge, side)].append(g)
-            for var in [v for v in outer if self._owner(v) == (id(stmt), side)]:
+            for var in [v for v in outer if self._inside(v, stmt, side)]:
                 self.adj[var].extend(outer.pop(var))  # from a later `if` on this condition
             with self.b.block() as stmts, self.b.at(stmt.loc):
                 self.backward_block(block)
@@ -194,9 +194,10 @@ class Reverse:
         self.adj = outer
         self._join(stmt, results)
 
-    def _owner(self, var):
-        owner = self.branch_of.get(var)
-        return (id(owner[0]), owner[1]) if owner is not None else None
+    def _inside(self, var, stmt, side):
+        """Whether ``var`` is defined within the ``side`` branch of ``stmt``."""
+        return any(owner is stmt and where == side
+                   for owner, where in self.branch_of.get(var, ()))
 
     def _same_cond(self, a, b):
         def key(cond):
@@ -209,9 +210,10 @@ class Reverse:
         names = [v for v in then_out] + [v for v in else_out if v not in then_out]
         merges = []
         for var in names:
-            owner = self.branch_of.get(var)
-            if owner is not None and owner[0] is not stmt and (var in then_out) != \
-                    (var in else_out) and self._same_cond(owner[0].cond, stmt.cond):
+            side = "then" if var in then_out else "orelse"
+            if (var in then_out) != (var in else_out) and any(
+                    owner is not stmt and where == side and self._same_cond(owner.cond, stmt.cond)
+                    for owner, where in self.branch_of.get(var, ())):
                 # defined under the same condition by an earlier `if`, and read
                 # on the same side: its adjoint stays there, nothing to merge
                 self.adj[var].append(then_out.get(var, else_out.get(var)))

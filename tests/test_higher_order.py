@@ -242,3 +242,33 @@ def test_hessian_is_the_jacobian_of_the_gradient_whatever_the_gradient_is(f, ove
     expected = np.stack([numeric_grad(lambda v: grad(v)[k], (x,)) for k in range(4)])
     np.testing.assert_allclose(symdiff.hessian(f, overrides=overrides)(x), expected,
                                rtol=1e-6, atol=1e-7)
+
+
+def _nested_ifs(x, y):
+    if np.sum(y) > 100.0:
+        z = x
+    else:
+        if np.sum(y) > 50.0:
+            z = x * 2.0
+        else:
+            z = np.sin(x) * np.sum(y)
+    return np.sum(z ** 2)
+
+
+@pytest.mark.parametrize("scale", [1.0, 40.0, 80.0], ids=["inner else", "inner then",
+                                                          "outer then"])
+def test_second_derivatives_through_nested_ifs(scale):
+    """Adjoints of values an inner branch defines reach it through the outer one
+    (the fuzzer found them lost in reverse over reverse)."""
+    x, y = np.array([0.3, -0.7, 1.1]), np.array([0.6, 0.2]) * scale
+    grad = symdiff.grad(_nested_ifs, wrt=(0, 1))
+    t = (np.array([0.5, -1.0, 0.25]), np.array([0.3, 0.8]))
+    eps = 1e-6
+    hi = grad(x + eps * t[0], y + eps * t[1])
+    lo = grad(x - eps * t[0], y - eps * t[1])
+    expected = [(h - l) / (2 * eps) for h, l in zip(hi, lo)]
+    by_reverse = symdiff.vjp(grad, wrt=(0, 1))(x, y, t)[1]
+    by_forward = symdiff.jvp(grad, wrt=(0, 1))(x, y, *t)[1]
+    for got in (by_reverse, by_forward):
+        for g, e in zip(got, expected):
+            np.testing.assert_allclose(g, e, rtol=1e-6, atol=1e-8)
