@@ -26,13 +26,7 @@ ALLOWED = (
 
 # What each construct is called in a message, and how to do without it.
 CONSTRUCTS = {
-    "For": ("a `for` loop", "loops are not differentiated yet; write the computation "
-            "with array operations (np.sum, np.cumsum, broadcasting)"),
-    "While": ("a `while` loop", "loops are not differentiated yet; write the computation "
-              "with array operations"),
     "AsyncFor": ("an `async for` loop", "async code cannot be differentiated"),
-    "Break": ("`break`", "loops are not differentiated yet"),
-    "Continue": ("`continue`", "loops are not differentiated yet"),
     "ListComp": ("a list comprehension", "build the array with NumPy operations "
                  "(np.stack, broadcasting) instead of a comprehension"),
     "GeneratorExp": ("a generator expression", "use np.sum over an array instead of "
