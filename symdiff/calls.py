@@ -25,6 +25,7 @@ from .effects import effect_call, is_effect
 from .errors import NoDerivativeRuleError, UnknownNameError, UnsupportedSyntaxError
 from .inline import inline_closure, inline_function
 from .ir import Const
+from .tapes import TAPE_SUMS, lower_tape_sum
 from .values import NAMED_CONSTANTS, Closure, FreeVar, Static, Tup, from_python, is_atom
 
 _MISSING = object()
@@ -63,6 +64,8 @@ def apply(lw, callee, args, kwargs, node):
     if obj is not None and markers.handles(obj):
         return markers.lower(lw, obj, args, kwargs, node)
     prim = primitive_of(obj)
+    if prim is not None and prim.name in TAPE_SUMS:
+        return lower_tape_sum(lw, prim, args, node)
     if prim is not None:
         return prim_call(lw, prim, args, kwargs, node)
     if obj is not None and obj in BUILTIN_CALLS:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import math
 import os
+import textwrap
 
 from . import prims
 from .inplace import accumulations, scatters
@@ -47,7 +48,7 @@ class Emitter:
         _name_entries(self.fn.body)
         self.names = assign_names(self.fn, self.inlined, fixed, reserved, shared)
         params = ", ".join(p.hint for p in self.fn.params)
-        lines = [f"def {name}({params}):", f'    """{doc}"""']
+        lines = [f"def {name}({params}):", _docstring(doc)]
         self._last_comment = None
         self._block(self.fn.body, lines, "    ")
         lines.extend(wrap("    return " + strip_parens(ast.unparse(self._result(self.fn.result)))))
@@ -361,6 +362,13 @@ class Emitter:
         if not hasattr(self, "_defs_cache"):
             self._defs_cache = {s.target: s for s in _ops(self.fn.body)}
         return self._defs_cache
+
+
+def _docstring(doc):
+    """The docstring, its first line wrapped at 79 columns (long names)."""
+    first, newline, rest = doc.partition("\n")
+    first = "\n    ".join(textwrap.wrap(f'"""{first}', 75, break_long_words=False))
+    return f'    {first}{newline}{rest}"""'
 
 
 def _name_entries(stmts):

@@ -25,7 +25,8 @@ ELEMENTWISE = frozenset("""
 """.split())
 _LIKE_FIRST = {"zeros_like", "ones_like", "full_like", "require_float",
                "straight_through", "backward_as", "custom_value", "pass_gradient"}
-_LIKE_SECOND = {"sum_to", "unindex", "unindex_add", "unreduce", "prod_adjoint"}
+_LIKE_SECOND = {"sum_to", "unindex", "unindex_add", "unreduce", "prod_adjoint",
+                "matmul_adjoint_a_sum", "matmul_adjoint_b_sum"}
 _REDUCTIONS = {"sum", "mean", "prod", "max", "min", "norm"}
 _SCALARS = {"ndim", "size", "len", "float", "vdot", "require_scalar",
             "scalar_predicate"}

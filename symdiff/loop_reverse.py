@@ -46,7 +46,7 @@ def backward_loop(rev, loop):
     loop.writes.append(tape)
     reverse = Loop("tape", [], [], reads=[Tape(tape.var, loads)], loc=loop.loc,
                    backward=True)
-    before = []  # statements that must run before the reverse loop
+    before, after = [], []  # statements to run before and after the reverse loop
     with b.at(loop.loc), b.into(before):
         carried_bar = _carried_adjoints(rev, active, seeds, mapping, reverse)
     with b.block() as body, b.at(loop.loc):
@@ -63,11 +63,10 @@ def backward_loop(rev, loop):
         rev.adj = outer
         _close_carried(rev, carried_bar, escaping, mapping)
         _write_tape_bars(rev, loop, reverse, escaping, mapping)
-        _accumulate_outer(rev, reverse, escaping, set(loads), before)
+        _accumulate_outer(rev, reverse, escaping, set(loads), (before, after))
     reverse.body = body
-    for stmt in before:
+    for stmt in before + [reverse] + after:
         b.append(stmt)
-    b.append(reverse)
     for carry, bar in carried_bar:
         if rev.wants(carry.init):
             rev.adj[carry.init].append(bar.out)
@@ -164,10 +163,13 @@ def _close_carried(rev, carried_bar, escaping, mapping):
         bar.update = grad if grad is not None else rev.zeros(mapping[carry.param])
 
 
-def _accumulate_outer(rev, reverse, escaping, loads, before):
+def _accumulate_outer(rev, reverse, escaping, loads, around):
     """Values read from outside the loop gather gradient over all iterations."""
+    before, after = around
     for var, grad in escaping.items():
         if var in loads or not rev.wants(var):
+            continue
+        if _gather_products(rev, reverse, var, grad, after):
             continue
         with rev.b.into(before):
             start = rev.zeros(var)
@@ -178,6 +180,26 @@ def _accumulate_outer(rev, reverse, escaping, loads, before):
         acc.update = rev.b.add(acc.param, grad, hint=var.hint + "_bar")
         reverse.carried.append(acc)
         rev.adj[var].append(acc.out)
+
+
+_SUMMED = {"matmul_adjoint_a": 1, "matmul_adjoint_b": 2}  # prim -> the operand
+
+
+def _gather_products(rev, reverse, var, grad, after):
+    """The gradient of a matrix the loop multiplies by (``W @ h``) is an outer
+    product per iteration; the loop saves the two factors instead, and one
+    matrix product after it adds them all up (``_matmul_adjoint_a_sum``)."""
+    op = rev.b.facts.defs.get(grad)
+    if op is None or _SUMMED.get(op.prim) is None or op.args[_SUMMED[op.prim]] is not var:
+        return False
+    g, other = op.args[0], op.args[3 - _SUMMED[op.prim]]
+    parts = Tape(Var(var.hint + "_bar_parts"), [g, other])
+    reverse.writes.append(parts)
+    with rev.b.into(after):
+        total = rev.b.op(op.prim + "_sum", parts.var, var, hint=var.hint + "_bar")
+    rev.b.named.add(total)
+    rev.adj[var].append(total)
+    return True
 
 
 def loop_activity(loop, active, activity):

@@ -93,7 +93,8 @@ class Positions:
         entries = [tape.entry for tape in loop.reads if tape.entry is not None]
         for var in [loop.index] + entries + loads + [c.param for c in loop.carried]:
             self._define(var)
-        for var in entries:  # unpacked first thing in the body
+        self.pos += 1
+        for var in entries:  # unpacked first thing in the body, all alive till then
             self._use(var)
         self.loops.append((start, set()))
         self.pos += 1

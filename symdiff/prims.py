@@ -108,6 +108,7 @@ PRIMS.update(_table(("npcall",), "npcall(*args; func='', kwargs=())"))
 PRIMS.update(_table(lambda n: ("helper", "_" + n),
     "sum_to(a, like)", "unindex(g, like, *index)", "unindex_add(g, like, *index)",
     "matmul_adjoint_a(g, a, b)", "matmul_adjoint_b(g, a, b)",
+    "matmul_adjoint_a_sum(parts, a)", "matmul_adjoint_b_sum(parts, b)",
     "dot_adjoint_a(g, a, b)", "dot_adjoint_b(g, a, b)",
     "unreduce(g, like; axis=None, keepdims=False)",
     "prod_adjoint(g, a; axis=None, keepdims=False)",

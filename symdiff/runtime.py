@@ -113,6 +113,45 @@ def _matmul_adjoint_b(g, a, b):
     return _sum_to(full, b if b.ndim > 1 else b[:, None]).reshape(b.shape)
 
 
+def _matmul_adjoint_a_sum(parts, a):
+    """``sum(_matmul_adjoint_a(g, a, b) for g, b in parts)``: what a loop's
+    gradient gathers for a matrix ``a`` it reads in ``a @ b``. Vectors are
+    stacked, so one matrix product replaces an outer product per iteration."""
+    stacked = _stacked_vectors(parts, a)
+    if stacked is not None:
+        gs, bs = stacked
+        return (gs.T @ bs).astype(a.dtype, copy=False)
+    total = np.zeros_like(a)
+    for g, b in parts:
+        total += _matmul_adjoint_a(g, a, b)
+    return total
+
+
+def _matmul_adjoint_b_sum(parts, b):
+    """``sum(_matmul_adjoint_b(g, a, b) for g, a in parts)``, as above."""
+    stacked = _stacked_vectors(parts, b)
+    if stacked is not None:
+        gs, as_ = stacked
+        return (as_.T @ gs).astype(b.dtype, copy=False)
+    total = np.zeros_like(b)
+    for g, a in parts:
+        total += _matmul_adjoint_b(g, a, b)
+    return total
+
+
+def _stacked_vectors(parts, matrix):
+    """The two columns of ``parts`` as matrices (one row per iteration) when
+    ``matrix`` is a matrix and every part is a pair of vectors; else None."""
+    if getattr(matrix, "ndim", 0) != 2 or not parts:
+        return None
+    firsts, seconds = zip(*parts)
+    try:  # vectors of different lengths cannot be stacked: added one by one
+        firsts, seconds = np.array(firsts), np.array(seconds)
+    except ValueError:
+        return None
+    return (firsts, seconds) if firsts.ndim == seconds.ndim == 2 else None
+
+
 def _dot_adjoint_a(g, a, b):
     """The gradient of ``np.dot(a, b)`` with respect to ``a``, any ranks."""
     g = _as_gradient(g, a)

@@ -219,7 +219,7 @@ def _prune_tape(loop, inner):
         if not any(keep) and n == 0:
             keep[0] = True
         tape.items = [v for v, k in zip(tape.items, keep) if k]
-        _pruned[tape.var] = (keep, [v in shape_only for v in tape.items])
+        _pruned[tape.var] = (keep, [v in shape_only for v in tape.items], tape.items)
     loop.reads = [tape for tape in loop.reads if tape.items]
 
 
@@ -239,6 +239,7 @@ def _shape_only(loop):
             value_uses.update(_vars(_structure_uses(stmt)))
     value_uses.update(_vars([c.update for c in loop.carried]))
     value_uses.update(_vars([c.init for c in loop.carried]))
+    value_uses.update(_vars(saved(loop)))  # appended to a tape: read whole later
     return {v for t in loop.reads for v in t.items
             if v in shape_uses and v not in value_uses}
 
@@ -258,12 +259,13 @@ def _prune_saves(loop, live):
     loop.writes = [tape for tape in loop.writes if tape.var in live]
     shapes = {}  # one np.shape(var) per var, whichever tapes save it
     for tape in loop.writes:
-        keep, shape_only = _pruned.pop(tape.var, (None, None))
+        keep, shape_only, loads = _pruned.pop(tape.var, (None, None, None))
         if keep is None:
             continue
         tape.items = [v for v, k in zip(tape.items, keep) if k]
         for i, (var, shape) in enumerate(zip(tape.items, shape_only)):
             if shape and var not in _SHAPES:  # save np.shape(var), not the array
+                loads[i].hint = var.hint + "_shape"  # read back as what it is
                 if var not in shapes:
                     op = Op(Var(var.hint + "_shape"), "shape", (var,), loc=loop.loc)
                     loop.body.append(op)

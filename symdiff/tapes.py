@@ -18,7 +18,7 @@ import ast
 from dataclasses import dataclass
 
 from .errors import UnsupportedSyntaxError
-from .ir import Loop, Tape, Var
+from .ir import Carry, Const, Loop, Tape, Var
 from .values import Static, Tup
 
 HINT = ("a list is supported only as a tape: `tape = []` before a loop, one "
@@ -132,3 +132,32 @@ def _read(lw, node, tape, target):
     for load, item in zip(loads, tape.items):
         lw.b.facts.shape[load] = lw.b.facts.key(item)
     return loads, names
+
+
+# How generated gradients add up a loop's outer products (see loop_reverse.py):
+# the helper, and which operand the loop-invariant matrix is.
+TAPE_SUMS = {"matmul_adjoint_a_sum": 1, "matmul_adjoint_b_sum": 2}
+
+
+def lower_tape_sum(lw, prim, args, node):
+    """``_matmul_adjoint_a_sum(parts, W)`` is the loop it stands for,
+    ``W_bar = zeros_like(W); for g, h in reversed(parts): W_bar += _matmul_adjoint_a(g, W, h)``,
+    so a gradient that calls it can be differentiated again."""
+    if len(args) != 2 or not isinstance(args[0], TapeList):
+        raise lw.error(UnsupportedSyntaxError, node,
+                       f"`_{prim.name}` adds up the pairs a loop appended to a tape",
+                       f"call it as `_{prim.name}(tape, matrix)`")
+    tape, matrix = args[0], lw.atom(args[1], node)
+    loads, _ = _read(lw, node, tape, ast.Tuple(elts=[ast.Name("g"), ast.Name("other")]))
+    total = Carry(Var("total"), lw.b.op("zeros_like", matrix), None, Var("total"))
+    loop = Loop("tape", [total], [], reads=[Tape(tape.var, loads)], loc=lw.src.loc(node),
+                exit=Const(False))
+    operands = list(loads)
+    operands.insert(TAPE_SUMS[prim.name], matrix)
+    with lw.b.block() as body:
+        total.update = lw.b.add(total.param, lw.b.op(prim.name[:-len("_sum")], *operands))
+    loop.body = body
+    for var in (total.param, total.out):
+        lw.b.facts.shape[var] = lw.b.facts.key(matrix)
+    lw.b.append(loop)
+    return total.out

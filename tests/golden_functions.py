@@ -61,6 +61,13 @@ def scalar_expression(a, b, c):
     return d * e + c ** 3
 
 
+def rnn(W, U, b, xs, target):
+    h = np.zeros(W.shape[0])
+    for t in range(xs.shape[0]):
+        h = np.tanh(W @ h + U @ xs[t] + b)
+    return 0.5 * np.sum((h - target) ** 2)
+
+
 GOLDEN = {
     "piecewise": (piecewise, ("x", "w")),
     "rosenbrock": (rosenbrock, 0),
@@ -72,4 +79,5 @@ GOLDEN = {
     "relu_layer": (relu_layer, "W"),
     "uses_helper": (uses_helper, 0),
     "scalar_expression": (scalar_expression, ("a", "b", "c")),
+    "rnn": (rnn, ("W", "U", "b")),
 }

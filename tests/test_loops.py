@@ -111,8 +111,33 @@ def while_with_break(x):
     return np.sum(y ** 2)
 
 
+def rnn_cell(W, U, b, xs):
+    h = np.zeros(W.shape[0])
+    for t in range(xs.shape[0]):
+        h = np.tanh(W @ h + U @ xs[t] + b)
+    return np.sum(h ** 2)
+
+
+def row_recurrence(W, h0, xs):  # a row vector times the matrix
+    h = h0
+    for t in range(xs.shape[0]):
+        h = np.tanh(h @ W + xs[t])
+    return np.sum(h ** 2)
+
+
+def batch_recurrence(W, H0, xs):  # each row of H0 starts a sequence
+    H = H0
+    for t in range(xs.shape[0]):
+        H = np.tanh(H @ W + xs[t])
+    return np.sum(H ** 2)
+
+
 CASES = [
     (recurrence, (W, H0, XS), (0, 1, 2)),
+    (rnn_cell, (W, RNG.normal(size=(4, 2)), RNG.normal(size=4), RNG.normal(size=(3, 2))),
+     (0, 1, 2)),
+    (row_recurrence, (W, H0, XS), (0, 1)),
+    (batch_recurrence, (W, RNG.normal(size=(2, 4)), XS), (0, 1)),
     (horner, (RNG.normal(size=5), 0.7), (0, 1)),
     (accumulate, (RNG.uniform(0.5, 1.5, size=3), 7), 0),
     (branch_in_loop, (np.array([0.5, -1.0, 2.0, -0.3]),), 0),
@@ -154,6 +179,15 @@ def test_generated_code_keeps_loops_as_loops():
     assert sum(line.startswith("for ") for line in code) == 2  # forward and reverse
     assert "tape.append((" in text
     assert "in reversed(tape):" in text
+
+
+@pytest.mark.parametrize("f, spelled", [
+    (rnn_cell, "W_bar = _matmul_adjoint_a_sum(W_bar_parts, W)"),
+    (row_recurrence, "W_bar = _matmul_adjoint_b_sum(W_bar_parts, W)")])
+def test_a_matrix_the_loop_multiplies_by_gets_one_product_after_it(f, spelled):
+    text = symdiff.source(symdiff.grad(f, wrt=0))
+    assert "W_bar_parts.append((" in text and spelled in text
+    assert "W_bar +=" not in text  # no outer product per iteration
 
 
 def test_tape_saves_only_what_the_backward_needs():

@@ -1,0 +1,43 @@
+def grad_rnn(W, U, b, xs, target):
+    """Gradient of rnn(W, U, b, xs, target) with respect to W, U, b."""
+    _require_float(W, message='golden_functions.py:64:9: argument `W`')
+    _require_float(U, message='golden_functions.py:64:12: argument `U`')
+    _require_float(b, message='golden_functions.py:64:15: argument `b`')
+    h = np.zeros(np.shape(W)[0])
+    shape0 = np.shape(xs)[0]
+    tape = []
+    for t in range(shape0):
+        matmul = W @ h
+        xs_part = xs[t]
+        matmul_1 = U @ xs_part
+        t_1 = matmul + matmul_1
+        t_2 = t_1 + b
+        h_1 = np.tanh(t_2)
+        matmul_shape = np.shape(matmul)
+        matmul_shape_1 = np.shape(matmul_1)
+        t_shape = np.shape(t_1)
+        t_shape_1 = np.shape(t_2)
+        tape.append((h, matmul_shape, xs_part, matmul_shape_1, t_shape,
+                     t_shape_1, h_1))
+        h = h_1
+    # L68: return 0.5 * np.sum((h - target) ** 2)
+    h_bar = _sum_to(h - target, h)
+    # L66: for t in range(xs.shape[0]):
+    b_bar = np.zeros_like(b)[()]
+    U_bar_parts = []
+    W_bar_parts = []
+    for (h, matmul_shape, xs_part, matmul_shape_1, t_shape, t_shape_1,
+         h_1) in reversed(tape):
+        # L67: h = np.tanh(W @ h + U @ xs[t] + b)
+        t_bar = _sum_to((1.0 - h_1 ** 2) * h_bar, t_shape_1)
+        t_bar_1 = _sum_to(t_bar, t_shape)
+        matmul_bar = _sum_to(t_bar_1, matmul_shape)
+        matmul_bar_1 = _sum_to(t_bar_1, matmul_shape_1)
+        h_bar = _matmul_adjoint_b(matmul_bar, W, h)
+        # L66: for t in range(xs.shape[0]):
+        b_bar += _sum_to(t_bar, b)
+        U_bar_parts.append((matmul_bar_1, xs_part))
+        W_bar_parts.append((matmul_bar, h))
+    U_bar = _matmul_adjoint_a_sum(U_bar_parts, U)
+    W_bar = _matmul_adjoint_a_sum(W_bar_parts, W)
+    return W_bar, U_bar, b_bar
