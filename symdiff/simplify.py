@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+from . import prims
 from .ir import If, Loop, Op, Var, saved, walk
 
 # Operations whose value is their first operand (their meaning was for the
@@ -20,6 +21,8 @@ ALIASES = frozenset({"stop_gradient", "straight_through", "backward_as", "custom
 def simplify(fn):
     _SHAPES.clear()
     _SHAPES.update(_shape_values(fn.body))
+    _DEFS.clear()
+    _DEFS.update((s.target, s) for s in walk(fn.body) if isinstance(s, Op))
     subst = {}
     fn.body = _cse(fn.body, subst, {})
     fn.result = _replace(fn.result, subst)
@@ -162,12 +165,13 @@ def _dce_if(stmt, live, mutate):
 _pruned = {}  # tape var -> which entries the reverse loop still reads
 _written = {}  # tape var -> what its writer appends (CSE reads it)
 _SHAPES = set()  # values that are shapes already: a loop saves them as they are
+_DEFS = {}  # var -> the Op that defines it
 
 
 def _shape_values(stmts):
     shapes, written = set(), {}
     for stmt in walk(stmts):
-        if isinstance(stmt, Op) and stmt.prim in ("shape", "tuple"):
+        if isinstance(stmt, Op) and stmt.prim in ("shape", "array_shape", "tuple"):
             shapes.add(stmt.target)
         elif isinstance(stmt, Loop):
             for tape in stmt.reads:
@@ -267,10 +271,29 @@ def _prune_saves(loop, live):
             if shape and var not in _SHAPES:  # save np.shape(var), not the array
                 loads[i].hint = var.hint + "_shape"  # read back as what it is
                 if var not in shapes:
-                    op = Op(Var(var.hint + "_shape"), "shape", (var,), loc=loop.loc)
+                    prim = "array_shape" if _numpy_valued(var) else "shape"
+                    op = Op(Var(var.hint + "_shape"), prim, (var,), loc=loop.loc)
                     loop.body.append(op)
                     shapes[var] = op.target
                 tape.items[i] = shapes[var]
+
+
+_NOT_ARRAYS = {"shape", "ndim", "size"}  # NumPy functions giving Python values
+
+
+def _numpy_valued(var, depth=0):
+    """Whether ``var`` is certainly a NumPy array or scalar (``var.shape``
+    works): a NumPy function's result, a matrix product, or arithmetic or
+    indexing with such an operand (a Python float stays one otherwise)."""
+    op = _DEFS.get(var)
+    if op is None or depth > 8:
+        return False
+    kind = prims.PRIMS[op.prim].spelling[0] if op.prim in prims.PRIMS else ""
+    if kind in ("np", "np.linalg") and op.prim not in _NOT_ARRAYS or op.prim == "matmul":
+        return True
+    operands = op.args[:1] if kind == "subscript" else \
+        op.args if kind in ("binop", "unary", "compare") else ()
+    return any(_numpy_valued(a, depth + 1) for a in operands if isinstance(a, Var))
 
 
 def _vars(atoms):

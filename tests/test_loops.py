@@ -277,3 +277,17 @@ def test_while_true_without_a_break_is_an_error():
     with pytest.raises(UnsupportedSyntaxError) as info:
         symdiff.grad(while_true_never_breaks)
     assert "never changes" in str(info.value)
+
+
+def test_shapes_a_loop_saves_are_read_cheaply_and_work_for_python_floats():
+    def scaled(x, n):
+        y = 0.0
+        for i in range(n):
+            y = y + x * 2.0 + np.sin(x) * i
+        return y
+
+    text = symdiff.source(symdiff.grad(scaled))
+    assert "np.shape(t)" in text        # x * 2.0 is a Python float for a float x
+    assert "sin_x_shape = sin_x.shape" in text  # np.sin gives a NumPy value
+    g = symdiff.grad(scaled)(0.3, 4)
+    assert g == pytest.approx(4 * 2.0 + np.cos(0.3) * 6, rel=1e-12)

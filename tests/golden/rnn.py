@@ -13,10 +13,10 @@ def grad_rnn(W, U, b, xs, target):
         t_1 = matmul + matmul_1
         t_2 = t_1 + b
         h_1 = np.tanh(t_2)
-        matmul_shape = np.shape(matmul)
-        matmul_shape_1 = np.shape(matmul_1)
-        t_shape = np.shape(t_1)
-        t_shape_1 = np.shape(t_2)
+        matmul_shape = matmul.shape
+        matmul_shape_1 = matmul_1.shape
+        t_shape = t_1.shape
+        t_shape_1 = t_2.shape
         tape.append((h, matmul_shape, xs_part, matmul_shape_1, t_shape,
                      t_shape_1, h_1))
         h = h_1
