@@ -147,7 +147,10 @@ def _carried_adjoints(rev, active, seeds, mapping, reverse):
         if init is None:
             init = rev.zeros(carry.out)
         bar = Carry(Var(carry.param.hint + "_bar"), init, None, Var(carry.param.hint + "_bar"))
-        rev.b.facts.shape[bar.param] = rev.b.facts.key(carry.param)
+        # Each reverse iteration starts with the adjoint of what the forward
+        # iteration it undoes computed, so it has that value's shape.
+        update = mapping.get(carry.update, carry.param)
+        rev.b.facts.shape[bar.param] = rev.b.facts.key(update)
         rev.b.facts.shape[bar.out] = rev.b.facts.key(carry.param)
         rev.b.named.update((bar.param, bar.out))
         reverse.carried.append(bar)

@@ -11,14 +11,11 @@ def grad_rnn(W, U, b, xs, target):
         xs_part = xs[t]
         matmul_1 = U @ xs_part
         t_1 = matmul + matmul_1
-        t_2 = t_1 + b
-        h_1 = np.tanh(t_2)
+        h_1 = np.tanh(t_1 + b)
         matmul_shape = matmul.shape
         matmul_shape_1 = matmul_1.shape
         t_shape = t_1.shape
-        t_shape_1 = t_2.shape
-        tape.append((h, matmul_shape, xs_part, matmul_shape_1, t_shape,
-                     t_shape_1, h_1))
+        tape.append((h, matmul_shape, xs_part, matmul_shape_1, t_shape, h_1))
         h = h_1
     # L68: return 0.5 * np.sum((h - target) ** 2)
     h_bar = _sum_to(h - target, h)
@@ -26,10 +23,10 @@ def grad_rnn(W, U, b, xs, target):
     b_bar = np.zeros_like(b)[()]
     U_bar_parts = []
     W_bar_parts = []
-    for (h, matmul_shape, xs_part, matmul_shape_1, t_shape, t_shape_1,
+    for (h, matmul_shape, xs_part, matmul_shape_1, t_shape,
          h_1) in reversed(tape):
         # L67: h = np.tanh(W @ h + U @ xs[t] + b)
-        t_bar = _sum_to((1.0 - h_1 ** 2) * h_bar, t_shape_1)
+        t_bar = (1.0 - h_1 ** 2) * h_bar
         t_bar_1 = _sum_to(t_bar, t_shape)
         matmul_bar = _sum_to(t_bar_1, matmul_shape)
         matmul_bar_1 = _sum_to(t_bar_1, matmul_shape_1)
