@@ -192,6 +192,12 @@ def _sub_shapes(shape):
     return sorted(out, key=lambda s: (len(s), s))
 
 
+def _wider(shape):
+    """The shapes a value of ``shape`` can grow to by broadcasting."""
+    return [s for s in SHAPES if s != shape and len(s) >= len(shape) and
+            all(a in (1, b) for a, b in zip(shape[::-1], s[::-1]))]
+
+
 def _paren(e):
     return e if e.atom else E(e.shape, f"({e.p})", f"({e.i})", atom=True)
 
@@ -351,16 +357,27 @@ class Generator:
         index = f"i{next(self.counter)}"
         out = []
         carried = [n for n, s in env.items() if s is not int and n.startswith("v")]
+        grows = False
         if carried and r.random() < 0.5:
             acc = r.choice(carried)
         else:
             acc = self.name()
+            small = [n for n, s in env.items() if n[0] == "x" and _wider(s)]
             init = self.expr(r.choice(SHAPES), env, 1) if r.random() < 0.6 \
                 else E((), "0.0", atom=True)
+            if small and r.random() < 0.3:  # an argument itself
+                name = r.choice(small)
+                init = E(env[name], name, atom=True)
             env[acc] = init.shape
             out.append((f"{acc} = {init.p}", f"{acc} = {init.i}"))
+            # `total = 0.0` then `total = total + array`: the value changes shape
+            grows = bool(_wider(init.shape)) and r.random() < 0.5
+            if grows:
+                env[acc] = r.choice(_wider(init.shape))
         inner = dict(env)
         inner[index] = int
+        if grows:  # its shape inside the loop is not one shape
+            del inner[acc]
         body = self.block(inner, r.randint(0, 1), loops=False)
         update = self.expr(env[acc], inner, 2)
         decay = r.choice(["0.5 * ", "", "0.9 * "])
