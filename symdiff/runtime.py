@@ -119,26 +119,35 @@ def _matmul_adjoint_a_sum(parts, a):
     """``sum(_matmul_adjoint_a(g, a, b) for g, b in parts)``: what a loop's
     gradient gathers for a matrix ``a`` it reads in ``a @ b``. Vectors are
     stacked, so one matrix product replaces an outer product per iteration."""
-    stacked = _stacked_vectors(parts, a)
-    if stacked is not None:
-        gs, bs = stacked
-        return (gs.T @ bs).astype(a.dtype, copy=False)
     total = np.zeros_like(a)
-    for g, b in parts:
-        total += _matmul_adjoint_a(g, a, b)
+    for chunk in _chunks(parts):
+        stacked = _stacked_vectors(chunk, a)
+        if stacked is not None:
+            total += stacked[0].T @ stacked[1]
+            continue
+        for g, b in chunk:
+            total += _matmul_adjoint_a(g, a, b)
     return total
 
 
 def _matmul_adjoint_b_sum(parts, b):
     """``sum(_matmul_adjoint_b(g, a, b) for g, a in parts)``, as above."""
-    stacked = _stacked_vectors(parts, b)
-    if stacked is not None:
-        gs, as_ = stacked
-        return (as_.T @ gs).astype(b.dtype, copy=False)
     total = np.zeros_like(b)
-    for g, a in parts:
-        total += _matmul_adjoint_b(g, a, b)
+    for chunk in _chunks(parts):
+        stacked = _stacked_vectors(chunk, b)
+        if stacked is not None:
+            total += stacked[1].T @ stacked[0]
+            continue
+        for g, a in chunk:
+            total += _matmul_adjoint_b(g, a, b)
     return total
+
+
+def _chunks(parts, size=128):
+    """``parts`` a slice at a time: stacked copies of a long loop's vectors
+    would double its memory; 128 rows already make a matrix product fast."""
+    return [parts] if len(parts) <= size else \
+        [parts[k:k + size] for k in range(0, len(parts), size)]
 
 
 def _stacked_vectors(parts, matrix):
