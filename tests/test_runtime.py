@@ -21,6 +21,8 @@ PARTS = {
                               for _ in range(3)],
     "mixed ranks": lambda m, k: [(RNG.normal(size=m), RNG.normal(size=k)),
                                  (RNG.normal(size=(m, 2)), RNG.normal(size=(k, 2)))],
+    "many (stacked 128 at a time)": lambda m, k: [(RNG.normal(size=m), RNG.normal(size=k))
+                                                  for _ in range(300)],
     "one": lambda m, k: [(RNG.normal(size=m), RNG.normal(size=k))],
     "none": lambda m, k: [],
 }
