@@ -11,6 +11,7 @@ import math
 import os
 
 from . import prims
+from .facts import is_numpy_value
 from .inplace import accumulations, scatters
 from .ir import Const, If, Loop, Op, Var, use_counts, walk
 from .layout import fit_comment, strip_parens, wrap
@@ -248,6 +249,11 @@ class Emitter:
         return ast.Compare(args[0], [spelling[1]()], [args[1]])
 
     def _spell_np(self, op, spelling, args):
+        if op.prim == "sum" and op.backward and op.param("axis") is not None \
+                and is_numpy_value(op.args[0], self._defs):
+            # A sum the gradient needs, of an array: its method skips np.sum's
+            # Python wrapper, which costs more than the sum of a small array.
+            return ast.Call(ast.Attribute(args[0], "sum", ast.Load()), [], self._keywords(op))
         if prims.PRIMS[op.prim].operands[:1] == ("*arrays",) or op.prim == "array":
             args = [ast.List(args, ast.Load())]
         return ast.Call(self._np_attr(spelling[1]), args, self._keywords(op))

@@ -25,18 +25,20 @@ def _sum_to(a, like):
         # A scalar of unknown precision: a Python number stays one (so it
         # takes the precision of what it meets), an array becomes a scalar.
         return a if type(a) in (float, int) else np.sum(a)
-    a = _as_gradient(a, like)
-    if a.shape == shape:
-        return a
+    if type(a) is not np.ndarray:
+        a = _as_gradient(a, like)
+        if a.shape == shape:
+            return a
     if shape == ():
         return a.sum()
-    if a.ndim < len(shape):
-        return np.broadcast_to(a, shape)
     lead = a.ndim - len(shape)
-    ones = () if 1 not in shape else tuple(
-        lead + i for i, n in enumerate(shape)
-        if n == 1 and a.shape[lead + i] != 1)
-    if not ones:  # only leading axes: the sum has the shape already
+    if lead < 0:
+        return np.broadcast_to(a, shape)
+    if 1 not in shape:  # only leading axes: the sum has the shape already
+        return a.sum(axis=tuple(range(lead)) if lead != 1 else 0)
+    ones = tuple(lead + i for i, n in enumerate(shape)
+                 if n == 1 and a.shape[lead + i] != 1)
+    if not ones:
         return a.sum(axis=tuple(range(lead)))
     return a.sum(axis=tuple(range(lead)) + ones).reshape(shape)
 

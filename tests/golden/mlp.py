@@ -18,11 +18,11 @@ def grad_mlp(W1, b1, W2, b2, X, Y):
     t_bar = np.full_like(Y * log_probs, sum_t_bar)
     log_probs_bar = _sum_to(Y * t_bar, log_probs)
     # L25: log_probs = logits - np.log(np.sum(np.exp(logits), axis=1, keepdi...
-    log_sum_exp_logits_bar = -np.sum(log_probs_bar, axis=1, keepdims=True)
+    log_sum_exp_logits_bar = -log_probs_bar.sum(axis=1, keepdims=True)
     sum_exp_logits_bar = log_sum_exp_logits_bar / sum_exp_logits
     logits_bar = log_probs_bar + exp_logits * sum_exp_logits_bar
     # L24: logits = logits - np.max(logits, axis=1, keepdims=True)
-    max_logits_bar = -np.sum(logits_bar, axis=1, keepdims=True)
+    max_logits_bar = -logits_bar.sum(axis=1, keepdims=True)
     # kink policy: ties split the gradient evenly
     is_max = logits == max_logits
     logits_bar_1 = max_logits_bar / _ties(is_max, logits, axis=1) * is_max
