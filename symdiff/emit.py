@@ -20,6 +20,7 @@ from .values import FreeVar
 
 MAX_LINE = 79
 _NAMED_FLOATS = {math.pi: "pi", math.e: "e"}
+_METHODS = {"sum", "mean", "prod", "max", "min"}  # reductions spelled as methods
 _NEVER_INLINE = {"scalar_predicate", "pass_gradient"}  # and effects (Op.effect)
 
 
@@ -249,11 +250,10 @@ class Emitter:
         return ast.Compare(args[0], [spelling[1]()], [args[1]])
 
     def _spell_np(self, op, spelling, args):
-        if op.prim == "sum" and op.backward and op.param("axis") is not None \
-                and is_numpy_value(op.args[0], self._defs):
-            # A sum the gradient needs, of an array: its method skips np.sum's
-            # Python wrapper, which costs more than the sum of a small array.
-            return ast.Call(ast.Attribute(args[0], "sum", ast.Load()), [], self._keywords(op))
+        if op.prim in _METHODS and is_numpy_value(op.args[0], self._defs):
+            # The same reduction as the array's method, which skips np.sum's
+            # Python wrapper: that costs more than summing a small array.
+            return ast.Call(ast.Attribute(args[0], op.prim, ast.Load()), [], self._keywords(op))
         if prims.PRIMS[op.prim].operands[:1] == ("*arrays",) or op.prim == "array":
             args = [ast.List(args, ast.Load())]
         return ast.Call(self._np_attr(spelling[1]), args, self._keywords(op))

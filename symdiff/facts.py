@@ -133,8 +133,8 @@ def is_numpy_value(atom, defs, depth=12):
         return op.prim not in _NOT_ARRAYS
     if kind == "helper":
         return op.prim in _ARRAY_HELPERS
-    if kind == "attr":
-        return True  # .T: only arrays have it
+    if kind == "attr" or op.prim == "matmul":
+        return True  # .T and @: of Python's own values, only arrays have them
     if kind in _SAME_AS_FIRST:  # a NumPy value meets a number: a NumPy value
         operands = op.args if kind in ("binop", "compare") else op.args[:1]
         return any(is_numpy_value(a, defs, depth - 1) for a in operands)

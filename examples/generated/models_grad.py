@@ -112,7 +112,7 @@ def value_and_grad_logistic_loss(w, b, x, y):
     z = matmul + b
     negative_y = -y
     t = negative_y * z
-    logistic_loss = np.mean(np.logaddexp(0.0, t)) + 0.01 * np.sum(w ** 2)
+    logistic_loss = np.logaddexp(0.0, t).mean() + 0.01 * np.sum(w ** 2)
     # L19: return np.mean(np.logaddexp(0.0, -y * z)) + 0.01 * np.sum(w ** 2)
     t_bar = (0.5 - 0.5 * np.tanh(-0.5 * t)) * (1.0 / np.size(t))
     z_bar = _sum_to(negative_y * t_bar, z)
@@ -144,7 +144,7 @@ def value_and_grad_leaky_square(x):
     h = np.where(x_positive, x ** 2, 0.1 * x)
     tanh_x = np.tanh(x)
     t = h + tanh_x
-    leaky_square = np.sum(t)
+    leaky_square = t.sum()
     # L25: h = np.where(x > 0, x ** 2, 0.1 * x)
     x_bar = np.where(x_positive, 0.0, np.full_like(t, 0.1))
     x_bar_1 = np.where(x_positive, 2.0 * x, 0.0)

@@ -8,10 +8,10 @@ def grad_mlp(W1, b1, W2, b2, X, Y):
     h = np.tanh(matmul + b1)
     matmul_1 = h @ W2
     logits = matmul_1 + b2
-    max_logits = np.max(logits, axis=1, keepdims=True)
+    max_logits = logits.max(axis=1, keepdims=True)
     logits_1 = logits - max_logits
     exp_logits = np.exp(logits_1)
-    sum_exp_logits = np.sum(exp_logits, axis=1, keepdims=True)
+    sum_exp_logits = exp_logits.sum(axis=1, keepdims=True)
     log_probs = logits_1 - np.log(sum_exp_logits)
     # L26: return -np.sum(Y * log_probs) / X.shape[0]
     sum_t_bar = -1.0 / np.shape(X)[0]
