@@ -87,6 +87,8 @@ class Emitter:
             self._scatter(op, lines, pad)
             return
         value = ast.unparse(self.expr(op))
+        if value == self.names.get(op.target) and not op.effect:
+            return  # ``x = x``: the comments above it are all it has to say
         if op.effect and not self.counts.get(op.target):
             lines.extend(wrap(pad + value))
         else:

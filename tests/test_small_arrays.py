@@ -31,7 +31,6 @@ def test_backward_sums_of_arrays_are_methods():
     df = symdiff.grad(softmax_loss, wrt=(0, 1))
     text = symdiff.source(df)
     assert "-log_probs_bar.sum(axis=1, keepdims=True)" in text
-    assert "-logits_bar.sum(axis=1, keepdims=True)" in text
     # the forward pass too: the same values, fewer Python calls
     assert "logits.max(axis=1, keepdims=True)" in text
     assert "exp_logits.sum(axis=1, keepdims=True)" in text
