@@ -40,7 +40,8 @@ def _cancels(body, start, outputs, facts):
     op = body[start]
     x, m = op.args
     reduced = facts.reduced_axis(x, m)
-    if not isinstance(x, Var) or reduced is None or not facts.same_shape(op.target, x):
+    if not isinstance(x, Var) or reduced is None or op.override \
+            or not facts.same_shape(op.target, x):
         return False
     layouts = (facts.key(op.target), facts.key(m))  # t's shape, and a reduction's
     kinds = {op.target: COV}

@@ -107,3 +107,9 @@ def test_no_cancelling_through_returned_shifts_or_branches():
     assert "_ties" in symdiff.source(df)
     z = np.array([[0.3, -1.2, 2.0], [1.0, 1.5, -0.5]])
     assert_grad(lambda z: in_a_branch(z, True), lambda z: df(z, True), (z,))
+
+
+def test_no_cancelling_through_an_overridden_gradient():
+    df = symdiff.grad(log_softmax_loss, overrides={"exp": "identity"})
+    text = symdiff.source(df)
+    assert "_ties" in text and NOTE not in text and "overridden" in text
