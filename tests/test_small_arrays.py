@@ -134,3 +134,13 @@ def test_sum_to_sums_leading_axes_and_ones(g, like, expected):
     np.testing.assert_array_equal(got, expected)
     if np.ndim(g) == 0:  # a number takes the precision of what it meets
         assert got.dtype == like.dtype
+
+
+@pytest.mark.parametrize("g, expected", [
+    (np.arange(4.0), np.float64(6.0)), (np.arange(4.0, dtype=np.float32), np.float32(6.0)),
+    (np.float32(1.5), np.float32(1.5)), ([1.0, 2.0], np.float64(3.0)),
+    (2.0, 2.0),
+])
+def test_sum_to_a_python_number_gives_a_scalar(g, expected):
+    got = _sum_to(g, 0.5)
+    assert got == expected and np.ndim(got) == 0 and type(got) is type(expected)

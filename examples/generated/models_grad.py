@@ -24,7 +24,9 @@ def _sum_to(a, like):
     if shape == () and not hasattr(like, "dtype"):
         # A scalar of unknown precision: a Python number stays one (so it
         # takes the precision of what it meets), an array becomes a scalar.
-        return a if type(a) in (float, int) else np.sum(a)
+        if type(a) in (float, int):
+            return a
+        return a.sum() if type(a) is np.ndarray else np.sum(a)
     if type(a) is not np.ndarray:
         a = _as_gradient(a, like)
         if a.shape == shape:
