@@ -252,7 +252,8 @@ class Emitter:
         return ast.Compare(args[0], [spelling[1]()], [args[1]])
 
     def _spell_np(self, op, spelling, args):
-        if op.prim in _METHODS and is_numpy_value(op.args[0], self._defs):
+        if op.prim in _METHODS and is_numpy_value(op.args[0], self._defs,
+                                                   sized=op.param("axis") is not None):
             # The same reduction as the array's method, which skips np.sum's
             # Python wrapper: that costs more than summing a small array.
             return ast.Call(ast.Attribute(args[0], op.prim, ast.Load()), [], self._keywords(op))

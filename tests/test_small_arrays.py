@@ -75,6 +75,9 @@ def test_only_values_that_are_surely_numpy_values_count():
     assert not is_numpy_value(x, defs)  # a parameter may be a list
     assert not is_numpy_value(w, defs)  # 2.0 * a list is an error, not an array
     assert not is_numpy_value(s, defs) and not is_numpy_value(Const(1.0), defs)
+    u = Var("u")  # _sum_to(x, 0.5) is x when x is a number: only sized values
+    defs[u] = Op(u, "sum_to", (x, Const(0.5)))
+    assert not is_numpy_value(u, defs) and is_numpy_value(u, defs, sized=True)
 
 
 # ---- ties of a max or min ----------------------------------------------------------------
