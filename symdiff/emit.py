@@ -12,6 +12,7 @@ import os
 import textwrap
 
 from . import prims
+from .facts import is_numpy_value
 from .inplace import accumulations, scatters
 from .ir import Const, If, Loop, Op, Var, use_counts, walk
 from .layout import fit_comment, strip_parens, wrap
@@ -20,6 +21,7 @@ from .values import FreeVar
 
 MAX_LINE = 79
 _NAMED_FLOATS = {math.pi: "pi", math.e: "e"}
+_METHODS = {"sum", "mean", "prod", "max", "min"}  # reductions spelled as methods
 _NEVER_INLINE = {"scalar_predicate", "pass_gradient"}  # and effects (Op.effect)
 
 
@@ -86,6 +88,8 @@ class Emitter:
             self._scatter(op, lines, pad)
             return
         value = ast.unparse(self.expr(op))
+        if value == self.names.get(op.target) and not op.effect:
+            return  # ``x = x``: the comments above it are all it has to say
         if op.effect and not self.counts.get(op.target):
             lines.extend(wrap(pad + value))
         else:
@@ -249,6 +253,11 @@ class Emitter:
         return ast.Compare(args[0], [spelling[1]()], [args[1]])
 
     def _spell_np(self, op, spelling, args):
+        if op.prim in _METHODS and is_numpy_value(op.args[0], self._defs,
+                                                   sized=op.param("axis") is not None):
+            # The same reduction as the array's method, which skips np.sum's
+            # Python wrapper: that costs more than summing a small array.
+            return ast.Call(ast.Attribute(args[0], op.prim, ast.Load()), [], self._keywords(op))
         if prims.PRIMS[op.prim].operands[:1] == ("*arrays",) or op.prim == "array":
             args = [ast.List(args, ast.Load())]
         return ast.Call(self._np_attr(spelling[1]), args, self._keywords(op))

@@ -9,6 +9,7 @@ goes back to it by the same reduction (``np.sum(g, axis=1, keepdims=True)``).
 """
 from __future__ import annotations
 
+from . import prims
 from .ir import Const, Var
 
 SCALAR = "scalar"
@@ -110,6 +111,37 @@ class Facts:
 
     def producer(self, atom):
         return self.defs.get(atom) if isinstance(atom, Var) else None
+
+
+# Helpers whose result is always a NumPy array or scalar; `_sum_to` may give
+# back a Python number, but only as a 0-d result.
+_ARRAY_HELPERS = {"unindex", "unindex_add", "unreduce", "matmul_adjoint_a",
+                  "matmul_adjoint_b", "dot_adjoint_a", "dot_adjoint_b",
+                  "prod_adjoint", "ties"}
+_NOT_ARRAYS = {"shape", "ndim", "size", "npcall"}  # tuples, ints, anything
+_SAME_AS_FIRST = {"binop", "unary", "compare", "identity", "subscript"}
+
+
+def is_numpy_value(atom, defs, sized=False, depth=12):
+    """Whether ``atom`` is surely a NumPy array or scalar (never a Python number
+    or list), so its methods (``.sum(axis=...)``) can be called. ``defs`` maps
+    a Var to the Op defining it; a parameter may be a list: not known.
+    ``sized``: the value has at least one axis (or the code fails anyway)."""
+    op = defs.get(atom) if isinstance(atom, Var) else None
+    if op is None or depth == 0:
+        return False
+    prim = prims.PRIMS.get(op.prim)
+    kind = prim.spelling[0] if prim is not None else None
+    if kind in ("np", "np.linalg"):
+        return op.prim not in _NOT_ARRAYS
+    if kind == "helper":
+        return op.prim in _ARRAY_HELPERS or sized and op.prim == "sum_to"
+    if kind == "attr" or op.prim == "matmul":
+        return True  # .T and @: of Python's own values, only arrays have them
+    if kind in _SAME_AS_FIRST:  # a NumPy value meets a number: a NumPy value
+        operands = op.args if kind in ("binop", "compare") else op.args[:1]
+        return any(is_numpy_value(a, defs, sized, depth - 1) for a in operands)
+    return False
 
 
 def _kept(key):

@@ -16,6 +16,7 @@ from .loop_reverse import backward_loop, loop_activity
 from .masks import Guards, guard_wheres
 from .rules.custom import override_rule
 from .shadow import add_shadows
+from .shifts import shift_free
 from .values import Tup, is_atom
 from .rules import rule_for
 
@@ -32,10 +33,13 @@ class Reverse:
         self.shadow = {}  # var -> its clean copy, downstream of backward_as
         self.original = {}  # clean copy -> var
         self.branch_of = {}  # var -> the (If, side) branches defining it, innermost first
+        self.shift_free = set()  # subtractions whose shift gets no gradient (shifts.py)
+        self.cancelled = None  # that shift, while its subtraction is differentiated
 
     # -- the interface rules use ---------------------------------------------------
     def wants(self, atom):
-        return isinstance(atom, Var) and self.original.get(atom, atom) in self.active
+        return isinstance(atom, Var) and self.original.get(atom, atom) in self.active \
+            and atom is not self.cancelled
 
     def unbroadcast(self, contribution, like):
         if contribution is None:
@@ -82,6 +86,8 @@ class Reverse:
         ``(value, adjoint)`` pairs in ``seeds``."""
         self.active = _activity(self.fn.body, set(wrt))
         self.branch_of = branch_definitions(self.fn.body)
+        if not self.shadow and not self.guards.cone_of:  # (masks and shadows: not followed)
+            self.shift_free = shift_free(self.fn.body, tuple(v for v, _ in seeds), self.facts)
         for value, seed in seeds:
             if self.wants(value):
                 self.adj[value].append(seed)
@@ -138,13 +144,24 @@ class Reverse:
         if rule is None:
             return
         self.cone = self.guards.cone(op.target)
+        if op.target in self.shift_free:
+            self.cancelled = op.args[1]  # its gradient from here is exactly zero
         with self.b.at(op.loc):
             grads = rule(self, self._as_seen_backward(op), g)
-        self.cone = None
+            if self.cancelled is not None:
+                grads = [self._cancelled_note(grads[0], op), None]
+        self.cone = self.cancelled = None
         for arg, grad in zip(op.args, grads):
             if grad is not None and self.wants(arg):
                 self._name_contribution(grad, arg)
                 self.adj[arg].append(grad)
+
+    def _cancelled_note(self, grad, op):
+        """``grad`` passed on with a comment saying why the shift has none."""
+        shift = self.facts.producer(op.args[1])
+        what = f"np.{shift.prim}(...)" if shift is not None else "the shift"
+        with self.b.noting(f"{what} gets no gradient: the result does not change with it"):
+            return self.b.op("pass_gradient", grad, hint=op.args[0].hint + "_bar")
 
     def _as_seen_backward(self, op):
         """``op`` with the clean copies backward_as asks for in place of its values."""

@@ -27,19 +27,23 @@ def _sum_to(a, like):
     if shape == () and not hasattr(like, "dtype"):
         # A scalar of unknown precision: a Python number stays one (so it
         # takes the precision of what it meets), an array becomes a scalar.
-        return a if type(a) in (float, int) else np.sum(a)
-    a = _as_gradient(a, like)
-    if a.shape == shape:
-        return a
+        if type(a) in (float, int):
+            return a
+        return a.sum() if type(a) is np.ndarray else np.sum(a)
+    if type(a) is not np.ndarray:
+        a = _as_gradient(a, like)
+        if a.shape == shape:
+            return a
     if shape == ():
         return a.sum()
-    if a.ndim < len(shape):
-        return np.broadcast_to(a, shape)
     lead = a.ndim - len(shape)
-    ones = () if 1 not in shape else tuple(
-        lead + i for i, n in enumerate(shape)
-        if n == 1 and a.shape[lead + i] != 1)
-    if not ones:  # only leading axes: the sum has the shape already
+    if lead < 0:
+        return np.broadcast_to(a, shape)
+    if 1 not in shape:  # only leading axes: the sum has the shape already
+        return a.sum(axis=tuple(range(lead)) if lead != 1 else 0)
+    ones = tuple(lead + i for i, n in enumerate(shape)
+                 if n == 1 and a.shape[lead + i] != 1)
+    if not ones:
         return a.sum(axis=tuple(range(lead)))
     return a.sum(axis=tuple(range(lead)) + ones).reshape(shape)
 
@@ -234,9 +238,15 @@ def _ties(hits, like, axis=None):
     """How many entries tie for a max or min: ``np.sum(hits, axis,
     keepdims=True)`` in the precision of ``like``, and NaN where none does
     (the extremum is NaN), so that its gradient there is NaN too."""
-    dtype = np.result_type(like, 0.5)
-    count = np.sum(hits, axis=axis, keepdims=True, dtype=dtype)
-    return np.where(count == 0, np.nan, count)[()]
+    # (ufunc calls, not np.sum and np.where: at small sizes the Python
+    # wrappers cost more than the arithmetic)
+    dtype = getattr(like, "dtype", None)
+    if dtype is None or dtype.kind != "f":
+        dtype = np.result_type(like, 0.5)
+    count = np.add.reduce(hits, axis=axis, keepdims=True, dtype=dtype)
+    if np.count_nonzero(count) < count.size:  # a NaN extremum: no entry ties
+        count = np.where(count == 0, np.nan, count)
+    return count[()]
 
 
 def _is_scalar(value):

@@ -24,19 +24,23 @@ def _sum_to(a, like):
     if shape == () and not hasattr(like, "dtype"):
         # A scalar of unknown precision: a Python number stays one (so it
         # takes the precision of what it meets), an array becomes a scalar.
-        return a if type(a) in (float, int) else np.sum(a)
-    a = _as_gradient(a, like)
-    if a.shape == shape:
-        return a
+        if type(a) in (float, int):
+            return a
+        return a.sum() if type(a) is np.ndarray else np.sum(a)
+    if type(a) is not np.ndarray:
+        a = _as_gradient(a, like)
+        if a.shape == shape:
+            return a
     if shape == ():
         return a.sum()
-    if a.ndim < len(shape):
-        return np.broadcast_to(a, shape)
     lead = a.ndim - len(shape)
-    ones = () if 1 not in shape else tuple(
-        lead + i for i, n in enumerate(shape)
-        if n == 1 and a.shape[lead + i] != 1)
-    if not ones:  # only leading axes: the sum has the shape already
+    if lead < 0:
+        return np.broadcast_to(a, shape)
+    if 1 not in shape:  # only leading axes: the sum has the shape already
+        return a.sum(axis=tuple(range(lead)) if lead != 1 else 0)
+    ones = tuple(lead + i for i, n in enumerate(shape)
+                 if n == 1 and a.shape[lead + i] != 1)
+    if not ones:
         return a.sum(axis=tuple(range(lead)))
     return a.sum(axis=tuple(range(lead)) + ones).reshape(shape)
 
@@ -112,7 +116,7 @@ def value_and_grad_logistic_loss(w, b, x, y):
     z = matmul + b
     negative_y = -y
     t = negative_y * z
-    logistic_loss = np.mean(np.logaddexp(0.0, t)) + 0.01 * np.sum(w ** 2)
+    logistic_loss = np.logaddexp(0.0, t).mean() + 0.01 * np.sum(w ** 2)
     # L19: return np.mean(np.logaddexp(0.0, -y * z)) + 0.01 * np.sum(w ** 2)
     t_bar = (0.5 - 0.5 * np.tanh(-0.5 * t)) * (1.0 / np.size(t))
     z_bar = _sum_to(negative_y * t_bar, z)
@@ -144,7 +148,7 @@ def value_and_grad_leaky_square(x):
     h = np.where(x_positive, x ** 2, 0.1 * x)
     tanh_x = np.tanh(x)
     t = h + tanh_x
-    leaky_square = np.sum(t)
+    leaky_square = t.sum()
     # L25: h = np.where(x > 0, x ** 2, 0.1 * x)
     x_bar = np.where(x_positive, 0.0, np.full_like(t, 0.1))
     x_bar_1 = np.where(x_positive, 2.0 * x, 0.0)

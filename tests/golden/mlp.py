@@ -8,25 +8,20 @@ def grad_mlp(W1, b1, W2, b2, X, Y):
     h = np.tanh(matmul + b1)
     matmul_1 = h @ W2
     logits = matmul_1 + b2
-    max_logits = np.max(logits, axis=1, keepdims=True)
-    logits_1 = logits - max_logits
-    exp_logits = np.exp(logits_1)
-    sum_exp_logits = np.sum(exp_logits, axis=1, keepdims=True)
-    log_probs = logits_1 - np.log(sum_exp_logits)
+    logits = logits - logits.max(axis=1, keepdims=True)
+    exp_logits = np.exp(logits)
+    sum_exp_logits = exp_logits.sum(axis=1, keepdims=True)
+    log_probs = logits - np.log(sum_exp_logits)
     # L26: return -np.sum(Y * log_probs) / X.shape[0]
     sum_t_bar = -1.0 / np.shape(X)[0]
     t_bar = np.full_like(Y * log_probs, sum_t_bar)
     log_probs_bar = _sum_to(Y * t_bar, log_probs)
     # L25: log_probs = logits - np.log(np.sum(np.exp(logits), axis=1, keepdi...
-    log_sum_exp_logits_bar = -np.sum(log_probs_bar, axis=1, keepdims=True)
+    log_sum_exp_logits_bar = -log_probs_bar.sum(axis=1, keepdims=True)
     sum_exp_logits_bar = log_sum_exp_logits_bar / sum_exp_logits
     logits_bar = log_probs_bar + exp_logits * sum_exp_logits_bar
     # L24: logits = logits - np.max(logits, axis=1, keepdims=True)
-    max_logits_bar = -np.sum(logits_bar, axis=1, keepdims=True)
-    # kink policy: ties split the gradient evenly
-    is_max = logits == max_logits
-    logits_bar_1 = max_logits_bar / _ties(is_max, logits, axis=1) * is_max
-    logits_bar = logits_bar + logits_bar_1
+    # np.max(...) gets no gradient: the result does not change with it
     # L23: logits = h @ W2 + b2
     matmul_bar = _sum_to(logits_bar, matmul_1)
     b2_bar = _sum_to(logits_bar, b2)
