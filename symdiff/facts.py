@@ -117,8 +117,8 @@ class Facts:
 # back a Python number, but only as a 0-d result.
 _ARRAY_HELPERS = {"unindex", "unindex_add", "unreduce", "matmul_adjoint_a",
                   "matmul_adjoint_b", "dot_adjoint_a", "dot_adjoint_b",
-                  "prod_adjoint", "ties"}
-_NOT_ARRAYS = {"shape", "ndim", "size", "npcall"}  # tuples, ints, anything
+                  "prod_adjoint", "ties", "matmul_adjoint_a_sum", "matmul_adjoint_b_sum"}
+_NOT_ARRAYS = {"shape", "array_shape", "ndim", "size", "npcall"}  # tuples, ints, ...
 _SAME_AS_FIRST = {"binop", "unary", "compare", "identity", "subscript"}
 
 
@@ -132,8 +132,10 @@ def is_numpy_value(atom, defs, sized=False, depth=12):
         return False
     prim = prims.PRIMS.get(op.prim)
     kind = prim.spelling[0] if prim is not None else None
+    if op.prim in _NOT_ARRAYS:
+        return False
     if kind in ("np", "np.linalg"):
-        return op.prim not in _NOT_ARRAYS
+        return True
     if kind == "helper":
         return op.prim in _ARRAY_HELPERS or sized and op.prim == "sum_to"
     if kind == "attr" or op.prim == "matmul":

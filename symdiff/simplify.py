@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from . import prims
+from .facts import is_numpy_value
 from .ir import If, Loop, Op, Var, saved, walk
 
 # Operations whose value is their first operand (their meaning was for the
@@ -271,29 +271,11 @@ def _prune_saves(loop, live):
             if shape and var not in _SHAPES:  # save np.shape(var), not the array
                 loads[i].hint = var.hint + "_shape"  # read back as what it is
                 if var not in shapes:
-                    prim = "array_shape" if _numpy_valued(var) else "shape"
+                    prim = "array_shape" if is_numpy_value(var, _DEFS) else "shape"
                     op = Op(Var(var.hint + "_shape"), prim, (var,), loc=loop.loc)
                     loop.body.append(op)
                     shapes[var] = op.target
                 tape.items[i] = shapes[var]
-
-
-_NOT_ARRAYS = {"shape", "ndim", "size"}  # NumPy functions giving Python values
-
-
-def _numpy_valued(var, depth=0):
-    """Whether ``var`` is certainly a NumPy array or scalar (``var.shape``
-    works): a NumPy function's result, a matrix product, or arithmetic or
-    indexing with such an operand (a Python float stays one otherwise)."""
-    op = _DEFS.get(var)
-    if op is None or depth > 8:
-        return False
-    kind = prims.PRIMS[op.prim].spelling[0] if op.prim in prims.PRIMS else ""
-    if kind in ("np", "np.linalg") and op.prim not in _NOT_ARRAYS or op.prim == "matmul":
-        return True
-    operands = op.args[:1] if kind == "subscript" else \
-        op.args if kind in ("binop", "unary", "compare") else ()
-    return any(_numpy_valued(a, depth + 1) for a in operands if isinstance(a, Var))
 
 
 def _vars(atoms):
