@@ -70,6 +70,18 @@ def _gradient_dtype(g, like):
     return np.result_type(g, like, 0.0)
 
 
+def _unindex_sum(a, b, like, index):
+    """``_unindex(a + b, like, index)`` (basic indexing, slices), the sum
+    written straight into its place: no array for it, and no copy."""
+    dtype = getattr(like, "dtype", None)
+    if dtype is None or dtype.kind != "f" or getattr(a, "dtype", None) != dtype \
+            or getattr(b, "dtype", None) != dtype:
+        return _unindex(a + b, like, index)
+    out = np.zeros(like.shape, dtype)
+    np.add(a, b, out=out[index])
+    return out
+
+
 def _unindex_add(g, like, index):
     """As `_unindex`, adding up repeated positions (advanced indexing)."""
     out = np.zeros(np.shape(like), dtype=_gradient_dtype(g, like))
