@@ -77,8 +77,23 @@ def _unindex_sum(a, b, like, index):
     if dtype is None or dtype.kind != "f" or getattr(a, "dtype", None) != dtype \
             or getattr(b, "dtype", None) != dtype:
         return _unindex(a + b, like, index)
-    out = np.zeros(like.shape, dtype)
+    out = _zero_outside(like, index)
     np.add(a, b, out=out[index])
+    return out
+
+
+def _zero_outside(like, index):
+    """An array like ``like``, zero outside ``like[index]`` (slices): for a big
+    one, only there (np.zeros on reused memory would clear it all first)."""
+    parts = index if isinstance(index, tuple) else (index,)
+    if like.size < 1 << 16 or any(p.step not in (None, 1) for p in parts):
+        return np.zeros(like.shape, like.dtype)
+    out = np.empty(like.shape, like.dtype)
+    for axis, part in enumerate(parts):
+        start, stop, _ = part.indices(like.shape[axis])
+        before = (slice(None),) * axis
+        out[before + (slice(None, start),)] = 0
+        out[before + (slice(stop, None),)] = 0
     return out
 
 

@@ -158,6 +158,14 @@ def test_index_gradients_in_one_buffer_keep_float32():
      np.s_[::2]),
     (np.ones((2, 3)), np.arange(3.0), np.zeros((3, 4)), (slice(1, None), slice(None, -1))),
     (np.ones((1, 3)), np.arange(6.0).reshape(2, 3), np.zeros((3, 3)), np.s_[:2]),
+    # big enough for np.empty, zeroed outside the slices only
+    (np.arange(99999.0), np.ones(99999), np.empty(10 ** 5), np.s_[1:]),
+    (np.arange(99998.0), np.ones(99998), np.empty(10 ** 5), np.s_[1:-1]),
+    (np.ones((299, 297), np.float32), np.float32(2.0), np.empty((300, 300), np.float32),
+     np.s_[1:, 2:-1]),
+    (np.ones((0, 300)), np.ones(300), np.empty((300, 300)), np.s_[5:5]),
+    (np.ones((0, 300)), np.ones(300), np.empty((300, 300)), np.s_[7:3]),
+    (np.ones((150, 300)), np.ones(300), np.empty((300, 300)), np.s_[::2]),
 ])
 def test_a_sum_written_into_its_place_is_the_sum_placed(a, b, like, index):
     from symdiff.runtime import _unindex, _unindex_sum
