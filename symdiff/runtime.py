@@ -54,8 +54,10 @@ def _unreduce(g, like, axis=None, keepdims=False):
 
 def _unindex(g, like, index):
     """The gradient of ``like[index]`` (basic indexing): ``g`` in zeros."""
-    out = np.zeros(getattr(like, "shape", None) or np.shape(like),
-                   dtype=_gradient_dtype(g, like))
+    dtype = _gradient_dtype(g, like)
+    out = _zero_outside(like, index) if dtype == getattr(like, "dtype", None) else None
+    if out is None:
+        out = np.zeros(getattr(like, "shape", None) or np.shape(like), dtype=dtype)
     out[index] = g
     return out
 
@@ -78,16 +80,21 @@ def _unindex_sum(a, b, like, index):
             or getattr(b, "dtype", None) != dtype:
         return _unindex(a + b, like, index)
     out = _zero_outside(like, index)
+    if out is None:
+        out = np.zeros(like.shape, dtype)
     np.add(a, b, out=out[index])
     return out
 
 
 def _zero_outside(like, index):
-    """An array like ``like``, zero outside ``like[index]`` (slices): for a big
-    one, only there (np.zeros on reused memory would clear it all first)."""
+    """For a big array ``like`` and slices ``index``, an array like it that
+    is zero outside ``like[index]``, cleared only there (np.zeros clears all
+    of reused memory, just before most of it is overwritten); else None."""
+    if getattr(like, "size", 0) < 1 << 16:
+        return None
     parts = index if isinstance(index, tuple) else (index,)
-    if like.size < 1 << 16 or any(p.step not in (None, 1) for p in parts):
-        return np.zeros(like.shape, like.dtype)
+    if any(type(p) is not slice or p.step not in (None, 1) for p in parts):
+        return None
     out = np.empty(like.shape, like.dtype)
     for axis, part in enumerate(parts):
         start, stop, _ = part.indices(like.shape[axis])

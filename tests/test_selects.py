@@ -276,3 +276,21 @@ def test_the_select_stays_unless_the_product_is_the_same(f, args):
 def test_an_unknown_upstream_gradient_keeps_the_select():
     code = _code(symdiff.vjp(sqrt_branch))
     assert "np.where(x_positive, x_safe_bar, 0.0)" in code
+
+
+@pytest.mark.parametrize("f, second", [
+    (sqrt_where, lambda x: -0.25 * x ** -1.5),
+    (log_where, lambda x: -1.0 / x ** 2),
+])
+def test_second_derivatives_through_the_rewritten_code(f, second):
+    """hessian differentiates the generated code: np.fmax, the sum with the
+    negated mask and the product with the mask."""
+    x = np.array([-1.0, 0.0, -0.0, np.nan, -np.inf, 4.0, 0.5])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        h = symdiff.hessian(f)(x)
+    taken = x > 0
+    assert np.all(h[~taken] == 0.0) and np.all(h[:, ~taken] == 0.0)
+    np.testing.assert_allclose(np.diag(h)[taken], second(x[taken]), rtol=1e-14)
+    block = h[taken][:, taken]
+    assert np.all(block[~np.eye(len(block), dtype=bool)] == 0.0)

@@ -176,6 +176,24 @@ def test_a_sum_written_into_its_place_is_the_sum_placed(a, b, like, index):
     assert np.array_equal(np.signbit(got), np.signbit(expected))
 
 
+@pytest.mark.parametrize("g, like, index", [
+    (np.ones(99999), np.empty(10 ** 5), np.s_[:-1]),
+    (np.ones((298, 300)), np.empty((300, 300)), np.s_[1:-1]),
+    (np.ones(300, np.float32), np.empty((300, 300), np.float32), np.s_[5, :]),
+    (np.ones(150), np.empty((300, 300)), np.s_[::2, 0]),
+    (np.ones((300, 300)), np.empty((300, 300)), ()),
+    (2.0, np.empty((300, 300)), np.s_[3:9, 4:]),
+    (np.ones(99999, np.float32), np.empty(10 ** 5), np.s_[1:]),  # float64 gradient
+])
+def test_a_big_index_gradient_is_zero_outside_the_index(g, like, index):
+    from symdiff.runtime import _unindex
+    got = _unindex(g, like, index)
+    expected = np.zeros(like.shape, np.result_type(g, like, 0.0))
+    expected[index] = g
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got, expected)
+
+
 def placed_sum(x):
     s = x[1:] * 2.0 + np.sin(x[1:])
     return np.sum(x[:-1] * s) + np.sum(np.cos(x[1:]))
