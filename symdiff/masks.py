@@ -24,7 +24,7 @@ a product with the mask (selects.py): the same bits, without a branch.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -238,7 +238,7 @@ def zero_by_product(value, cone, guards, facts):
     for dtype in _DTYPES:
         with np.errstate(all="raise"):
             try:
-                known = _outside(value, cone, guards, facts, dtype, depth=0)
+                known = _outside(value, _Outside(cone, guards, facts, dtype), depth=0)
             except (ArithmeticError, TypeError, ValueError):
                 return False
         if known is None or not np.isfinite(known) or np.signbit(known):
@@ -255,24 +255,39 @@ def _boolean(mask, facts):
     return op.prim in _BOOLEAN
 
 
-def _outside(atom, cone, guards, facts, dtype, depth):
-    """``atom``'s value where ``cone.mask`` fails, as a ``dtype`` scalar (or a
-    Python number, as a constant is), or None when it is not known."""
+@dataclass
+class _Outside:
+    cone: Cone
+    guards: Guards
+    facts: object
+    dtype: type
+    known: dict = field(default_factory=dict)  # Var -> its value (a DAG: once each)
+
+
+def _outside(atom, at, depth):
+    """``atom``'s value where ``at.cone.mask`` fails, as an ``at.dtype`` scalar
+    (or a Python number, as a constant is), or None when it is not known."""
     if isinstance(atom, Const):
         value = atom.value
         ok = isinstance(value, (int, float)) and not isinstance(value, bool)
         return value if ok else None
-    op = facts.producer(atom)
+    if atom not in at.known:
+        at.known[atom] = _outside_op(atom, at, depth)
+    return at.known[atom]
+
+
+def _outside_op(var, at, depth):
+    op = at.facts.producer(var)
     if op is None or depth > 20:
         return None
-    if atom in guards.guards and guards.cone_of[atom].mask is cone.mask \
-            and op.prim == "where" and op.args[0] is cone.mask:
+    if var in at.guards.guards and at.guards.cone_of[var].mask is at.cone.mask \
+            and op.prim == "where" and op.args[0] is at.cone.mask:
         safe = op.args[2]
-        return dtype(safe.value) if isinstance(safe, Const) else None
+        return at.dtype(safe.value) if isinstance(safe, Const) else None
     ufunc = getattr(np, op.prim, None)
     if op.prim not in ELEMENTWISE or not isinstance(ufunc, np.ufunc) or op.params:
         return None
-    args = [_outside(a, cone, guards, facts, dtype, depth + 1) for a in op.args]
+    args = [_outside(a, at, depth + 1) for a in op.args]
     if any(a is None for a in args):
         return None
     return ufunc(*args)
