@@ -41,6 +41,7 @@ class Builder:
         self.deps = []         # (namespace, name, value) resolved while lowering
         self.free = {}         # emitted name -> FreeVar, one per distinct value
         self.param_locs = {}   # parameter Var -> where the user declared it
+        self.products = {}     # where(m, g, 0.0) that is g * m -> its operands (selects.py)
 
     # -- making operations ---------------------------------------------------
     def op(self, prim, *args, hint=None, **params):

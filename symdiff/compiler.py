@@ -14,8 +14,10 @@ from .emit import Emitter
 from .errors import UnsupportedSyntaxError, WrtError
 from .lower import lower_function
 from .forward import jvp_function
+from .inplace import sums_in_place
 from .ir import Op, walk
 from .reverse import differentiate
+from .selects import branch_free_selects
 from .simplify import simplify
 from .source import read_source
 from .unwrap import returned_arrays
@@ -77,7 +79,9 @@ def _compile(src, wrt, mode, overrides):
     else:
         grad_fn = differentiate(ir_fn, builder, wrt_vars, mode,
                                 many=isinstance(wrt_names, tuple))
+    branch_free_selects(grad_fn, builder)
     grad_fn = simplify(grad_fn)
+    sums_in_place(grad_fn)
     name = f"{mode}_{src.name}" if src.name.isidentifier() else mode
     _rename_clashing_globals(grad_fn, {name} | set(runtime.HELPERS) | _BUILTINS)
     alias = _numpy_alias(grad_fn)

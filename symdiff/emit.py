@@ -22,6 +22,7 @@ from .values import FreeVar
 MAX_LINE = 79
 _NAMED_FLOATS = {math.pi: "pi", math.e: "e"}
 _METHODS = {"sum", "mean", "prod", "max", "min"}  # reductions spelled as methods
+_INDEXED = {"unindex": 2, "unindex_add": 2, "unindex_sum": 3}  # helper -> index's position
 _NEVER_INLINE = {"scalar_predicate", "pass_gradient"}  # and effects (Op.effect)
 
 
@@ -269,8 +270,8 @@ class Emitter:
     def _spell_helper(self, op, spelling, args):
         if op.prim == "unreduce" and op.param("axis") is None and not op.param("keepdims"):
             return ast.Call(self._np_attr("full_like"), [args[1], args[0]], [])
-        if op.prim in ("unindex", "unindex_add"):
-            args = args[:2] + [self._index(args[2:])]
+        if op.prim in _INDEXED:
+            args = args[:_INDEXED[op.prim]] + [self._index(args[_INDEXED[op.prim]:])]
         self.helpers.add(spelling[1])
         return ast.Call(ast.Name(spelling[1], ast.Load()), args, self._keywords(op))
 

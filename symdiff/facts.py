@@ -62,6 +62,8 @@ class Facts:
             return self.key(args[0])
         if prim in _LIKE_SECOND:
             return self.key(args[1])
+        if prim == "unindex_sum":
+            return self.key(args[2])
         if prim in _REDUCTIONS:
             axis, keep = op.param("axis"), op.param("keepdims")
             if keep:

@@ -8,9 +8,9 @@ becomes one buffer written twice: ``x_bar = _unindex(g1, x, i1)`` then
 """
 from __future__ import annotations
 
-from .ir import Loop, Op, walk
+from .ir import Const, Loop, Op, blocks, use_counts, walk
 
-_BUFFERS = ("unindex", "unindex_add")
+_BUFFERS = {"unindex": 1, "unindex_add": 1, "unindex_sum": 2}  # -> like's position
 _PLACED = ("unindex",)  # `x_bar[i] += g` adds g once to a repeated position
 
 
@@ -43,7 +43,7 @@ def scatters(stmts, counts):
             if not isinstance(op, Op):
                 continue
             if op.prim in _BUFFERS:
-                like[op.target] = op.args[1]
+                like[op.target] = op.args[_BUFFERS[op.prim]]
             elif op.prim == "add" and all(counts.get(a) == 1 for a in op.args):
                 for buffer, other in (op.args, op.args[::-1]):
                     placed = defs.get(other)
@@ -55,6 +55,25 @@ def scatters(stmts, counts):
     return found
 
 
+def sums_in_place(fn):
+    """``_unindex(a + b, x, index)`` (slices) as ``_unindex_sum(a, b, x, index)``,
+    which adds a and b straight into the zeros: the sum is read only there,
+    so neither an array for it nor a copy of it is made."""
+    counts = use_counts(fn)
+    for block in [fn.body] + [b for s in walk(fn.body) for b in blocks(s)]:
+        defs = {s.target: s for s in block if isinstance(s, Op)}
+        merged = set()
+        for i, op in enumerate(block):
+            total = defs.get(op.args[0]) if isinstance(op, Op) \
+                and op.prim == "unindex" else None
+            if total is not None and total.prim == "add" and counts.get(total.target) == 1 \
+                    and all(isinstance(p, Const) and isinstance(p.value, slice)
+                            for p in op.args[2:]):
+                block[i] = Op(op.target, "unindex_sum", total.args + op.args[1:], op.params,
+                              op.loc, op.note, op.backward)
+                merged.add(total.target)
+        block[:] = [s for s in block if not isinstance(s, Op) or s.target not in merged]
+
+
 def _blocks(stmt):
-    from .ir import blocks
     return blocks(stmt)

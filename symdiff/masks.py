@@ -18,11 +18,15 @@ read gets a guarded copy for each of them.
 The reverse pass then lets the upstream gradient flow unmasked through the
 cone, guards included (every value there is finite), at the where's full
 shape, and applies the mask once, where a gradient leaves the cone: select
-after multiply, then sum to the operand's shape.
+after multiply, then sum to the operand's shape. Where the gradient is known
+finite and not negative outside the mask (`zero_by_product`), the select is
+a product with the mask (selects.py): the same bits, without a branch.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+
+import numpy as np
 
 from .facts import ELEMENTWISE
 from .ir import Const, If, Loop, Op, Var, use_counts, walk
@@ -213,3 +217,77 @@ def _feeds_effects_only(op, counts, feeding):
     if op.effect:
         return not read
     return read > 0 and feeding.get(op.target, 0) == read
+
+
+# -- where the gradient leaves a cone -----------------------------------------
+_BOOLEAN = frozenset({"greater", "greater_equal", "less", "less_equal", "equal",
+                      "not_equal", "logical_and", "logical_or", "logical_xor",
+                      "logical_not", "isnan", "isinf", "isfinite"})
+_DTYPES = (np.float16, np.float32, np.float64, np.longdouble)
+
+
+def zero_by_product(value, cone, guards, facts):
+    """True when ``value * mask`` is ``where(mask, value, 0.0)`` in every bit:
+    the mask is boolean (times True changes nothing, not even NaN or -0.0)
+    and, where it fails, ``value`` is computed from constants and this cone's
+    guards alone (they hold their safe values there) and is finite and not
+    negative in every float type (so times False is +0.0). A multiply does
+    not branch: no misprediction per element, as np.where has."""
+    if not _boolean(cone.mask, facts):
+        return False
+    for dtype in _DTYPES:
+        with np.errstate(all="raise"):
+            try:
+                known = _outside(value, _Outside(cone, guards, facts, dtype), depth=0)
+            except (ArithmeticError, TypeError, ValueError):
+                return False
+        if known is None or not np.isfinite(known) or np.signbit(known):
+            return False
+    return True
+
+
+def _boolean(mask, facts):
+    op = facts.producer(mask)
+    if op is None:
+        return False
+    if op.prim in ("bitwise_and", "bitwise_or", "bitwise_xor"):
+        return all(_boolean(a, facts) for a in op.args)
+    return op.prim in _BOOLEAN
+
+
+@dataclass
+class _Outside:
+    cone: Cone
+    guards: Guards
+    facts: object
+    dtype: type
+    known: dict = field(default_factory=dict)  # Var -> its value (a DAG: once each)
+
+
+def _outside(atom, at, depth):
+    """``atom``'s value where ``at.cone.mask`` fails, as an ``at.dtype`` scalar
+    (or a Python number, as a constant is), or None when it is not known."""
+    if isinstance(atom, Const):
+        value = atom.value
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        return value if ok else None
+    if atom not in at.known:
+        at.known[atom] = _outside_op(atom, at, depth)
+    return at.known[atom]
+
+
+def _outside_op(var, at, depth):
+    op = at.facts.producer(var)
+    if op is None or depth > 20:
+        return None
+    if var in at.guards.guards and at.guards.cone_of[var].mask is at.cone.mask \
+            and op.prim == "where" and op.args[0] is at.cone.mask:
+        safe = op.args[2]
+        return at.dtype(safe.value) if isinstance(safe, Const) else None
+    ufunc = getattr(np, op.prim, None)
+    if op.prim not in ELEMENTWISE or not isinstance(ufunc, np.ufunc) or op.params:
+        return None
+    args = [_outside(a, at, depth + 1) for a in op.args]
+    if any(a is None for a in args):
+        return None
+    return ufunc(*args)

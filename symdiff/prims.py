@@ -109,6 +109,7 @@ PRIMS.update(_table(("npcall",), "npcall(*args; func='', kwargs=())"))
 # ---- runtime helpers (symdiff/runtime.py), written into generated modules --
 PRIMS.update(_table(lambda n: ("helper", "_" + n),
     "sum_to(a, like)", "unindex(g, like, *index)", "unindex_add(g, like, *index)",
+    "unindex_sum(a, b, like, *index)",
     "matmul_adjoint_a(g, a, b)", "matmul_adjoint_b(g, a, b)",
     "matmul_adjoint_a_sum(parts, a)", "matmul_adjoint_b_sum(parts, b)",
     "dot_adjoint_a(g, a, b)", "dot_adjoint_b(g, a, b)",

@@ -13,7 +13,7 @@ from .errors import NoDerivativeRuleError, NonScalarOutputError
 from .facts import ELEMENTWISE, SCALAR
 from .ir import Const, Function, If, Loop, Merge, Op, Var, branch_definitions
 from .loop_reverse import backward_loop, loop_activity
-from .masks import Guards, guard_wheres
+from .masks import Guards, guard_wheres, zero_by_product
 from .rules.custom import override_rule
 from .shadow import add_shadows
 from .shifts import shift_free
@@ -48,8 +48,10 @@ class Reverse:
             if not self._leaves_cone(like):
                 return contribution  # stays unmasked, at the where's shape
             # Select after multiply: the gradient leaves a where-branch here.
-            contribution = self.b.op("where", self.cone.mask, contribution, Const(0.0),
-                                     hint=like.hint + "_bar")
+            args = (self.cone.mask, contribution, Const(0.0))
+            contribution = self.b.op("where", *args, hint=like.hint + "_bar")
+            if zero_by_product(args[1], self.cone, self.guards, self.facts):
+                self.b.products[contribution] = args
         if self.facts.same_shape(contribution, like):
             return contribution
         reduced = self.facts.reduced_axis(contribution, like)

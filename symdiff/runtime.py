@@ -58,8 +58,10 @@ def _unreduce(g, like, axis=None, keepdims=False):
 
 def _unindex(g, like, index):
     """The gradient of ``like[index]`` (basic indexing): ``g`` in zeros."""
-    out = np.zeros(getattr(like, "shape", None) or np.shape(like),
-                   dtype=_gradient_dtype(g, like))
+    dtype = _gradient_dtype(g, like)
+    out = _zero_outside(like, index) if dtype == getattr(like, "dtype", None) else None
+    if out is None:
+        out = np.zeros(getattr(like, "shape", None) or np.shape(like), dtype=dtype)
     out[index] = g
     return out
 
@@ -72,6 +74,38 @@ def _gradient_dtype(g, like):
             and getattr(g, "dtype", dtype) == dtype:
         return dtype
     return np.result_type(g, like, 0.0)
+
+
+def _unindex_sum(a, b, like, index):
+    """``_unindex(a + b, like, index)`` (basic indexing, slices), the sum
+    written straight into its place: no array for it, and no copy."""
+    dtype = getattr(like, "dtype", None)
+    if dtype is None or dtype.kind != "f" or getattr(a, "dtype", None) != dtype \
+            or getattr(b, "dtype", None) != dtype:
+        return _unindex(a + b, like, index)
+    out = _zero_outside(like, index)
+    if out is None:
+        out = np.zeros(like.shape, dtype)
+    np.add(a, b, out=out[index])
+    return out
+
+
+def _zero_outside(like, index):
+    """For a big array ``like`` and slices ``index``, an array like it that
+    is zero outside ``like[index]``, cleared only there (np.zeros clears all
+    of reused memory, just before most of it is overwritten); else None."""
+    if getattr(like, "size", 0) < 1 << 16:
+        return None
+    parts = index if isinstance(index, tuple) else (index,)
+    if any(type(p) is not slice or p.step not in (None, 1) for p in parts):
+        return None
+    out = np.empty(like.shape, like.dtype)
+    for axis, part in enumerate(parts):
+        start, stop, _ = part.indices(like.shape[axis])
+        before = (slice(None),) * axis
+        out[before + (slice(None, start),)] = 0
+        out[before + (slice(stop, None),)] = 0
+    return out
 
 
 def _unindex_add(g, like, index):

@@ -20,8 +20,8 @@ from .ir import Const, Op, Var, blocks, uses, walk
 # Operations whose result is a new array (or a new scalar, which `+=` into a
 # part of would fail at run time as in Python).
 _FRESH = frozenset("""
-    unindex unindex_add zeros_like ones_like full_like add subtract multiply divide
-    negative
+    unindex unindex_add unindex_sum zeros_like ones_like full_like add subtract
+    multiply divide negative
 """.split())
 _FRESH_CALLS = frozenset({"zeros", "ones", "full"})
 

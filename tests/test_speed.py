@@ -122,7 +122,7 @@ def rows_and_columns(x):
 def test_rosenbrock_gradient_fills_one_buffer():
     df = symdiff.grad(rosenbrock)
     text = symdiff.source(df)
-    assert text.count("_unindex(") == 1 and "x_bar[1:] += " in text
+    assert text.count("_unindex_sum(") == 1 and "x_bar[1:] += " in text
     x = np.linspace(-1.2, 1.3, 7)
     assert_grad(rosenbrock, df, (x,))
     first, second = df(x), df(x)
@@ -145,6 +145,73 @@ def test_index_gradients_add_in_place(f, args, spelled):
 def test_index_gradients_in_one_buffer_keep_float32():
     g = symdiff.grad(rosenbrock)(np.array([0.5, -1.0, 2.0], dtype=np.float32))
     assert g.dtype == np.float32
+
+
+# ---- a sum placed in zeros is added straight into them (inplace.sums_in_place) ----------
+@pytest.mark.parametrize("a, b, like, index", [
+    (np.arange(4.0), np.linspace(-1, 1, 4), np.zeros(5), np.s_[:-1]),
+    (np.arange(4.0, dtype=np.float32), np.ones(4, np.float32), np.zeros(5, np.float32),
+     np.s_[1:]),
+    (np.arange(4.0, dtype=np.float32), np.ones(4), np.zeros(5, np.float32), np.s_[1:]),
+    (np.arange(4.0), 2.5, np.zeros(5), np.s_[1:]),
+    (np.array([np.inf, -0.0, np.nan]), np.array([1.0, -0.0, 1.0]), np.ones(5),
+     np.s_[::2]),
+    (np.ones((2, 3)), np.arange(3.0), np.zeros((3, 4)), (slice(1, None), slice(None, -1))),
+    (np.ones((1, 3)), np.arange(6.0).reshape(2, 3), np.zeros((3, 3)), np.s_[:2]),
+    # big enough for np.empty, zeroed outside the slices only
+    (np.arange(99999.0), np.ones(99999), np.empty(10 ** 5), np.s_[1:]),
+    (np.arange(99998.0), np.ones(99998), np.empty(10 ** 5), np.s_[1:-1]),
+    (np.ones((299, 297), np.float32), np.float32(2.0), np.empty((300, 300), np.float32),
+     np.s_[1:, 2:-1]),
+    (np.ones((0, 300)), np.ones(300), np.empty((300, 300)), np.s_[5:5]),
+    (np.ones((0, 300)), np.ones(300), np.empty((300, 300)), np.s_[7:3]),
+    (np.ones((150, 300)), np.ones(300), np.empty((300, 300)), np.s_[::2]),
+])
+def test_a_sum_written_into_its_place_is_the_sum_placed(a, b, like, index):
+    from symdiff.runtime import _unindex, _unindex_sum
+    got, expected = _unindex_sum(a, b, like, index), _unindex(a + b, like, index)
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    assert not np.shares_memory(got, like)
+    np.testing.assert_array_equal(got, expected)
+    assert np.array_equal(np.signbit(got), np.signbit(expected))
+
+
+@pytest.mark.parametrize("g, like, index", [
+    (np.ones(99999), np.empty(10 ** 5), np.s_[:-1]),
+    (np.ones((298, 300)), np.empty((300, 300)), np.s_[1:-1]),
+    (np.ones(300, np.float32), np.empty((300, 300), np.float32), np.s_[5, :]),
+    (np.ones(150), np.empty((300, 300)), np.s_[::2, 0]),
+    (np.ones((300, 300)), np.empty((300, 300)), ()),
+    (2.0, np.empty((300, 300)), np.s_[3:9, 4:]),
+    (np.ones(99999, np.float32), np.empty(10 ** 5), np.s_[1:]),  # float64 gradient
+])
+def test_a_big_index_gradient_is_zero_outside_the_index(g, like, index):
+    from symdiff.runtime import _unindex
+    got = _unindex(g, like, index)
+    expected = np.zeros(like.shape, np.result_type(g, like, 0.0))
+    expected[index] = g
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got, expected)
+
+
+def placed_sum(x):
+    s = x[1:] * 2.0 + np.sin(x[1:])
+    return np.sum(x[:-1] * s) + np.sum(np.cos(x[1:]))
+
+
+def test_a_sum_of_gradients_of_a_slice_is_added_into_the_buffer():
+    df = symdiff.grad(rosenbrock)
+    text = symdiff.source(df)
+    assert "_unindex_sum(x_head_bar, x_head_bar_1, x, np.s_[:-1])" in text
+    assert "_unindex(" not in text
+    for dtype in (np.float64, np.float32):
+        x = np.array([0.5, -1.0, 2.0, 0.0, -0.0, 1e-310], dtype=dtype)
+        assert df(x).dtype == dtype
+    assert_grad(rosenbrock, df, (np.linspace(-1.2, 1.3, 7),))
+    assert_grad(placed_sum, symdiff.grad(placed_sum), (np.linspace(-1.2, 1.3, 7),))
+    x, v = np.linspace(-1.2, 1.3, 7), np.linspace(0.3, -0.5, 7)
+    _, tangent = symdiff.jvp(df)(x, v)  # (the generated code differentiated again)
+    np.testing.assert_allclose(tangent, symdiff.hessian(rosenbrock)(x) @ v, rtol=1e-13)
 
 
 # ---- so generated code can be differentiated again, `g[i] += v` into a fresh array ---------

@@ -121,8 +121,10 @@ def test_generated_where_is_a_masked_derivative_with_one_mask():
     text = symdiff.source(symdiff.grad(sqrt_where))
     code = [line for line in text.splitlines() if not line.strip().startswith("#")]
     assert sum(line.count("x > 0") for line in code) == 1
-    assert "np.where(x_positive, x, 1.0)" in text          # the safe input
-    assert "x_bar = np.where(x_positive" in text            # select after multiply
+    # the safe input: x where x > 0, else 1.0 (selects.py)
+    assert "x_safe = np.fmax(x, 0.0) + np.logical_not(x_positive)" in text
+    # select after multiply, as a product: 0.5 / sqrt(1.0) is finite (masks.py)
+    assert "x_bar = x_safe_bar * x_positive" in text
 
 
 # ---- the guard comes after its mask (the mask may be computed after the branch) ------

@@ -108,6 +108,7 @@ RULES.update({
     "sum_to": arrays.sum_to_rule, "unreduce": arrays.unreduce_rule,
     "full_like": arrays.full_like_rule,
     "unindex": arrays.unindex_rule, "unindex_add": arrays.unindex_rule,
+    "unindex_sum": arrays.unindex_sum_rule,
     "matmul_adjoint_a": arrays.matmul_adjoint_rule,
     "matmul_adjoint_b": arrays.matmul_adjoint_rule,
     "dot_adjoint_a": arrays.matmul_adjoint_rule, "dot_adjoint_b": arrays.matmul_adjoint_rule,

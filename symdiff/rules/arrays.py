@@ -197,3 +197,10 @@ def unreduce_rule(r, op, g):
 def unindex_rule(r, op, g):
     _, _, *index = op.args
     return [r.b.op("getitem", g, *index), None] + [None] * len(index)
+
+
+def unindex_sum_rule(r, op, g):
+    """``_unindex(a + b, like, index)``: a and b each get g[index]."""
+    a, b, _, *index = op.args
+    part = r.b.op("getitem", g, *index)
+    return [r.unbroadcast(part, a), r.unbroadcast(part, b), None] + [None] * len(index)

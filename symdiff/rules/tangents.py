@@ -152,6 +152,13 @@ def full_like(b, op, dargs):
     return b.op("full_like", op.args[0], dargs[1]) if dargs[1] is not None else None
 
 
+def unindex_sum(b, op, dargs):
+    """``_unindex(a + b, like, index)`` is linear in a + b."""
+    if dargs[0] is None and dargs[1] is None:
+        return None
+    return b.op("unindex", b.total(dargs[:2]), *op.args[2:])
+
+
 def helper_linear(b, op, dargs):
     return linear(b, op, dargs)
 
@@ -167,7 +174,7 @@ TANGENTS.update({
     "fmin": maximum, "clip": clip, "max": extremum, "min": extremum, "norm": norm,
     "prod": prod, "require_scalar": first, "require_float": first, "float": first,
     "straight_through": second, "backward_as": second, "pass_gradient": first,
-    "full_like": full_like,
+    "full_like": full_like, "unindex_sum": unindex_sum,
     "matmul_adjoint_a": matmul_adjoint, "matmul_adjoint_b": matmul_adjoint,
     "dot_adjoint_a": matmul_adjoint, "dot_adjoint_b": matmul_adjoint,
 })

@@ -7,6 +7,6 @@ def grad_rosenbrock(x):
     x_head_bar = -2.0 * (1.0 - x_head)
     t_bar = 200.0 * t
     x_head_bar_1 = -400.0 * (x_head * t)
-    x_bar = _unindex(x_head_bar + x_head_bar_1, x, np.s_[:-1])
+    x_bar = _unindex_sum(x_head_bar, x_head_bar_1, x, np.s_[:-1])
     x_bar[1:] += t_bar
     return x_bar
