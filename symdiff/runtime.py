@@ -196,38 +196,74 @@ def _is_scalar(value):
     return getattr(value, "ndim", None) == 0 or np.ndim(value) == 0
 
 
-def _require_scalar(value, message=""):
-    """``value`` if it is a scalar; an error at the function otherwise.
+def _require_scalar(value, *more, message=""):
+    """``value`` if it and ``more`` are scalars; an error at the function
+    otherwise. They are the function's output, or the values whose shapes
+    decide its shape (it broadcasts them): all scalars, or not a scalar.
 
     ``message`` is where the function is defined, ``"file.py:LINE:COL"``.
     """
-    if not _is_scalar(value):
+    try:  # the common cases cheaply: floats, 0-d arrays and NumPy scalars
+        if type(value) is float or value.ndim == 0:
+            if not more:
+                return value
+            for other in more:
+                if type(other) is not float and other.ndim != 0:
+                    break
+            else:
+                return value
+    except AttributeError:  # no ndim: an int, a bool, a list...
+        pass
+    values = (value,) + more
+    shapes = [np.shape(v) for v in values]
+    if any(shapes):
         _fail("NonScalarOutputError",
               f"{message}: grad needs a scalar output, but the function "
-              f"returns an array of shape {np.shape(value)}",
+              f"returns an array of shape {_broadcast_shape(shapes)}",
               "use symdiff.jacobian for a vector output, or reduce it to a "
               "scalar (np.sum, np.mean)")
     return value
 
 
-def _require_float(value, message=""):
-    """``value`` if it is floating point; an error naming it otherwise.
+def _broadcast_shape(shapes):
+    """The shape arrays of ``shapes`` broadcast to (an output's, from the
+    shapes of the values it broadcasts)."""
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:  # not broadcast together after all: the largest
+        return max(shapes, key=len)
 
-    ``message`` is where the argument is declared, then words naming it:
+
+def _require_float(value, *more, message="", messages=()):
+    """``value`` if it and ``more`` are floating point; an error naming the
+    first that is not otherwise.
+
+    ``messages`` has one entry per value (``message`` is that of a lone
+    value): where the argument is declared, then words naming it,
     ``"file.py:LINE:COL: argument `x`"``.
     """
-    if type(value) is float or \
-            type(value) is np.ndarray and value.dtype.kind == "f":
-        return value  # the common cases, checked cheaply
-    if getattr(getattr(value, "dtype", None), "kind", "") == "f":
-        return value
-    dtype = np.result_type(value)
-    if dtype.kind != "f":
-        _fail("NonFloatArgumentError",
-              f"{message} has dtype {dtype}; only floating-point "
-              "arguments can be differentiated",
-              "pass floating-point values: `x.astype(float)`, or `3.0` "
-              "instead of `3`")
+    try:  # the common cases cheaply: floats, floating-point arrays
+        if type(value) is float or value.dtype.kind == "f":
+            if not more:
+                return value
+            for other in more:
+                if type(other) is not float and other.dtype.kind != "f":
+                    break
+            else:
+                return value
+    except AttributeError:  # no dtype: an int, a bool, a list...
+        pass
+    values = (value,) + more
+    for item, where in zip(values, messages or (message,) * len(values)):
+        if getattr(getattr(item, "dtype", None), "kind", "") == "f":
+            continue
+        dtype = np.result_type(item)
+        if dtype.kind != "f":
+            _fail("NonFloatArgumentError",
+                  f"{where} has dtype {dtype}; only floating-point "
+                  "arguments can be differentiated",
+                  "pass floating-point values: `x.astype(float)`, or `3.0` "
+                  "instead of `3`")
     return value
 
 

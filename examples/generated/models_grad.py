@@ -58,24 +58,36 @@ def _matmul_adjoint_b(g, a, b):
     return _sum_to(full, b if b.ndim > 1 else b[:, None]).reshape(b.shape)
 
 
-def _require_float(value, message=""):
-    """``value`` if it is floating point; an error naming it otherwise.
+def _require_float(value, *more, message="", messages=()):
+    """``value`` if it and ``more`` are floating point; an error naming the
+    first that is not otherwise.
 
-    ``message`` is where the argument is declared, then words naming it:
+    ``messages`` has one entry per value (``message`` is that of a lone
+    value): where the argument is declared, then words naming it,
     ``"file.py:LINE:COL: argument `x`"``.
     """
-    if type(value) is float or \
-            type(value) is np.ndarray and value.dtype.kind == "f":
-        return value  # the common cases, checked cheaply
-    if getattr(getattr(value, "dtype", None), "kind", "") == "f":
-        return value
-    dtype = np.result_type(value)
-    if dtype.kind != "f":
-        _fail("NonFloatArgumentError",
-              f"{message} has dtype {dtype}; only floating-point "
-              "arguments can be differentiated",
-              "pass floating-point values: `x.astype(float)`, or `3.0` "
-              "instead of `3`")
+    try:  # the common cases cheaply: floats, floating-point arrays
+        if type(value) is float or value.dtype.kind == "f":
+            if not more:
+                return value
+            for other in more:
+                if type(other) is not float and other.dtype.kind != "f":
+                    break
+            else:
+                return value
+    except AttributeError:  # no dtype: an int, a bool, a list...
+        pass
+    values = (value,) + more
+    for item, where in zip(values, messages or (message,) * len(values)):
+        if getattr(getattr(item, "dtype", None), "kind", "") == "f":
+            continue
+        dtype = np.result_type(item)
+        if dtype.kind != "f":
+            _fail("NonFloatArgumentError",
+                  f"{where} has dtype {dtype}; only floating-point "
+                  "arguments can be differentiated",
+                  "pass floating-point values: `x.astype(float)`, or `3.0` "
+                  "instead of `3`")
     return value
 
 
@@ -86,8 +98,8 @@ def _fail(kind, message, hint):
 
 def grad_logistic_loss(w, b, x, y):
     """Gradient of logistic_loss(w, b, x, y) with respect to w, b."""
-    _require_float(w, message='models.py:16:19: argument `w`')
-    _require_float(b, message='models.py:16:22: argument `b`')
+    _require_float(w, b, messages=('models.py:16:19: argument `w`',
+                                   'models.py:16:22: argument `b`'))
     matmul = x @ w
     z = matmul + b
     negative_y = -y
@@ -104,8 +116,8 @@ def grad_logistic_loss(w, b, x, y):
 
 def value_and_grad_logistic_loss(w, b, x, y):
     """Value and gradient of logistic_loss(w, b, x, y) with respect to w, b."""
-    _require_float(w, message='models.py:16:19: argument `w`')
-    _require_float(b, message='models.py:16:22: argument `b`')
+    _require_float(w, b, messages=('models.py:16:19: argument `w`',
+                                   'models.py:16:22: argument `b`'))
     matmul = x @ w
     z = matmul + b
     negative_y = -y
