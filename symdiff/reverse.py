@@ -303,7 +303,8 @@ def _check_scalar(fn, builder, result, mode, seeds):
         checked = builder.op("require_scalar", *(leaves or [result]), hint="value",
                              message=fn.loc.short())
     builder.facts.shape[result] = SCALAR  # checked before the backward pass
-    if leaves:
+    if leaves:  # all scalars, or the check fails: no gradient is summed to them
+        builder.facts.assume_scalar(leaves)
         return result, seeds
     return checked, [(checked, Const(1.0))]
 

@@ -18,7 +18,8 @@ def _as_gradient(g, like):
 def _sum_to(a, like):
     """Sum the broadcast gradient ``a`` back to the shape of ``like``
     (an array, or its shape when a loop saved only that)."""
-    # (attributes and methods, not np.shape / np.sum: a Python call each saved)
+    # (attributes, not np.shape; np.add.reduce, which is np.sum and a.sum
+    # without their Python-level dispatch: a Python call each saved)
     shape = like if type(like) is tuple else getattr(like, "shape", None)
     if shape is None:  # a Python number, or a list
         shape = () if type(like) in (float, int, bool) else np.shape(like)
@@ -27,12 +28,12 @@ def _sum_to(a, like):
     if shape == () and not hasattr(like, "dtype"):
         # A scalar of unknown precision: a Python number stays one (so it
         # takes the precision of what it meets), an array becomes a scalar.
-        return a if type(a) in (float, int) else np.sum(a)
+        return a if type(a) in (float, int) else np.add.reduce(a, axis=None)
     a = _as_gradient(a, like)
     if a.shape == shape:
         return a
     if shape == ():
-        return a.sum()
+        return np.add.reduce(a, axis=None)
     if a.ndim < len(shape):
         return np.broadcast_to(a, shape)
     lead = a.ndim - len(shape)
@@ -40,8 +41,8 @@ def _sum_to(a, like):
         lead + i for i, n in enumerate(shape)
         if n == 1 and a.shape[lead + i] != 1)
     if not ones:  # only leading axes: the sum has the shape already
-        return a.sum(axis=tuple(range(lead)))
-    return a.sum(axis=tuple(range(lead)) + ones).reshape(shape)
+        return np.add.reduce(a, axis=0 if lead == 1 else tuple(range(lead)))
+    return np.add.reduce(a, axis=tuple(range(lead)) + ones).reshape(shape)
 
 
 def _unreduce(g, like, axis=None, keepdims=False):
@@ -54,8 +55,13 @@ def _unreduce(g, like, axis=None, keepdims=False):
 
 def _unindex(g, like, index):
     """The gradient of ``like[index]`` (basic indexing): ``g`` in zeros."""
-    out = np.zeros(getattr(like, "shape", None) or np.shape(like),
-                   dtype=_gradient_dtype(g, like))
+    try:  # the common case cheaply: an array's gradient, in its own dtype
+        dtype = like.dtype
+        if g.dtype is not dtype or dtype.kind != "f":
+            dtype = _gradient_dtype(g, like)
+        out = np.zeros(like.shape, dtype)
+    except AttributeError:  # a Python number somewhere
+        out = np.zeros(np.shape(like), dtype=_gradient_dtype(g, like))
     out[index] = g
     return out
 
@@ -79,13 +85,15 @@ def _unindex_add(g, like, index):
 
 def _matmul_adjoint_a(g, a, b):
     """The gradient of ``a @ b`` with respect to ``a``, for any ranks."""
-    ranks = (getattr(a, "ndim", -1), getattr(b, "ndim", -1),
-             getattr(g, "ndim", -1))
+    try:
+        ranks = (g.ndim, a.ndim, b.ndim)
+    except AttributeError:  # a Python number
+        ranks = None
     if ranks == (2, 2, 2):  # the ranks people use most, directly
         return g @ b.T
-    if ranks == (2, 1, 1):
-        return g[:, None] * b  # np.outer, without its ravel and reshape calls
     if ranks == (1, 2, 1):
+        return g[:, None] * b  # np.outer, without its ravel and reshape calls
+    if ranks == (1, 1, 2):
         return b @ g
     a, b, g = np.asarray(a), np.asarray(b), _as_gradient(g, a)
     if b.ndim == 1:  # as NumPy does: b is a column, a is a row
@@ -98,11 +106,13 @@ def _matmul_adjoint_a(g, a, b):
 
 def _matmul_adjoint_b(g, a, b):
     """The gradient of ``a @ b`` with respect to ``b``, for any ranks."""
-    ranks = (getattr(a, "ndim", -1), getattr(b, "ndim", -1),
-             getattr(g, "ndim", -1))
-    if ranks in ((2, 2, 2), (2, 1, 1)):  # the ranks people use most, directly
+    try:
+        ranks = (g.ndim, a.ndim, b.ndim)
+    except AttributeError:  # a Python number
+        ranks = None
+    if ranks == (2, 2, 2) or ranks == (1, 2, 1):  # the ranks used most
         return a.T @ g
-    if ranks == (1, 2, 1):
+    if ranks == (1, 1, 2):
         return a[:, None] * g  # np.outer, without its ravel and reshape calls
     a, b, g = np.asarray(a), np.asarray(b), _as_gradient(g, b)
     if b.ndim == 1:

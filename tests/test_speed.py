@@ -282,3 +282,47 @@ def test_constants_fold_into_quotients():
     text = symdiff.source(symdiff.grad(negated_mean))
     assert "-1.0 / np.shape(x)[0]" in text and "-(" not in text
     assert_grad(negated_mean, symdiff.grad(negated_mean), (np.array([0.5, 2.0, 3.0]),))
+
+
+# ---- a value a run-time check proved scalar needs no broadcasting helper -------------------
+def penalised(w, lam):
+    return 0.5 * lam * np.sum(w ** 2) + np.sum(np.sin(w))
+
+
+def test_a_checked_scalar_needs_no_sum_to():
+    """`lam` decides the output's shape, so `_require_scalar(lam)` runs before
+    the backward pass: after it, `w * lam` provably has w's shape."""
+    df = symdiff.grad(penalised)
+    text = symdiff.source(df)
+    assert "_require_scalar(lam," in text and "_sum_to(" not in text
+    w = np.array([0.3, -1.2, 2.0])
+    assert_grad(penalised, df, (w, 0.7))
+    assert_grad(penalised, df, (w, np.float64(0.7)))
+    assert df(w.astype(np.float32), 0.7).dtype == np.float32
+    with pytest.raises(symdiff.SymdiffError, match=r"scalar output.*\(3,\)"):
+        df(w, np.ones(3))  # not a wrong gradient: the check stops it
+
+
+# ---- matmul adjoints: quick paths for the common ranks give what the general path gives ----
+@pytest.mark.parametrize("a_shape, b_shape", [
+    ((4, 3), (3, 2)), ((4, 3), (3,)), ((3,), (3, 2)), ((3,), (3,)), ((2, 4, 3), (3, 2)),
+    ((4, 3), (2, 3, 5)),
+])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_matmul_adjoints_match_the_definition(a_shape, b_shape, dtype):
+    from symdiff.runtime import _matmul_adjoint_a, _matmul_adjoint_b
+    rng = np.random.default_rng(5)
+    a, b = rng.standard_normal(a_shape).astype(dtype), rng.standard_normal(b_shape).astype(dtype)
+    g = rng.standard_normal(np.shape(a @ b)).astype(dtype)
+    g = float(g) if np.ndim(g) == 0 else g  # a Python number: the general path
+    da, db = _matmul_adjoint_a(g, a, b), _matmul_adjoint_b(g, a, b)
+    assert da.shape == a.shape and db.shape == b.shape
+    assert da.dtype == dtype and db.dtype == dtype
+    # d/da of sum(g * (a @ b)), by the product's bilinearity: entry by entry
+    for x, dx, other in ((a, da, lambda u: u @ b), (b, db, lambda u: a @ u)):
+        expected = np.zeros(x.shape)
+        for k in np.ndindex(x.shape):
+            e = np.zeros(x.shape, dtype)
+            e[k] = 1.0
+            expected[k] = np.sum(np.asarray(g, np.float64) * other(e))
+        np.testing.assert_allclose(dx, expected, rtol=1e-5 if dtype == np.float32 else 1e-12)
