@@ -199,13 +199,6 @@ def _ties(hits, like, axis=None):
     return np.where(count == 0, np.nan, count)[()]
 
 
-def _is_scalar(value):
-    """A Python or NumPy scalar, or a 0-d array (common cases cheaply)."""
-    if type(value) in (float, bool, np.float64, np.bool_):
-        return True
-    return getattr(value, "ndim", None) == 0 or np.ndim(value) == 0
-
-
 def _require_scalar(value, *more, message=""):
     """``value`` if it and ``more`` are scalars; an error at the function
     otherwise. They are the function's output, or the values whose shapes
@@ -267,6 +260,11 @@ def _require_float(value, *more, message="", messages=()):
     for item, where in zip(values, messages or (message,) * len(values)):
         if getattr(getattr(item, "dtype", None), "kind", "") == "f":
             continue
+        if not isinstance(item, (int, float, complex, np.ndarray, np.generic)):
+            # a list would be added to itself, not elementwise: a wrong answer
+            _fail("NonFloatArgumentError",
+                  f"{where} is a {type(item).__name__}, not an array or a "
+                  "number", "pass a NumPy array: `np.asarray(x, dtype=float)`")
         dtype = np.result_type(item)
         if dtype.kind != "f":
             _fail("NonFloatArgumentError",
@@ -282,7 +280,8 @@ def _scalar_predicate(value, message=""):
 
     ``message`` is where the condition is, ``"file.py:LINE:COL"``.
     """
-    if not _is_scalar(value):
+    if type(value) is not bool and getattr(value, "ndim", None) != 0 \
+            and np.ndim(value) != 0:  # (a bool or a NumPy scalar cheaply)
         _fail("ArrayPredicateError",
               f"{message}: this condition is an array of shape "
               f"{np.shape(value)}, but a branch (`if`, `a if c else b`, "

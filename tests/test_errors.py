@@ -625,6 +625,16 @@ def test_non_float_argument_among_several_is_the_one_named(position):
           f"argument `{name}`", "int")
 
 
+@pytest.mark.parametrize("value", [[1.0, 2.0], (1.0,)], ids=["list", "tuple"])
+def test_a_list_argument_in_wrt_is_refused_not_added_to_itself(value):
+    """``x * x``'s gradient ``x + x`` would concatenate a list: a wrong answer."""
+    with pytest.raises(SymdiffError) as info:
+        symdiff.grad(summed)(value)
+    check(info.value, NonFloatArgumentError, "summed", "x", "argument `x`",
+          type(value).__name__)
+    assert "np.asarray" in info.value.hint
+
+
 def test_non_float_argument_not_in_wrt_is_fine():
     assert np.allclose(symdiff.grad(two_args, wrt="w")(X, np.array([1, 2, 3])), [1, 2, 3])
 

@@ -326,3 +326,46 @@ def test_matmul_adjoints_match_the_definition(a_shape, b_shape, dtype):
             e[k] = 1.0
             expected[k] = np.sum(np.asarray(g, np.float64) * other(e))
         np.testing.assert_allclose(dx, expected, rtol=1e-5 if dtype == np.float32 else 1e-12)
+
+
+# ---- run-time checks: quick paths first, the same answers ----------------------------------
+SCALARS = [True, np.bool_(False), np.array(True), 1, 2.5, np.float32(1.0), np.array(0.5)]
+ARRAYS = [np.array([True]), [True, False], np.zeros((2, 2)), np.zeros(0)]
+
+
+@pytest.mark.parametrize("value", SCALARS + ARRAYS)
+def test_scalar_checks_accept_exactly_the_scalars(value):
+    from symdiff.runtime import _require_scalar, _scalar_predicate
+    scalar = np.ndim(value) == 0
+    for check, error in ((_scalar_predicate, symdiff.errors.ArrayPredicateError),
+                         (_require_scalar, symdiff.errors.NonScalarOutputError)):
+        if scalar:
+            assert check(value, message="f.py:1:1") is value
+        else:
+            with pytest.raises(error, match=str(np.shape(value)).replace("(", r"\(")
+                               .replace(")", r"\)")):
+                check(value, message="f.py:1:1")
+    if scalar:  # among others, in any position
+        assert _require_scalar(2.0, value, np.float64(1.0), message="f.py:1:1") == 2.0
+    else:
+        with pytest.raises(symdiff.errors.NonScalarOutputError):
+            _require_scalar(2.0, np.float64(1.0), value, message="f.py:1:1")
+
+
+@pytest.mark.parametrize("value, ok", [
+    (1.0, True), (np.float32(1.0), True), (np.zeros(2), True), (np.zeros(2, np.float16), True),
+    (np.zeros((), np.longdouble), True), (np.zeros(2).astype(">f8"), True),
+    (1, False), (True, False), (np.arange(2), False), (1j, False), ([1.0, 2.0], False),
+    ([1, 2], False), ((1.0,), False),
+])
+def test_float_check_accepts_exactly_the_floating_point_values(value, ok):
+    from symdiff.runtime import _require_float
+    for args in ((value,), (np.zeros(2), value), (value, 2.0, np.zeros(3))):
+        messages = tuple(f"f.py:1:{k + 1}: argument `a{k}`" for k in range(len(args)))
+        if ok:
+            assert _require_float(*args, messages=messages) is args[0]
+        else:
+            where = next(k for k, a in enumerate(args) if a is value)
+            with pytest.raises(symdiff.errors.NonFloatArgumentError,
+                               match=f"argument `a{where}`"):
+                _require_float(*args, messages=messages)
