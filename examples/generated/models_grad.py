@@ -84,6 +84,11 @@ def _require_float(value, *more, message="", messages=()):
     for item, where in zip(values, messages or (message,) * len(values)):
         if getattr(getattr(item, "dtype", None), "kind", "") == "f":
             continue
+        if not isinstance(item, (int, float, complex, np.ndarray, np.generic)):
+            # a list would be added to itself, not elementwise: a wrong answer
+            _fail("NonFloatArgumentError",
+                  f"{where} is a {type(item).__name__}, not an array or a "
+                  "number", "pass a NumPy array: `np.asarray(x, dtype=float)`")
         dtype = np.result_type(item)
         if dtype.kind != "f":
             _fail("NonFloatArgumentError",
