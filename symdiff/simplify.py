@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 from .ir import If, Loop, Op, Var, saved, walk
+from .prims import CHECKS
 
 # Operations whose value is their first operand (their meaning was for the
 # reverse pass only).
@@ -32,7 +33,7 @@ def _cse(stmts, subst, seen):
     for stmt in stmts:
         if isinstance(stmt, Op):
             stmt.args = tuple(_replace(a, subst) for a in stmt.args)
-            if stmt.prim in ALIASES:
+            if stmt.prim in ALIASES or _checked_before(stmt, seen):
                 subst[stmt.target] = stmt.args[0]
                 continue
             key = _key(stmt)
@@ -81,6 +82,19 @@ def _cse_loop(loop, subst, seen):
     for tape in loop.writes:
         tape.items = [_replace(a, subst) for a in tape.items]
         _written[tape.var] = tape.items
+
+
+def _checked_before(op, seen):
+    """Whether ``op`` is an input check of values a check of its kind made
+    before it, on every path (as the inner gradient's `_require_float(a)` in
+    a hessian): it cannot fail then, and its value is its first operand."""
+    if op.prim not in CHECKS:
+        return False
+    keys = [("checked", op.prim, _atom_key(a)) for a in op.args]
+    if all(k in seen for k in keys):
+        return True
+    seen.update((k, True) for k in keys if k[2] is not None)
+    return False
 
 
 def _key(op):
