@@ -85,16 +85,28 @@ def _cse_loop(loop, subst, seen):
 
 
 def _checked_before(op, seen):
-    """Whether ``op`` is an input check of values a check of its kind made
-    before it, on every path (as the inner gradient's `_require_float(a)` in
-    a hessian): it cannot fail then, and its value is its first operand."""
+    """Whether ``op`` is an input check that cannot fail: of values a check of
+    its kind passed before, on every path (a hessian's inner gradient checks
+    its arguments again), or of constants that pass. Its value is its first
+    operand. (Such values after the first leave a `require_scalar` kept.)"""
     if op.prim not in CHECKS:
         return False
     keys = [("checked", op.prim, _atom_key(a)) for a in op.args]
-    if all(k in seen for k in keys):
+    known = [k in seen or _passes(op.prim, a) for k, a in zip(keys, op.args)]
+    if all(known):
         return True
+    if op.prim == "require_scalar":  # (one message for all: nothing to realign)
+        op.args = op.args[:1] + tuple(a for a, k in zip(op.args[1:], known[1:]) if not k)
     seen.update((k, True) for k in keys if k[2] is not None)
     return False
+
+
+def _passes(check, atom):
+    """A constant a check passes: a Python float, or any Python number for
+    `require_scalar`."""
+    value = getattr(atom, "value", None) if not isinstance(atom, Var) else None
+    kinds = (float,) if check == "require_float" else (float, int)
+    return isinstance(value, kinds)
 
 
 def _key(op):

@@ -56,6 +56,8 @@ def test_a_check_of_values_checked_before_is_dropped():
     b.op("require_float", x, y, messages=("x", "y"))
     again = b.op("require_float", y, message="y again")
     b.op("require_float", x, c, messages=("x", "c"))  # c is new: kept
+    b.op("require_float", Const(2.0), message="a float constant")  # dropped
+    b.op("require_scalar", x, Const(2), message="x")  # kept, without the 2
     with b.block() as then:
         b.op("require_scalar", c, message="in a branch")
     branch = If(Const(True), then, [], [])
@@ -65,7 +67,8 @@ def test_a_check_of_values_checked_before_is_dropped():
     fn = simplify(Function("f", [x, y, c], list(b.stmts), again))
     kept = [op.param("message") or op.param("messages") for op in fn.body
             if not isinstance(op, If)]
-    assert kept == [("x", "y"), ("x", "c"), "after the branch"]
+    assert kept == [("x", "y"), ("x", "c"), "x", "after the branch"]
+    assert fn.body[2].args == (x,)
     assert fn.result is y  # the dropped check's value: the value it checked
     assert [op.param("message") for op in branch.then] == ["in a branch"]
 
