@@ -180,8 +180,7 @@ def prim_call(lw, prim, args, kwargs, node, first=None):
     names = prim.operands[1:] if first is not None else prim.operands
     for name in names:
         if name.startswith("*"):
-            seq = positional.pop(0) if positional else kwargs.pop(name[1:], Tup(()))
-            items = seq.items if isinstance(seq, Tup) else [seq]
+            items = _star_items(prim, name, positional, kwargs)
             operands.extend(lw.atom(i, node) for i in items)
             continue
         value = positional.pop(0) if positional else kwargs.pop(name, _MISSING)
@@ -202,6 +201,17 @@ def prim_call(lw, prim, args, kwargs, node, first=None):
                        f"call it as np.{prim.name}({', '.join(prim.operands)}, "
                        f"{', '.join(k for k, _ in prim.params)})")
     return lw.b.op(prim.name, *operands, **params)
+
+
+def _star_items(prim, name, positional, kwargs):
+    """What a star operand takes: a runtime helper's ``*values`` are the
+    positional arguments left; a NumPy function's (np.stack) one sequence."""
+    if prim.spelling[0] == "helper":
+        items = list(positional)
+        positional.clear()
+        return items
+    seq = positional.pop(0) if positional else kwargs.pop(name[1:], Tup(()))
+    return seq.items if isinstance(seq, Tup) else [seq]
 
 
 def static_value(lw, value, key, prim_name, node):

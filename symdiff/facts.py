@@ -111,6 +111,15 @@ class Facts:
         key = self.key(like)
         return (key[2],) if _kept(key) and key[1] == self.key(value) else None
 
+    def assume_scalar(self, atoms):
+        """What a run-time check established: ``atoms`` are scalars, and so is
+        every value provably of their shape (a keepdims reduction of one too)."""
+        classes = {self.key(a) for a in atoms} - {SCALAR}
+        for var, key in self.shape.items():
+            if key in classes or _kept(key) and key[1] in classes:
+                self.shape[var] = SCALAR
+        self.shape.update((a, SCALAR) for a in atoms if isinstance(a, Var))
+
     def producer(self, atom):
         return self.defs.get(atom) if isinstance(atom, Var) else None
 

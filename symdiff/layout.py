@@ -18,6 +18,9 @@ def wrap(line, limit=MAX_LINE):
             if max(map(len, lines)) <= limit:
                 return lines
             tries.append(lines)
+            hanging = _hanging(line, opening, pieces, limit)
+            if hanging:
+                tries.append(hanging)
     if tries:
         return min(tries, key=lambda lines: max(map(len, lines)))
     eq = line.find(" = ")
@@ -75,6 +78,15 @@ def _split(line, start, separators):
         i += 1
     pieces.append(line[begin:])
     return pieces
+
+
+def _hanging(line, opening, pieces, limit):
+    """The line broken after the bracket at ``opening``, its items on the
+    lines below, one indent deeper (PEP 8's hanging indent): for items too
+    long to align with the bracket. None if that does not fit either."""
+    column = len(line) - len(line.lstrip()) + 4
+    lines = [line[:opening + 1]] + _fill(" " * column, pieces, ", ", column, limit)
+    return lines if max(map(len, lines)) <= limit else None
 
 
 def _fill(head, pieces, sep, column, limit):

@@ -116,7 +116,8 @@ PRIMS.update(_table(lambda n: ("helper", "_" + n),
     "unreduce(g, like; axis=None, keepdims=False)",
     "prod_adjoint(g, a; axis=None, keepdims=False)",
     "step(a, b)", "ties(hits, like; axis=None)",
-    "require_scalar(a; message='')", "require_float(a; message='')",
+    "require_scalar(a, *more; message='')",
+    "require_float(a, *more; message='', messages=())",
     "scalar_predicate(a; message='')",
 ))
 # values passed through unchanged at run time, with special derivatives

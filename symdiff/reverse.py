@@ -299,21 +299,10 @@ def differentiate(fn, builder, wrt, mode, many=None):
         params.append(seed)
         result, seeds = _vjp_seeds(builder, result, seed, fn.loc)
     elif not builder.facts.is_scalar(result):
-        with builder.at(fn.loc):
-            leaves = _shape_sources(fn, builder.facts, result) if mode == "grad" else None
-            for value in leaves or [result]:
-                checked = builder.op("require_scalar", value, hint="value",
-                                     message=fn.loc.short())
-            builder.facts.shape[result] = SCALAR  # checked before the backward pass
-            if not leaves:
-                result = checked
-                seeds = [(result, Const(1.0))]
+        result, seeds = _check_scalar(fn, builder, result, mode, seeds)
     fn.body = builder.stmts
     with builder.block() as checks, builder.at(fn.loc):
-        for param in wrt:  # only floating-point values have gradients
-            where = builder.param_locs.get(param, fn.loc)  # the caret under the name
-            builder.op("require_float", param,
-                       message=f"{where.short()}: argument `{param.hint}`")
+        _check_floats(fn, builder, wrt)
     fn.body = checks + fn.body
     backward, grads = rev.gradient(wrt, seeds)
     many = len(grads) > 1 if many is None else many
@@ -321,6 +310,33 @@ def differentiate(fn, builder, wrt, mode, many=None):
     out = grad_value if mode == "grad" else (result, grad_value)
     return Function(fn.name, params, fn.body + backward, out, fn.loc,
                     named=set(builder.named))
+
+
+def _check_scalar(fn, builder, result, mode, seeds):
+    """One check, after the forward pass, that the result is a scalar: of the
+    values that decide its shape if grad can see them (so the result need not
+    be computed), else of the result (it passes its first value through).
+    The result and seeds after it."""
+    with builder.at(fn.loc):
+        leaves = _shape_sources(fn, builder.facts, result) if mode == "grad" else None
+        checked = builder.op("require_scalar", *(leaves or [result]), hint="value",
+                             message=fn.loc.short())
+    builder.facts.shape[result] = SCALAR  # checked before the backward pass
+    if leaves:  # all scalars, or the check fails: no gradient is summed to them
+        builder.facts.assume_scalar(leaves)
+        return result, seeds
+    return checked, [(checked, Const(1.0))]
+
+
+def _check_floats(fn, builder, wrt):
+    """One check that the arguments differentiated are floating point (only
+    they have gradients); its error points at the argument's name."""
+    messages = tuple(f"{builder.param_locs.get(p, fn.loc).short()}: argument `{p.hint}`"
+                     for p in wrt)
+    if len(wrt) == 1:
+        builder.op("require_float", *wrt, message=messages[0])
+    elif wrt:
+        builder.op("require_float", *wrt, messages=messages)
 
 
 def _shape_sources(fn, facts, result):

@@ -18,7 +18,8 @@ def _as_gradient(g, like):
 def _sum_to(a, like):
     """Sum the broadcast gradient ``a`` back to the shape of ``like``
     (an array, or its shape when a loop saved only that)."""
-    # (attributes and methods, not np.shape / np.sum: a Python call each saved)
+    # (attributes and methods, not np.shape and np.sum: at small sizes their
+    # Python-level dispatch costs more than the arithmetic)
     shape = like if type(like) is tuple else getattr(like, "shape", None)
     if shape is None:  # a Python number, or a list
         shape = () if type(like) in (float, int, bool) else np.shape(like)
@@ -29,7 +30,9 @@ def _sum_to(a, like):
         # takes the precision of what it meets), an array becomes a scalar.
         if type(a) in (float, int):
             return a
-        return a.sum() if type(a) is np.ndarray else np.sum(a)
+        if type(a) is np.ndarray:
+            return a.sum()
+        return np.add.reduce(a, axis=None)
     if type(a) is not np.ndarray:
         a = _as_gradient(a, like)
         if a.shape == shape:
@@ -59,9 +62,12 @@ def _unreduce(g, like, axis=None, keepdims=False):
 def _unindex(g, like, index):
     """The gradient of ``like[index]`` (basic indexing): ``g`` in zeros."""
     dtype = _gradient_dtype(g, like)
-    out = _zero_outside(like, index) if dtype == getattr(like, "dtype", None) else None
+    out = None
+    if dtype == getattr(like, "dtype", None):
+        out = _zero_outside(like, index)
     if out is None:
-        out = np.zeros(getattr(like, "shape", None) or np.shape(like), dtype=dtype)
+        shape = getattr(like, "shape", None) or np.shape(like)
+        out = np.zeros(shape, dtype=dtype)
     out[index] = g
     return out
 
@@ -80,8 +86,9 @@ def _unindex_sum(a, b, like, index):
     """``_unindex(a + b, like, index)`` (basic indexing, slices), the sum
     written straight into its place: no array for it, and no copy."""
     dtype = getattr(like, "dtype", None)
-    if dtype is None or dtype.kind != "f" or getattr(a, "dtype", None) != dtype \
-            or getattr(b, "dtype", None) != dtype:
+    own = dtype is not None and dtype.kind == "f" and \
+        getattr(a, "dtype", None) == dtype == getattr(b, "dtype", None)
+    if not own:
         return _unindex(a + b, like, index)
     out = _zero_outside(like, index)
     if out is None:
@@ -117,13 +124,15 @@ def _unindex_add(g, like, index):
 
 def _matmul_adjoint_a(g, a, b):
     """The gradient of ``a @ b`` with respect to ``a``, for any ranks."""
-    ranks = (getattr(a, "ndim", -1), getattr(b, "ndim", -1),
-             getattr(g, "ndim", -1))
+    try:
+        ranks = (g.ndim, a.ndim, b.ndim)
+    except AttributeError:  # a Python number
+        ranks = None
     if ranks == (2, 2, 2):  # the ranks people use most, directly
         return g @ b.T
-    if ranks == (2, 1, 1):
-        return g[:, None] * b  # np.outer, without its ravel and reshape calls
     if ranks == (1, 2, 1):
+        return g[:, None] * b  # np.outer, without its ravel and reshape calls
+    if ranks == (1, 1, 2):
         return b @ g
     a, b, g = np.asarray(a), np.asarray(b), _as_gradient(g, a)
     if b.ndim == 1:  # as NumPy does: b is a column, a is a row
@@ -136,13 +145,15 @@ def _matmul_adjoint_a(g, a, b):
 
 def _matmul_adjoint_b(g, a, b):
     """The gradient of ``a @ b`` with respect to ``b``, for any ranks."""
-    ranks = (getattr(a, "ndim", -1), getattr(b, "ndim", -1),
-             getattr(g, "ndim", -1))
+    try:
+        ranks = (g.ndim, a.ndim, b.ndim)
+    except AttributeError:  # a Python number
+        ranks = None
     if ranks == (2, 2, 2):  # the ranks people use most, directly
         return a.T @ g
-    if ranks == (2, 1, 1):
-        return g @ a  # a.T @ g, ~25% quicker (no transposed view for BLAS)
     if ranks == (1, 2, 1):
+        return g @ a  # a.T @ g, ~10% quicker (no transposed view for BLAS)
+    if ranks == (1, 1, 2):
         return a[:, None] * g  # np.outer, without its ravel and reshape calls
     a, b, g = np.asarray(a), np.asarray(b), _as_gradient(g, b)
     if b.ndim == 1:
@@ -283,45 +294,79 @@ def _ties(hits, like, axis=None):
     return count[()]
 
 
-def _is_scalar(value):
-    """A Python or NumPy scalar, or a 0-d array (common cases cheaply)."""
-    if type(value) in (float, bool, np.float64, np.bool_):
-        return True
-    return getattr(value, "ndim", None) == 0 or np.ndim(value) == 0
-
-
-def _require_scalar(value, message=""):
-    """``value`` if it is a scalar; an error at the function otherwise.
+def _require_scalar(value, *more, message=""):
+    """``value`` if it and ``more`` are scalars; an error at the function
+    otherwise. They are the function's output, or the values whose shapes
+    decide its shape (it broadcasts them): all scalars, or not a scalar.
 
     ``message`` is where the function is defined, ``"file.py:LINE:COL"``.
     """
-    if not _is_scalar(value):
+    try:  # the common cases cheaply: floats, 0-d arrays and NumPy scalars
+        if type(value) is float or value.ndim == 0:
+            if not more:
+                return value
+            for other in more:
+                if type(other) is not float and other.ndim != 0:
+                    break
+            else:
+                return value
+    except AttributeError:  # no ndim: an int, a bool, a list...
+        pass
+    values = (value,) + more
+    shapes = [np.shape(v) for v in values]
+    if any(shapes):
         _fail("NonScalarOutputError",
               f"{message}: grad needs a scalar output, but the function "
-              f"returns an array of shape {np.shape(value)}",
+              f"returns an array of shape {_broadcast_shape(shapes)}",
               "use symdiff.jacobian for a vector output, or reduce it to a "
               "scalar (np.sum, np.mean)")
     return value
 
 
-def _require_float(value, message=""):
-    """``value`` if it is floating point; an error naming it otherwise.
+def _broadcast_shape(shapes):
+    """The shape arrays of ``shapes`` broadcast to (an output's, from the
+    shapes of the values it broadcasts)."""
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:  # not broadcast together after all: the largest
+        return max(shapes, key=len)
 
-    ``message`` is where the argument is declared, then words naming it:
+
+def _require_float(value, *more, message="", messages=()):
+    """``value`` if it and ``more`` are floating point; an error naming the
+    first that is not otherwise.
+
+    ``messages`` has one entry per value (``message`` is that of a lone
+    value): where the argument is declared, then words naming it,
     ``"file.py:LINE:COL: argument `x`"``.
     """
-    if type(value) is float or \
-            type(value) is np.ndarray and value.dtype.kind == "f":
-        return value  # the common cases, checked cheaply
-    if getattr(getattr(value, "dtype", None), "kind", "") == "f":
-        return value
-    dtype = np.result_type(value)
-    if dtype.kind != "f":
-        _fail("NonFloatArgumentError",
-              f"{message} has dtype {dtype}; only floating-point "
-              "arguments can be differentiated",
-              "pass floating-point values: `x.astype(float)`, or `3.0` "
-              "instead of `3`")
+    try:  # the common cases cheaply: floats, floating-point arrays
+        if type(value) is float or value.dtype.kind == "f":
+            if not more:
+                return value
+            for other in more:
+                if type(other) is not float and other.dtype.kind != "f":
+                    break
+            else:
+                return value
+    except AttributeError:  # no dtype: an int, a bool, a list...
+        pass
+    values = (value,) + more
+    for item, where in zip(values, messages or (message,) * len(values)):
+        if getattr(getattr(item, "dtype", None), "kind", "") == "f":
+            continue
+        if not isinstance(item, (int, float, complex, np.ndarray, np.generic)):
+            # a list would be added to itself, not elementwise: a wrong answer
+            _fail("NonFloatArgumentError",
+                  f"{where} is a {type(item).__name__}, not an array or a "
+                  "number", "pass a NumPy array: `np.asarray(x, dtype=float)`")
+        dtype = np.result_type(item)
+        if dtype.kind != "f":
+            _fail("NonFloatArgumentError",
+                  f"{where} has dtype {dtype}; only floating-point "
+                  "arguments can be differentiated",
+                  "pass floating-point values: `x.astype(float)`, or `3.0` "
+                  "instead of `3`")
     return value
 
 
@@ -330,7 +375,8 @@ def _scalar_predicate(value, message=""):
 
     ``message`` is where the condition is, ``"file.py:LINE:COL"``.
     """
-    if not _is_scalar(value):
+    if type(value) is not bool and getattr(value, "ndim", None) != 0 \
+            and np.ndim(value) != 0:  # (a bool or a NumPy scalar cheaply)
         _fail("ArrayPredicateError",
               f"{message}: this condition is an array of shape "
               f"{np.shape(value)}, but a branch (`if`, `a if c else b`, "

@@ -12,6 +12,7 @@ import math
 
 from .facts import is_numpy_value
 from .ir import If, Loop, Op, Var, saved, walk
+from .prims import CHECKS
 
 # Operations whose value is their first operand (their meaning was for the
 # reverse pass only).
@@ -35,7 +36,7 @@ def _cse(stmts, subst, seen):
     for stmt in stmts:
         if isinstance(stmt, Op):
             stmt.args = tuple(_replace(a, subst) for a in stmt.args)
-            if stmt.prim in ALIASES:
+            if stmt.prim in ALIASES or _checked_before(stmt, seen):
                 subst[stmt.target] = stmt.args[0]
                 continue
             key = _key(stmt)
@@ -84,6 +85,31 @@ def _cse_loop(loop, subst, seen):
     for tape in loop.writes:
         tape.items = [_replace(a, subst) for a in tape.items]
         _written[tape.var] = tape.items
+
+
+def _checked_before(op, seen):
+    """Whether ``op`` is an input check that cannot fail: of values a check of
+    its kind passed before, on every path (a hessian's inner gradient checks
+    its arguments again), or of constants that pass. Its value is its first
+    operand. (Such values after the first leave a `require_scalar` kept.)"""
+    if op.prim not in CHECKS:
+        return False
+    keys = [("checked", op.prim, _atom_key(a)) for a in op.args]
+    known = [k in seen or _passes(op.prim, a) for k, a in zip(keys, op.args)]
+    if all(known):
+        return True
+    if op.prim == "require_scalar":  # (one message for all: nothing to realign)
+        op.args = op.args[:1] + tuple(a for a, k in zip(op.args[1:], known[1:]) if not k)
+    seen.update((k, True) for k in keys if k[2] is not None)
+    return False
+
+
+def _passes(check, atom):
+    """A constant a check passes: a Python float, or any Python number for
+    `require_scalar`."""
+    value = getattr(atom, "value", None) if not isinstance(atom, Var) else None
+    kinds = (float,) if check == "require_float" else (float, int)
+    return isinstance(value, kinds)
 
 
 def _key(op):

@@ -357,3 +357,38 @@ def test_a_written_module_is_differentiated_again(tmp_path):
     expected = np.stack([numeric_grad(lambda v: module.grad_loss(v, xs)[k], (w,))
                          for k in range(3)])
     np.testing.assert_allclose(hessian, expected, rtol=1e-6, atol=1e-8)
+
+
+def test_a_written_module_checking_several_values_is_differentiated_again(tmp_path):
+    """One `_require_float` and one `_require_scalar` for several values (the
+    module's own copies) lower back to the checks, and the checks stay."""
+    src = tmp_path / "several.py"
+    src.write_text(
+        "import numpy as np\nimport symdiff\n\n\n@symdiff.grad(wrt=(0, 1))\n"
+        "def loss(a, b, c):\n    return np.sin(a * b) + c * a ** 2\n")
+    subprocess.run([sys.executable, str(ROOT / "cli.py"), str(src), "-o",
+                    str(tmp_path / "several_grad.py")], check=True, cwd=ROOT, env=ENV)
+    spec = importlib.util.spec_from_file_location("several_grad", tmp_path / "several_grad.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    text = (tmp_path / "several_grad.py").read_text()
+    assert "_require_float(a, b, messages=(" in text
+    assert "_require_scalar(a, b, c, message=" in text
+    import symdiff
+
+    def da(a, b):
+        return module.grad_loss(a, b, 0.5)[0]
+
+    def db(a, b):
+        return module.grad_loss(a, b, 0.5)[1]
+
+    a, b, c = 0.7, -0.4, 0.5
+    rows = [symdiff.grad(f, wrt=(0, 1)) for f in (da, db)]
+    s, co = np.sin(a * b), np.cos(a * b)
+    expected = [[-b * b * s + 2 * c, co - a * b * s], [co - a * b * s, -a * a * s]]
+    np.testing.assert_allclose([row(a, b) for row in rows], expected, rtol=1e-12)
+    assert "_require_float(a, b, messages=(" in rows[0].__symdiff_source__
+    with pytest.raises(symdiff.SymdiffError):
+        rows[0](np.ones(2), 1.0)  # the written check, differentiated, still checks
+    with pytest.raises(ValueError, match="argument `b`"):
+        module.grad_loss(0.5, 1, 0.5)  # the second argument is an int

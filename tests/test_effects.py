@@ -33,13 +33,44 @@ def test_the_builder_marks_effects_and_copies_are_not_effects():
 
 
 def test_simplify_keeps_unread_effects_and_never_merges_two():
+    from symdiff import prims
+    with prims.call_scope():
+        b = Builder()
+        x = Var("x")
+        shown = prims.call_prim("print", True)
+        b.op(shown.name, x)
+        b.op(shown.name, x)
+        b.op("require_float", x)
+        b.op("sqrt", x)          # unread: dropped
+        fn = simplify(Function("f", [x], list(b.stmts), x))
+    assert [op.prim for op in fn.body] == [shown.name, shown.name, "require_float"]
+
+
+def test_a_check_of_values_checked_before_is_dropped():
+    """A check cannot fail after one of the same kind passed for its values
+    (a hessian's inner gradient checks its arguments again); one that may
+    not have run (in a branch) does not count."""
+    from symdiff.ir import Const, If
     b = Builder()
-    x = Var("x")
-    b.op("require_float", x)
-    b.op("require_float", x)
-    b.op("sqrt", x)          # unread: dropped
-    fn = simplify(Function("f", [x], list(b.stmts), x))
-    assert [op.prim for op in fn.body] == ["require_float", "require_float"]
+    x, y, c = Var("x"), Var("y"), Var("c")
+    b.op("require_float", x, y, messages=("x", "y"))
+    again = b.op("require_float", y, message="y again")
+    b.op("require_float", x, c, messages=("x", "c"))  # c is new: kept
+    b.op("require_float", Const(2.0), message="a float constant")  # dropped
+    b.op("require_scalar", x, Const(2), message="x")  # kept, without the 2
+    with b.block() as then:
+        b.op("require_scalar", c, message="in a branch")
+    branch = If(Const(True), then, [], [])
+    b.stmts.append(branch)
+    b.op("require_scalar", c, message="after the branch")  # kept
+    b.op("require_scalar", c, message="once more")          # dropped
+    fn = simplify(Function("f", [x, y, c], list(b.stmts), again))
+    kept = [op.param("message") or op.param("messages") for op in fn.body
+            if not isinstance(op, If)]
+    assert kept == [("x", "y"), ("x", "c"), "x", "after the branch"]
+    assert fn.body[2].args == (x,)
+    assert fn.result is y  # the dropped check's value: the value it checked
+    assert [op.param("message") for op in branch.then] == ["in a branch"]
 
 
 def prints_twice(x):

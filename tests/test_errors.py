@@ -573,6 +573,23 @@ def test_scalar_output_of_the_same_function_is_fine():
     assert symdiff.grad(vector_valued)(1.5) == 2.0
 
 
+def outer_product(u, v):  # E:outer
+    return u * np.sin(v) + 1.0
+
+
+def test_non_scalar_output_from_several_sources_says_its_shape():
+    """One check of the values the output broadcasts (u and v here): the error
+    gives the output's shape, which neither source has."""
+    df = symdiff.grad(outer_product, wrt=(0, 1))
+    assert df.__symdiff_source__.count("_require_scalar(") == 1
+    assert df(2.0, 3.0) == (np.sin(3.0), 2.0 * np.cos(3.0))
+    with pytest.raises(SymdiffError) as info:
+        df(np.ones((3, 1)), np.ones(4))
+    check(info.value, NonScalarOutputError, "outer", "def", "scalar", "(3, 4)")
+    with pytest.raises(NonScalarOutputError):
+        df(1.0, np.ones(2))  # the second source alone
+
+
 # -- non-float arguments -----------------------------------------------------------------
 def summed(x):  # E:summed
     return np.sum(x * x)
@@ -589,6 +606,35 @@ def test_non_float_argument_in_wrt(value):
     assert "x" in err.message and "dtype" in err.message and err.hint
 
 
+def weighted(w, b, scale):  # E:weighted
+    return np.sum(w * b) * scale
+
+
+@pytest.mark.parametrize("position", [0, 1, 2])
+def test_non_float_argument_among_several_is_the_one_named(position):
+    """One check for all the arguments differentiated; its error points at the
+    one that is not floating point."""
+    df = symdiff.grad(weighted, wrt=(0, 1, 2))
+    assert df.__symdiff_source__.count("_require_float(") == 1
+    args = [np.ones(3), np.ones(3), 2.0]
+    args[position] = np.arange(3) if position < 2 else 2
+    with pytest.raises(SymdiffError) as info:
+        df(*args)
+    name = "w b scale".split()[position]
+    check(info.value, NonFloatArgumentError, "weighted", name + ("," if position < 2 else ")"),
+          f"argument `{name}`", "int")
+
+
+@pytest.mark.parametrize("value", [[1.0, 2.0], (1.0,)], ids=["list", "tuple"])
+def test_a_list_argument_in_wrt_is_refused_not_added_to_itself(value):
+    """``x * x``'s gradient ``x + x`` would concatenate a list: a wrong answer."""
+    with pytest.raises(SymdiffError) as info:
+        symdiff.grad(summed)(value)
+    check(info.value, NonFloatArgumentError, "summed", "x", "argument `x`",
+          type(value).__name__)
+    assert "np.asarray" in info.value.hint
+
+
 def test_non_float_argument_not_in_wrt_is_fine():
     assert np.allclose(symdiff.grad(two_args, wrt="w")(X, np.array([1, 2, 3])), [1, 2, 3])
 
@@ -598,9 +644,14 @@ def test_require_float_check_raises_a_located_error():
     from symdiff.runtime import _require_float
     lineno, col = where("summed", "x")
     message = f"{os.path.basename(HERE)}:{lineno}:{col + 1}: argument `x`"
-    assert _require_float(X, message) is X
+    assert _require_float(X, message=message) is X
     with pytest.raises(SymdiffError) as info:
-        _require_float(np.arange(3), message)
+        _require_float(np.arange(3), message=message)
+    check(info.value, NonFloatArgumentError, "summed", "x", "argument `x`", "int")
+    # several values, one message each: the error names the one that is not float
+    assert _require_float(X, 2.0, np.float32(1.0), messages=("a", "b", "c")) is X
+    with pytest.raises(SymdiffError) as info:
+        _require_float(X, np.arange(3), messages=("elsewhere", message))
     check(info.value, NonFloatArgumentError, "summed", "x", "argument `x`", "int")
 
 
@@ -961,7 +1012,7 @@ def test_error_without_location_formats_message_and_hint():
 def test_runtime_check_with_unknown_file_still_says_where():
     from symdiff.runtime import _require_scalar
     with pytest.raises(NonScalarOutputError) as info:
-        _require_scalar(X, "not_a_real_file_xyz.py:12:5")
+        _require_scalar(X, message="not_a_real_file_xyz.py:12:5")
     err = info.value
     assert (err.filename, err.lineno, err.col_offset) == ("not_a_real_file_xyz.py", 12, 4)
     assert str(err).startswith("not_a_real_file_xyz.py:12:5: grad needs a scalar output")

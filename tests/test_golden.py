@@ -45,3 +45,18 @@ def test_generation_is_byte_identical_across_processes():
                               env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout
                for seed in (1, 2)}
     assert len(outputs) == 1
+
+
+def test_long_calls_wrap_aligned_else_with_a_hanging_indent():
+    import ast
+    from symdiff.layout import wrap
+    short = "    f(aaaa, " + ", ".join(f"'{'b' * 20}{k}'" for k in range(3)) + ")"
+    aligned = wrap(short)
+    assert len(aligned) == 2 and aligned[1].startswith(" " * 6 + "'")
+    messages = ", ".join(f"'file.py:{k}:1: argument `{'w' * 20}{k}`'" for k in range(3))
+    long = f"    _require_float(w0, w1, w2, messages=({messages}))"
+    lines = wrap(long)
+    assert lines[0] == "    _require_float(w0, w1, w2, messages=("
+    assert all(line.startswith(" " * 8 + "'") for line in lines[1:])
+    assert max(map(len, lines)) <= 79
+    assert ast.dump(ast.parse("\n".join(lines).strip())) == ast.dump(ast.parse(long.strip()))

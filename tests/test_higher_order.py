@@ -272,3 +272,26 @@ def test_second_derivatives_through_nested_ifs(scale):
     for got in (by_reverse, by_forward):
         for g, e in zip(got, expected):
             np.testing.assert_allclose(g, e, rtol=1e-6, atol=1e-8)
+
+
+def checked_twice(a, b):
+    return np.sin(a * b) + a ** 3
+
+
+def test_a_hessian_checks_each_argument_once():
+    """The inner gradient's checks of the same values are dropped: they
+    cannot fail after the outer ones passed."""
+    inner = symdiff.grad(checked_twice, wrt=(0, 1))
+
+    def first(a, b):
+        return inner(a, b)[0]
+    outer = symdiff.grad(first, wrt=(0, 1))
+    text = outer.__symdiff_source__
+    assert text.count("_require_float(") == 1 and text.count("_require_scalar(") == 1
+    a, b = 0.7, -0.4
+    expected = (-b * b * np.sin(a * b) + 6 * a, np.cos(a * b) - a * b * np.sin(a * b))
+    np.testing.assert_allclose(outer(a, b), expected, rtol=1e-12)
+    with pytest.raises(symdiff.SymdiffError):
+        outer(np.ones(2), b)
+    with pytest.raises(symdiff.SymdiffError):
+        outer(1, b)

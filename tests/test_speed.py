@@ -349,3 +349,90 @@ def test_constants_fold_into_quotients():
     text = symdiff.source(symdiff.grad(negated_mean))
     assert "-1.0 / np.shape(x)[0]" in text and "-(" not in text
     assert_grad(negated_mean, symdiff.grad(negated_mean), (np.array([0.5, 2.0, 3.0]),))
+
+
+# ---- a value a run-time check proved scalar needs no broadcasting helper -------------------
+def penalised(w, lam):
+    return 0.5 * lam * np.sum(w ** 2) + np.sum(np.sin(w))
+
+
+def test_a_checked_scalar_needs_no_sum_to():
+    """`lam` decides the output's shape, so `_require_scalar(lam)` runs before
+    the backward pass: after it, `w * lam` provably has w's shape."""
+    df = symdiff.grad(penalised)
+    text = symdiff.source(df)
+    assert "_require_scalar(lam," in text and "_sum_to(" not in text
+    w = np.array([0.3, -1.2, 2.0])
+    assert_grad(penalised, df, (w, 0.7))
+    assert_grad(penalised, df, (w, np.float64(0.7)))
+    assert df(w.astype(np.float32), 0.7).dtype == np.float32
+    with pytest.raises(symdiff.SymdiffError, match=r"scalar output.*\(3,\)"):
+        df(w, np.ones(3))  # not a wrong gradient: the check stops it
+
+
+# ---- matmul adjoints: quick paths for the common ranks give what the general path gives ----
+@pytest.mark.parametrize("a_shape, b_shape", [
+    ((4, 3), (3, 2)), ((4, 3), (3,)), ((3,), (3, 2)), ((3,), (3,)), ((2, 4, 3), (3, 2)),
+    ((4, 3), (2, 3, 5)),
+])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_matmul_adjoints_match_the_definition(a_shape, b_shape, dtype):
+    from symdiff.runtime import _matmul_adjoint_a, _matmul_adjoint_b
+    rng = np.random.default_rng(5)
+    a, b = rng.standard_normal(a_shape).astype(dtype), rng.standard_normal(b_shape).astype(dtype)
+    g = rng.standard_normal(np.shape(a @ b)).astype(dtype)
+    g = float(g) if np.ndim(g) == 0 else g  # a Python number: the general path
+    da, db = _matmul_adjoint_a(g, a, b), _matmul_adjoint_b(g, a, b)
+    assert da.shape == a.shape and db.shape == b.shape
+    assert da.dtype == dtype and db.dtype == dtype
+    # d/da of sum(g * (a @ b)), by the product's bilinearity: entry by entry
+    for x, dx, other in ((a, da, lambda u: u @ b), (b, db, lambda u: a @ u)):
+        expected = np.zeros(x.shape)
+        for k in np.ndindex(x.shape):
+            e = np.zeros(x.shape, dtype)
+            e[k] = 1.0
+            expected[k] = np.sum(np.asarray(g, np.float64) * other(e))
+        np.testing.assert_allclose(dx, expected, rtol=1e-5 if dtype == np.float32 else 1e-12)
+
+
+# ---- run-time checks: quick paths first, the same answers ----------------------------------
+SCALARS = [True, np.bool_(False), np.array(True), 1, 2.5, np.float32(1.0), np.array(0.5)]
+ARRAYS = [np.array([True]), [True, False], np.zeros((2, 2)), np.zeros(0)]
+
+
+@pytest.mark.parametrize("value", SCALARS + ARRAYS)
+def test_scalar_checks_accept_exactly_the_scalars(value):
+    from symdiff.runtime import _require_scalar, _scalar_predicate
+    scalar = np.ndim(value) == 0
+    for check, error in ((_scalar_predicate, symdiff.errors.ArrayPredicateError),
+                         (_require_scalar, symdiff.errors.NonScalarOutputError)):
+        if scalar:
+            assert check(value, message="f.py:1:1") is value
+        else:
+            with pytest.raises(error, match=str(np.shape(value)).replace("(", r"\(")
+                               .replace(")", r"\)")):
+                check(value, message="f.py:1:1")
+    if scalar:  # among others, in any position
+        assert _require_scalar(2.0, value, np.float64(1.0), message="f.py:1:1") == 2.0
+    else:
+        with pytest.raises(symdiff.errors.NonScalarOutputError):
+            _require_scalar(2.0, np.float64(1.0), value, message="f.py:1:1")
+
+
+@pytest.mark.parametrize("value, ok", [
+    (1.0, True), (np.float32(1.0), True), (np.zeros(2), True), (np.zeros(2, np.float16), True),
+    (np.zeros((), np.longdouble), True), (np.zeros(2).astype(">f8"), True),
+    (1, False), (True, False), (np.arange(2), False), (1j, False), ([1.0, 2.0], False),
+    ([1, 2], False), ((1.0,), False),
+])
+def test_float_check_accepts_exactly_the_floating_point_values(value, ok):
+    from symdiff.runtime import _require_float
+    for args in ((value,), (np.zeros(2), value), (value, 2.0, np.zeros(3))):
+        messages = tuple(f"f.py:1:{k + 1}: argument `a{k}`" for k in range(len(args)))
+        if ok:
+            assert _require_float(*args, messages=messages) is args[0]
+        else:
+            where = next(k for k, a in enumerate(args) if a is value)
+            with pytest.raises(symdiff.errors.NonFloatArgumentError,
+                               match=f"argument `a{where}`"):
+                _require_float(*args, messages=messages)

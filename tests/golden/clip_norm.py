@@ -1,7 +1,7 @@
 def grad_clip_norm(v, w):
     """Gradient of clip_norm(v, w) with respect to v, w."""
-    _require_float(v, message='golden_functions.py:38:15: argument `v`')
-    _require_float(w, message='golden_functions.py:38:18: argument `w`')
+    _require_float(v, w, messages=('golden_functions.py:38:15: argument `v`',
+                                   'golden_functions.py:38:18: argument `w`'))
     n2 = np.sum(v ** 2)
     mask = n2 > 1
     if mask:

@@ -1,9 +1,10 @@
 def grad_mlp(W1, b1, W2, b2, X, Y):
     """Gradient of mlp(W1, b1, W2, b2, X, Y) with respect to W1, b1, W2, b2."""
-    _require_float(W1, message='golden_functions.py:21:9: argument `W1`')
-    _require_float(b1, message='golden_functions.py:21:13: argument `b1`')
-    _require_float(W2, message='golden_functions.py:21:17: argument `W2`')
-    _require_float(b2, message='golden_functions.py:21:21: argument `b2`')
+    _require_float(W1, b1, W2, b2, messages=(
+        'golden_functions.py:21:9: argument `W1`',
+        'golden_functions.py:21:13: argument `b1`',
+        'golden_functions.py:21:17: argument `W2`',
+        'golden_functions.py:21:21: argument `b2`'))
     matmul = X @ W1
     h = np.tanh(matmul + b1)
     matmul_1 = h @ W2

@@ -1,7 +1,7 @@
 def grad_piecewise(x, w):
     """Gradient of piecewise(x, w) with respect to x, w."""
-    _require_float(x, message='golden_functions.py:5:15: argument `x`')
-    _require_float(w, message='golden_functions.py:5:18: argument `w`')
+    _require_float(x, w, messages=('golden_functions.py:5:15: argument `x`',
+                                   'golden_functions.py:5:18: argument `w`'))
     z = x * w
     z_positive = z > 0
     h = np.where(z_positive, z, 0.1 * z)

@@ -1,8 +1,9 @@
 def grad_rnn(W, U, b, xs, target):
     """Gradient of rnn(W, U, b, xs, target) with respect to W, U, b."""
-    _require_float(W, message='golden_functions.py:64:9: argument `W`')
-    _require_float(U, message='golden_functions.py:64:12: argument `U`')
-    _require_float(b, message='golden_functions.py:64:15: argument `b`')
+    _require_float(W, U, b, messages=(
+        'golden_functions.py:64:9: argument `W`',
+        'golden_functions.py:64:12: argument `U`',
+        'golden_functions.py:64:15: argument `b`'))
     h = np.zeros(np.shape(W)[0])
     shape0 = np.shape(xs)[0]
     tape = []

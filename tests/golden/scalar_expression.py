@@ -1,8 +1,9 @@
 def grad_scalar_expression(a, b, c):
     """Gradient of scalar_expression(a, b, c) with respect to a, b, c."""
-    _require_float(a, message='golden_functions.py:58:23: argument `a`')
-    _require_float(b, message='golden_functions.py:58:26: argument `b`')
-    _require_float(c, message='golden_functions.py:58:29: argument `c`')
+    _require_float(a, b, c, messages=(
+        'golden_functions.py:58:23: argument `a`',
+        'golden_functions.py:58:26: argument `b`',
+        'golden_functions.py:58:29: argument `c`'))
     sin_c = np.sin(c)
     add_power_a = 1.0 + a ** 2
     d = a * b + sin_c / add_power_a
@@ -10,9 +11,7 @@ def grad_scalar_expression(a, b, c):
     exp_negative_b = np.exp(-b)
     add_exp_negative_b = 1.0 + exp_negative_b
     e = sqrt_add_power_d - np.log(add_exp_negative_b)
-    _require_scalar(a, message='golden_functions.py:58:1')
-    _require_scalar(b, message='golden_functions.py:58:1')
-    _require_scalar(c, message='golden_functions.py:58:1')
+    _require_scalar(a, b, c, message='golden_functions.py:58:1')
     # L60: e = np.sqrt(d ** 2 + 1.0) - np.log(1.0 + np.exp(-b))
     t_bar = -d
     add_exp_negative_b_bar = t_bar / add_exp_negative_b
