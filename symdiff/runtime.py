@@ -169,34 +169,38 @@ def _matmul_adjoint_a_sum(parts, a):
     gradient gathers for a matrix ``a`` it reads in ``a @ b``. Vectors are
     stacked, so one matrix product replaces an outer product per iteration."""
     total = np.zeros_like(a)
-    for chunk in _chunks(parts):
+    for start in range(0, len(parts), _ROWS):
+        chunk = parts[start:start + _ROWS]
         stacked = _stacked_vectors(chunk, a)
-        if stacked is not None:
+        if stacked is None:
+            for g, b in chunk:
+                total += _matmul_adjoint_a(g, a, b)
+        elif len(parts) <= _ROWS:  # (one product: no zeros to add it to)
+            return (stacked[0].T @ stacked[1]).astype(a.dtype, copy=False)
+        else:
             total += stacked[0].T @ stacked[1]
-            continue
-        for g, b in chunk:
-            total += _matmul_adjoint_a(g, a, b)
     return total
 
 
 def _matmul_adjoint_b_sum(parts, b):
     """``sum(_matmul_adjoint_b(g, a, b) for g, a in parts)``, as above."""
     total = np.zeros_like(b)
-    for chunk in _chunks(parts):
+    for start in range(0, len(parts), _ROWS):
+        chunk = parts[start:start + _ROWS]
         stacked = _stacked_vectors(chunk, b)
-        if stacked is not None:
+        if stacked is None:
+            for g, a in chunk:
+                total += _matmul_adjoint_b(g, a, b)
+        elif len(parts) <= _ROWS:
+            return (stacked[1].T @ stacked[0]).astype(b.dtype, copy=False)
+        else:
             total += stacked[1].T @ stacked[0]
-            continue
-        for g, a in chunk:
-            total += _matmul_adjoint_b(g, a, b)
     return total
 
 
-def _chunks(parts, size=128):
-    """``parts`` a slice at a time: stacked copies of a long loop's vectors
-    would double its memory; 128 rows already make a matrix product fast."""
-    return [parts] if len(parts) <= size else \
-        [parts[k:k + size] for k in range(0, len(parts), size)]
+# Iterations stacked at a time: stacked copies of a long loop's vectors would
+# double its memory, and 128 rows already make a matrix product fast.
+_ROWS = 128
 
 
 def _stacked_vectors(parts, matrix):
