@@ -6,6 +6,9 @@ also a primitive (see prims.py), so generated code can be differentiated again.
 """
 import numpy as np
 
+from .runtime_checks import (  # noqa: F401 (helpers too: see HELPERS)
+    _broadcast_shape, _fail, _require_float, _require_scalar, _scalar_predicate)
+
 
 def _as_gradient(g, like):
     """``g`` as an array; a Python number takes the precision of ``like``, so a
@@ -164,43 +167,40 @@ def _matmul_adjoint_b(g, a, b):
     return _sum_to(full, b if b.ndim > 1 else b[:, None]).reshape(b.shape)
 
 
-def _matmul_adjoint_a_sum(parts, a):
+def _matmul_adjoint_a_sum(parts, a, rows=128):
     """``sum(_matmul_adjoint_a(g, a, b) for g, b in parts)``: what a loop's
     gradient gathers for a matrix ``a`` it reads in ``a @ b``. Vectors are
-    stacked, so one matrix product replaces an outer product per iteration."""
+    stacked, so one matrix product replaces an outer product per iteration;
+    ``rows`` iterations at a time (stacked copies of a long loop's vectors
+    would double its memory, and 128 rows already make a product fast)."""
     total = np.zeros_like(a)
-    for start in range(0, len(parts), _ROWS):
-        chunk = parts[start:start + _ROWS]
+    for start in range(0, len(parts), rows):
+        chunk = parts[start:start + rows]
         stacked = _stacked_vectors(chunk, a)
         if stacked is None:
             for g, b in chunk:
                 total += _matmul_adjoint_a(g, a, b)
-        elif len(parts) <= _ROWS:  # (one product: no zeros to add it to)
+        elif len(parts) <= rows:  # (one product: no zeros to add it to)
             return (stacked[0].T @ stacked[1]).astype(a.dtype, copy=False)
         else:
             total += stacked[0].T @ stacked[1]
     return total
 
 
-def _matmul_adjoint_b_sum(parts, b):
+def _matmul_adjoint_b_sum(parts, b, rows=128):
     """``sum(_matmul_adjoint_b(g, a, b) for g, a in parts)``, as above."""
     total = np.zeros_like(b)
-    for start in range(0, len(parts), _ROWS):
-        chunk = parts[start:start + _ROWS]
+    for start in range(0, len(parts), rows):
+        chunk = parts[start:start + rows]
         stacked = _stacked_vectors(chunk, b)
         if stacked is None:
             for g, a in chunk:
                 total += _matmul_adjoint_b(g, a, b)
-        elif len(parts) <= _ROWS:
+        elif len(parts) <= rows:
             return (stacked[1].T @ stacked[0]).astype(b.dtype, copy=False)
         else:
             total += stacked[1].T @ stacked[0]
     return total
-
-
-# Iterations stacked at a time: stacked copies of a long loop's vectors would
-# double its memory, and 128 rows already make a matrix product fast.
-_ROWS = 128
 
 
 def _stacked_vectors(parts, matrix):
@@ -296,109 +296,6 @@ def _ties(hits, like, axis=None):
     if np.count_nonzero(count) < count.size:  # a NaN extremum: no entry ties
         count = np.where(count == 0, np.nan, count)
     return count[()]
-
-
-def _require_scalar(value, *more, message=""):
-    """``value`` if it and ``more`` are scalars; an error at the function
-    otherwise. They are the function's output, or the values whose shapes
-    decide its shape (it broadcasts them): all scalars, or not a scalar.
-
-    ``message`` is where the function is defined, ``"file.py:LINE:COL"``.
-    """
-    try:  # the common cases cheaply: floats, 0-d arrays and NumPy scalars
-        if type(value) is float or value.ndim == 0:
-            if not more:
-                return value
-            for other in more:
-                if type(other) is not float and other.ndim != 0:
-                    break
-            else:
-                return value
-    except AttributeError:  # no ndim: an int, a bool, a list...
-        pass
-    values = (value,) + more
-    shapes = [np.shape(v) for v in values]
-    if any(shapes):
-        _fail("NonScalarOutputError",
-              f"{message}: grad needs a scalar output, but the function "
-              f"returns an array of shape {_broadcast_shape(shapes)}",
-              "use symdiff.jacobian for a vector output, or reduce it to a "
-              "scalar (np.sum, np.mean)")
-    return value
-
-
-def _broadcast_shape(shapes):
-    """The shape arrays of ``shapes`` broadcast to (an output's, from the
-    shapes of the values it broadcasts)."""
-    try:
-        return np.broadcast_shapes(*shapes)
-    except ValueError:  # not broadcast together after all: the largest
-        return max(shapes, key=len)
-
-
-def _require_float(value, *more, message="", messages=()):
-    """``value`` if it and ``more`` are floating point; an error naming the
-    first that is not otherwise.
-
-    ``messages`` has one entry per value (``message`` is that of a lone
-    value): where the argument is declared, then words naming it,
-    ``"file.py:LINE:COL: argument `x`"``.
-    """
-    try:  # the common cases cheaply: floats, floating-point arrays
-        if type(value) is float or value.dtype.kind == "f":
-            if not more:
-                return value
-            for other in more:
-                if type(other) is not float and other.dtype.kind != "f":
-                    break
-            else:
-                return value
-    except AttributeError:  # no dtype: an int, a bool, a list...
-        pass
-    values = (value,) + more
-    for item, where in zip(values, messages or (message,) * len(values)):
-        if getattr(getattr(item, "dtype", None), "kind", "") == "f":
-            continue
-        if not isinstance(item, (int, float, complex, np.ndarray, np.generic)):
-            # a list would be added to itself, not elementwise: a wrong answer
-            _fail("NonFloatArgumentError",
-                  f"{where} is a {type(item).__name__}, not an array or a "
-                  "number", "pass a NumPy array: `np.asarray(x, dtype=float)`")
-        dtype = np.result_type(item)
-        if dtype.kind != "f":
-            _fail("NonFloatArgumentError",
-                  f"{where} has dtype {dtype}; only floating-point "
-                  "arguments can be differentiated",
-                  "pass floating-point values: `x.astype(float)`, or `3.0` "
-                  "instead of `3`")
-    return value
-
-
-def _scalar_predicate(value, message=""):
-    """``value`` if it is a scalar truth value; an error at the condition.
-
-    ``message`` is where the condition is, ``"file.py:LINE:COL"``.
-    """
-    if type(value) is not bool and getattr(value, "ndim", None) != 0 \
-            and np.ndim(value) != 0:  # (a bool or a NumPy scalar cheaply)
-        _fail("ArrayPredicateError",
-              f"{message}: this condition is an array of shape "
-              f"{np.shape(value)}, but a branch (`if`, `a if c else b`, "
-              "symdiff.cond) needs a single True or False",
-              "use np.where(condition, a, b) for elementwise choices, or "
-              "reduce the condition with np.all / np.any")
-    return value
-
-
-def _fail(kind, message, hint):
-    """Raise the error a check found: ``kind`` names its class in
-    symdiff.errors and ``message`` is ``"file.py:LINE:COL: text"``. (Written
-    modules get a standalone version that raises ValueError.)"""
-    try:  # inside symdiff: its own error class, located, with the source line
-        from symdiff.locate import located_error
-    except ImportError:  # symdiff absent: still say where and how to fix it
-        raise ValueError(f"{message}\nhint: {hint}") from None
-    raise located_error(kind, message, hint)
 
 
 def _apply_rule(rule, g, *inputs):

@@ -4,6 +4,49 @@
 import numpy as np
 
 
+def _fail(kind, message, hint):
+    """Raise the error a check found, as a ValueError with its hint."""
+    raise ValueError(f"{message}\nhint: {hint}")
+
+
+def _require_float(value, *more, message="", messages=()):
+    """``value`` if it and ``more`` are floating point; an error naming the
+    first that is not otherwise.
+
+    ``messages`` has one entry per value (``message`` is that of a lone
+    value): where the argument is declared, then words naming it,
+    ``"file.py:LINE:COL: argument `x`"``.
+    """
+    try:  # the common cases cheaply: floats, floating-point arrays
+        if type(value) is float or value.dtype.kind == "f":
+            if not more:
+                return value
+            for other in more:
+                if type(other) is not float and other.dtype.kind != "f":
+                    break
+            else:
+                return value
+    except AttributeError:  # no dtype: an int, a bool, a list...
+        pass
+    values = (value,) + more
+    for item, where in zip(values, messages or (message,) * len(values)):
+        if getattr(getattr(item, "dtype", None), "kind", "") == "f":
+            continue
+        if not isinstance(item, (int, float, complex, np.ndarray, np.generic)):
+            # a list would be added to itself, not elementwise: a wrong answer
+            _fail("NonFloatArgumentError",
+                  f"{where} is a {type(item).__name__}, not an array or a "
+                  "number", "pass a NumPy array: `np.asarray(x, dtype=float)`")
+        dtype = np.result_type(item)
+        if dtype.kind != "f":
+            _fail("NonFloatArgumentError",
+                  f"{where} has dtype {dtype}; only floating-point "
+                  "arguments can be differentiated",
+                  "pass floating-point values: `x.astype(float)`, or `3.0` "
+                  "instead of `3`")
+    return value
+
+
 def _as_gradient(g, like):
     """``g`` as an array; a Python number takes the precision of ``like``, so a
     float32 input keeps float32 gradients (``np.asarray(1.0)`` is float64)."""
@@ -67,49 +110,6 @@ def _matmul_adjoint_b(g, a, b):
         g, a = g[..., None, :], a[None, :]
     full = np.matmul(np.swapaxes(a, -1, -2), g)
     return _sum_to(full, b if b.ndim > 1 else b[:, None]).reshape(b.shape)
-
-
-def _require_float(value, *more, message="", messages=()):
-    """``value`` if it and ``more`` are floating point; an error naming the
-    first that is not otherwise.
-
-    ``messages`` has one entry per value (``message`` is that of a lone
-    value): where the argument is declared, then words naming it,
-    ``"file.py:LINE:COL: argument `x`"``.
-    """
-    try:  # the common cases cheaply: floats, floating-point arrays
-        if type(value) is float or value.dtype.kind == "f":
-            if not more:
-                return value
-            for other in more:
-                if type(other) is not float and other.dtype.kind != "f":
-                    break
-            else:
-                return value
-    except AttributeError:  # no dtype: an int, a bool, a list...
-        pass
-    values = (value,) + more
-    for item, where in zip(values, messages or (message,) * len(values)):
-        if getattr(getattr(item, "dtype", None), "kind", "") == "f":
-            continue
-        if not isinstance(item, (int, float, complex, np.ndarray, np.generic)):
-            # a list would be added to itself, not elementwise: a wrong answer
-            _fail("NonFloatArgumentError",
-                  f"{where} is a {type(item).__name__}, not an array or a "
-                  "number", "pass a NumPy array: `np.asarray(x, dtype=float)`")
-        dtype = np.result_type(item)
-        if dtype.kind != "f":
-            _fail("NonFloatArgumentError",
-                  f"{where} has dtype {dtype}; only floating-point "
-                  "arguments can be differentiated",
-                  "pass floating-point values: `x.astype(float)`, or `3.0` "
-                  "instead of `3`")
-    return value
-
-
-def _fail(kind, message, hint):
-    """Raise the error a check found, as a ValueError with its hint."""
-    raise ValueError(f"{message}\nhint: {hint}")
 
 
 def grad_logistic_loss(w, b, x, y):
