@@ -6,7 +6,6 @@ reverse mode); linear primitives apply themselves to the tangents.
 """
 from __future__ import annotations
 
-from ..facts import ELEMENTWISE as _SHAPE_ELEMENTWISE  # noqa: F401 (documentation)
 from ..errors import NoDerivativeRuleError
 from ..ir import Const
 from .elementwise import ELEMENTWISE
