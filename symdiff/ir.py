@@ -210,6 +210,7 @@ def branch_definitions(stmts, chain=(), out=None):
             branch_definitions(stmt.orelse, ((stmt, "orelse"),) + chain, out)
         elif isinstance(stmt, Loop):
             out.update((c.out, chain) for c in stmt.carried if chain)
+            out.update((t.var, chain) for t in stmt.writes if chain)  # tapes too
             branch_definitions(stmt.body, chain, out)
     return out
 

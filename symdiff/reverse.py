@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import replace
 
-from .errors import NoDerivativeRuleError, NonScalarOutputError
+from .errors import NoDerivativeRuleError, NonScalarOutputError, UnsupportedSyntaxError
 from .facts import ELEMENTWISE, SCALAR
 from .ir import Const, Function, If, Loop, Merge, Op, Var, branch_definitions
-from .loop_reverse import backward_loop, loop_activity
+from .loop_reverse import TapeBar, backward_loop, loop_activity
 from .masks import Guards, guard_wheres, zero_by_product
 from .rules.custom import override_rule
 from .shadow import add_shadows
@@ -237,6 +237,11 @@ class Reverse:
                 # on the same side: its adjoint stays there, nothing to merge
                 self.adj[var].append(then_out.get(var, else_out.get(var)))
                 continue
+            if isinstance(then_out.get(var, else_out.get(var)), TapeBar):
+                raise UnsupportedSyntaxError(
+                    "a tape is read under another condition than the one it was "
+                    "written under", stmt.loc, "read a tape in a loop nested in the "
+                    "same `if` conditions as the loop that appends to it")
             sides = []
             for stmts, out in ((then, then_out), (orelse, else_out)):
                 if var not in out:

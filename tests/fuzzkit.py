@@ -336,14 +336,17 @@ class Generator:
         target = self.name() if r.random() < 0.6 else r.choice(
             [n for n, s in env.items() if s is not int])
         shape = env[target] if target in env else r.choice(SHAPES)
-        branches = []
+        branches, before, after = [], set(self.fresh), []
         for _ in range(2):
             inner = dict(env)
+            self.fresh = set(before)  # what one branch made is not fresh in the other
             lines = self.block(inner, r.randint(0, 1), loops=False)
             e = self.expr(shape, inner, 2)
             lines.append((f"{target} = {e.p}", f"{target} = {e.i}"))
             branches.append(lines)
+            after.append(self.fresh)
         env[target] = shape
+        self.fresh = after[0] & after[1]
         self.fresh.discard(target)
         out = [(f"if {pred.p}:", f"if R.pred({pred.i}):")]
         out += [("    " + a, "    " + b) for a, b in branches[0]]
@@ -665,6 +668,7 @@ def arguments(rnd, shapes):
 
 
 def _quiet(fn, *args):
+    args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]  # `x += ...`
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         return fn(*args)

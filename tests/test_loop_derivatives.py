@@ -201,3 +201,45 @@ def test_third_derivatives_of_loops():
     for a in (0.4, -1.3):
         assert d3(a, 4) == pytest.approx((d2(a + eps, 4) - d2(a - eps, 4)) / (2 * eps),
                                          rel=1e-6)
+
+
+def loop_in_a_branch(x0):
+    if x0 < 0.5:
+        v4 = x0
+    else:
+        v3 = x0
+        for i in range(1):
+            v3 = np.sqrt(v3)
+        v4 = v3 * v3
+    return np.sin(v4)
+
+
+def test_hessian_of_a_loop_inside_a_branch():
+    # reverse over reverse: the tape of the loop in the `else` is read by its
+    # reverse loop under a later `if` on the same condition; the adjoints of
+    # what it read must reach the forward loop (they were dropped)
+    x = np.array(0.92923873)
+    grad = symdiff.grad(loop_in_a_branch)
+    expected = fd_jacobian(grad, (x,), 0)
+    np.testing.assert_allclose(symdiff.hessian(loop_in_a_branch)(x), expected, rtol=1e-6)
+    _, hv = symdiff.jvp(grad)(x, np.array(1.0))
+    np.testing.assert_allclose(hv, expected, rtol=1e-6)
+
+
+def tape_read_under_another_condition(x):
+    tape = []
+    y = x
+    if np.sum(x) > 0:
+        for i in range(2):
+            y = np.sin(y)
+            tape.append(y)
+    s = x * 0.0
+    if x[0] > 0:
+        for t in reversed(tape):
+            s = s + t * t
+    return np.sum(s)
+
+
+def test_a_tape_read_under_another_condition_is_refused_not_dropped():
+    with pytest.raises(UnsupportedSyntaxError, match="another condition"):
+        symdiff.grad(tape_read_under_another_condition)
