@@ -919,14 +919,16 @@ def _check_second_order(mod, args, wrt, context):
     rng = np.random.default_rng(1)
     t = [rng.normal(size=np.shape(a)) for a in args]
     t = tuple(float(v) if isinstance(a, float) else v for v, a in zip(t, args))
-    estimates = []
+    estimates, sig = [], _signature(mod, args)[1]
     for eps in (1e-5, 1e-6):
-        hi = _quiet(grad, *[a + eps * v for a, v in zip(args, t)])
-        lo = _quiet(grad, *[a - eps * v for a, v in zip(args, t)])
+        points = [[a + sign * eps * v for a, v in zip(args, t)] for sign in (1, -1)]
+        if any(not _same_sig(_signature(mod, p)[1], sig) for p in points):
+            return 0  # the step along t crosses a branch or a kink
+        hi, lo = (_quiet(grad, *p) for p in points)
         estimates.append([(np.asarray(h) - np.asarray(l)) / (2 * eps) for h, l in zip(hi, lo)])
     scale = 1.0 + max(float(np.max(np.abs(e), initial=0.0)) for e in estimates[0])
     if not all(np.allclose(a, b, rtol=1e-3, atol=1e-5 * scale)
-               for a, b in zip(*estimates)) or not stable(mod, args, _signature(mod, args)[1]):
+               for a, b in zip(*estimates)) or not stable(mod, args, sig):
         return 0  # not smooth enough here for differences to decide
     compared = 0
     for name, make, call in (
