@@ -173,40 +173,44 @@ def _matmul_adjoint_a_sum(parts, a, rows=128):
     stacked, so one matrix product replaces an outer product per iteration;
     ``rows`` iterations at a time (stacked copies of a long loop's vectors
     would double its memory, and 128 rows already make a product fast)."""
+    if len(parts) <= rows:  # the common case: one product
+        stacked = _stacked_vectors(parts, a)
+        if stacked is not None:
+            return _of_dtype(stacked[0].T @ stacked[1], a)
     total = np.zeros_like(a)
     for start in range(0, len(parts), rows):
         chunk = parts[start:start + rows]
         stacked = _stacked_vectors(chunk, a)
-        if stacked is None:
-            for g, b in chunk:
-                total += _matmul_adjoint_a(g, a, b)
-        elif len(parts) <= rows:  # (one product: no zeros to add it to)
-            return (stacked[0].T @ stacked[1]).astype(a.dtype, copy=False)
-        else:
+        if stacked is not None:
             total += stacked[0].T @ stacked[1]
+            continue
+        for g, b in chunk:
+            total += _matmul_adjoint_a(g, a, b)
     return total
 
 
 def _matmul_adjoint_b_sum(parts, b, rows=128):
     """``sum(_matmul_adjoint_b(g, a, b) for g, a in parts)``, as above."""
+    if len(parts) <= rows:
+        stacked = _stacked_vectors(parts, b)
+        if stacked is not None:
+            return _of_dtype(stacked[1].T @ stacked[0], b)
     total = np.zeros_like(b)
     for start in range(0, len(parts), rows):
         chunk = parts[start:start + rows]
         stacked = _stacked_vectors(chunk, b)
-        if stacked is None:
-            for g, a in chunk:
-                total += _matmul_adjoint_b(g, a, b)
-        elif len(parts) <= rows:
-            return (stacked[1].T @ stacked[0]).astype(b.dtype, copy=False)
-        else:
+        if stacked is not None:
             total += stacked[1].T @ stacked[0]
+            continue
+        for g, a in chunk:
+            total += _matmul_adjoint_b(g, a, b)
     return total
 
 
 def _stacked_vectors(parts, matrix):
     """The two columns of ``parts`` as matrices (one row per iteration) when
     ``matrix`` is a matrix and every part is a pair of vectors; else None."""
-    if getattr(matrix, "ndim", 0) != 2 or not parts:
+    if matrix.ndim != 2 or not parts:
         return None
     firsts, seconds = zip(*parts)
     try:  # vectors of different lengths cannot be stacked: added one by one
@@ -214,6 +218,11 @@ def _stacked_vectors(parts, matrix):
     except ValueError:
         return None
     return (firsts, seconds) if firsts.ndim == seconds.ndim == 2 else None
+
+
+def _of_dtype(total, like):
+    """``total`` in ``like``'s dtype, as adding it into zeros like it would."""
+    return total if total.dtype == like.dtype else total.astype(like.dtype)
 
 
 def _dot_adjoint_a(g, a, b):
