@@ -384,6 +384,10 @@ def report(info, imports, rows, colds, scale, frameworks, opts, elapsed):
     if slow:
         w("Slower than hand-written (ratio > 1.1): " + ", ".join(
             f"{r['case']} {r['size']} ({r['ratio']:.2f})" for r in slow) + ".")
+        import cases
+        why = {c.name: c.why for c in cases.CASES if c.why}
+        for name in dict.fromkeys(r["case"] for r in slow if r["case"] in why):
+            w(f"- {name}: {why[name]}.")
     wrong = [r for r in rows if r.get("err", 0) > TARGET_ERR]
     if wrong:
         w("Error above 1e-12: " + ", ".join(
