@@ -29,7 +29,8 @@ ELEMENTWISE = {
     "add": R("a + b"),
     "subtract": R("a - b"),
     "multiply": R("a * b"),
-    "divide": R("a / b", safe=(None, 1.0)),
+    # -out / b, not -a / b ** 2: reuses the quotient, and b ** 2 can overflow
+    "divide": R("a / b", grads=("1 / b", "-out / b"), safe=(None, 1.0)),
     "power": R("a ** b", grads=("b * a ** (b - 1)", "out * log(a)"), safe=(1.0, None)),
     "negative": R("-a"),
     "square": R("a ** 2"),

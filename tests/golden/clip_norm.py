@@ -17,7 +17,7 @@ def grad_clip_norm(v, w):
     if mask:
         # L41: v = v / np.sqrt(n2)
         v_bar_1 = _sum_to(v_bar / sqrt_n2, v)
-        sqrt_n2_bar = _sum_to(-(v * v_bar / sqrt_n2 ** 2), sqrt_n2)
+        sqrt_n2_bar = _sum_to(-(v_1 * v_bar / sqrt_n2), sqrt_n2)
         n2_bar = sqrt_n2_bar / (2.0 * sqrt_n2)
     else:
         n2_bar = np.zeros_like(n2)

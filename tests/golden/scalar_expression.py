@@ -4,9 +4,9 @@ def grad_scalar_expression(a, b, c):
         'golden_functions.py:58:23: argument `a`',
         'golden_functions.py:58:26: argument `b`',
         'golden_functions.py:58:29: argument `c`'))
-    sin_c = np.sin(c)
     add_power_a = 1.0 + a ** 2
-    d = a * b + sin_c / add_power_a
+    t = np.sin(c) / add_power_a
+    d = a * b + t
     sqrt_add_power_d = np.sqrt(d ** 2 + 1.0)
     exp_negative_b = np.exp(-b)
     add_exp_negative_b = 1.0 + exp_negative_b
@@ -20,7 +20,7 @@ def grad_scalar_expression(a, b, c):
     d_bar = e + 2.0 * d * add_power_d_bar
     # L59: d = a * b + np.sin(c) / (1.0 + a ** 2)
     sin_c_bar = d_bar / add_power_a
-    add_power_a_bar = -(sin_c * d_bar / add_power_a ** 2)
+    add_power_a_bar = -(t * d_bar / add_power_a)
     a_bar = 2.0 * a * add_power_a_bar + b * d_bar
     b_bar = a * d_bar - negative_b_bar
     c_bar = 3.0 * c ** 2 + np.cos(c) * sin_c_bar
