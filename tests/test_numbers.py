@@ -364,3 +364,13 @@ def test_nan_through_a_max_reduction():
         warnings.simplefilter("error")
         g = symdiff.grad(lambda v: np.max(v))(x)
     assert np.isnan(g).any()
+
+
+def _ratio(x, y):
+    return x / y
+
+
+def test_quotient_gradient_in_the_denominator_does_not_square_it():
+    # -x / y ** 2 underflows y ** 2 to 0 here; -(x / y) / y is exact
+    g = symdiff.grad(_ratio, wrt=1)(1e-200, 1e-200)
+    assert g == pytest.approx(-1e200, rel=1e-15)
