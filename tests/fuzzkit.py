@@ -926,6 +926,8 @@ def _check_second_order(mod, args, wrt, context):
             return 0  # the step along t crosses a branch or a kink
         hi, lo = (_quiet(grad, *p) for p in points)
         estimates.append([(np.asarray(h) - np.asarray(l)) / (2 * eps) for h, l in zip(hi, lo)])
+    if not all(np.all(np.isfinite(e)) for est in estimates for e in est):
+        return 0  # differences of the gradient overflow or are NaN: nothing to compare
     scale = 1.0 + max(float(np.max(np.abs(e), initial=0.0)) for e in estimates[0])
     if not all(np.allclose(a, b, rtol=1e-3, atol=1e-5 * scale)
                for a, b in zip(*estimates)) or not stable(mod, args, sig):
