@@ -57,8 +57,9 @@ class UnsupportedSyntaxError(SymdiffError):
 
 
 class InPlaceWriteError(UnsupportedSyntaxError):
-    """An assignment into part of an array (``x[0] = ...``, ``x[1:] += 1``) or
-    to an attribute (``obj.attr = ...``)."""
+    """An assignment into part of an array (``x[0] = ...``, ``x[1:] += 1``), to
+    an attribute (``obj.attr = ...``), or ``x += ...`` where ``x`` may share its
+    array with another name or the caller."""
 
 
 class UnknownNameError(SymdiffError):

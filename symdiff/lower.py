@@ -14,7 +14,7 @@ from .branches import lower_if, merge
 from .subscripts import lower_index, lower_subscript
 from .returns import hoist_returns
 from .builtins_ import BUILTIN_NAMES
-from .errors import (NonScalarOutputError, UnknownNameError,
+from .errors import (InPlaceWriteError, NonScalarOutputError, UnknownNameError,
                      UnsupportedSyntaxError)
 from .ir import Const, If, Var
 from .values import Closure, FreeVar, OneBranch, Static, Tup, from_python, is_atom
@@ -93,16 +93,18 @@ class Lowerer:
         op = _BINOPS.get(type(node.op))
         current = self.expr(ast.Name(node.target.id, ast.Load(), lineno=node.lineno,
                                      col_offset=node.col_offset))
-        others = [n for n, v in self.env.items() if v is current and n != node.target.id]
-        if isinstance(current, Var) and others:
-            # For an array `+=` changes the object both names share; for a float
-            # it rebinds one name. Which one happens is known only at run time.
+        name, text = node.target.id, ast.unparse(node)
+        others = [n for n, v in self.env.items() if v is current and n != name]
+        # For an array `+=` changes the object both names share (or the
+        # caller's); for a float it rebinds one name. Which one happens is
+        # known only at run time.
+        shared = f"`{others[0]}`" if others else "the caller's array"
+        if isinstance(current, Var) and (others or current in self.b.param_locs):
+            what = f"another name for `{others[0]}`" if others else "still the argument"
             raise self.error(
-                UnsupportedSyntaxError, node,
-                f"`{node.target.id}` is another name for `{others[0]}` here, so "
-                f"`{ast.unparse(node)}` may change `{others[0]}` in place",
-                f"write `{node.target.id} = {node.target.id} "
-                f"{ast.unparse(node).split()[1][:-1]} ...` to make a new value")
+                InPlaceWriteError, node,
+                f"`{name}` is {what} here, so `{text}` may change {shared} in place",
+                f"write `{name} = {name} {text.split()[1][:-1]} ...` to make a new value")
         self.bind(node.target, self.binop(op, current, self.expr(node.value), node))
 
     def stmt_Expr(self, node):

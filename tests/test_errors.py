@@ -376,7 +376,21 @@ def writes_in_tuple_target(x):
     return np.sum(y)
 
 
+def adds_into_argument(x):
+    x += 1.0  # E:aug-arg
+    return np.sum(x)
+
+
+def adds_into_alias(x):
+    y = x * 2.0
+    z = y
+    z += 1.0  # E:aug-alias
+    return np.sum(y)
+
+
 IN_PLACE = [
+    (adds_into_argument, "aug-arg", "x += 1.0", ["`x`", "argument", "caller's array"]),
+    (adds_into_alias, "aug-alias", "z += 1.0", ["`z`", "another name for `y`"]),
     (writes_item, "setitem", "x[0]", ["`x[0]`", "in place"]),
     (writes_slice, "augslice", "x[1:]", ["`x[1:]`", "in place"]),
     (writes_attr, "setattr", "box.attr", ["`box.attr`", "attribute"]),
