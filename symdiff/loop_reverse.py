@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 
 from .clone import clone_block
 from .ir import Carry, Loop, Op, Tape, Var, branch_definitions
+from .tapes import TAPE_SUMS
 
 
 @dataclass
@@ -185,17 +186,15 @@ def _accumulate_outer(rev, reverse, escaping, loads, around):
         rev.adj[var].append(acc.out)
 
 
-_SUMMED = {"matmul_adjoint_a": 1, "matmul_adjoint_b": 2}  # prim -> the operand
-
-
 def _gather_products(rev, reverse, var, grad, after):
     """The gradient of a matrix the loop multiplies by (``W @ h``) is an outer
     product per iteration; the loop saves the two factors instead, and one
     matrix product after it adds them all up (``_matmul_adjoint_a_sum``)."""
     op = rev.b.facts.defs.get(grad)
-    if op is None or _SUMMED.get(op.prim) is None or op.args[_SUMMED[op.prim]] is not var:
+    matrix = TAPE_SUMS.get(op.prim + "_sum") if op is not None else None
+    if matrix is None or op.args[matrix] is not var:
         return False
-    g, other = op.args[0], op.args[3 - _SUMMED[op.prim]]
+    g, other = op.args[0], op.args[3 - matrix]
     parts = Tape(Var(var.hint + "_bar_parts"), [g, other])
     reverse.writes.append(parts)
     with rev.b.into(after):

@@ -141,8 +141,9 @@ TAPE_SUMS = {"matmul_adjoint_a_sum": 1, "matmul_adjoint_b_sum": 2}
 
 def lower_tape_sum(lw, prim, args, node):
     """``_matmul_adjoint_a_sum(parts, W)`` is the loop it stands for,
-    ``W_bar = zeros_like(W); for g, h in reversed(parts): W_bar += _matmul_adjoint_a(g, W, h)``,
-    so a gradient that calls it can be differentiated again."""
+    ``total = zeros_like(W)``, then ``total += _matmul_adjoint_a(g, W, h)``
+    for each pair ``(g, h)`` of ``reversed(parts)``, so that a gradient that
+    calls it can be differentiated again."""
     if len(args) != 2 or not isinstance(args[0], TapeList):
         raise lw.error(UnsupportedSyntaxError, node,
                        f"`_{prim.name}` adds up the pairs a loop appended to a tape",

@@ -5,6 +5,7 @@ import pytest
 import symdiff
 from numeric import assert_grad
 from symdiff.errors import UnsupportedSyntaxError
+from symdiff.runtime import _matmul_adjoint_a_sum
 
 RNG = np.random.default_rng(3)
 W = RNG.normal(size=(4, 4)) * 0.5
@@ -306,3 +307,12 @@ def test_a_carried_value_that_grows_by_broadcasting_gets_its_own_shape_back():
     assert g.shape == (1,)  # h becomes [4, 7, 10]: d/dh0 sum(h^2) = 2 * 21
     np.testing.assert_allclose(g, [42.0], rtol=1e-14)
     assert_grad(f, symdiff.grad(f, wrt=(0, 1)), (h0, x), wrt=(0, 1))
+
+
+def sums_an_array(W, x):
+    return np.sum(_matmul_adjoint_a_sum(x, W))
+
+
+def test_the_tape_sum_helper_takes_a_tape():
+    with pytest.raises(UnsupportedSyntaxError, match="adds up the pairs a loop appended"):
+        symdiff.grad(sums_an_array)
