@@ -137,6 +137,8 @@ def _matmul_adjoint_a(g, a, b):
         return g[:, None] * b  # np.outer, without its ravel and reshape calls
     if ranks == (1, 1, 2):
         return b @ g
+    if _dot_of_vectors(g, a, b):
+        return g * b
     a, b, g = np.asarray(a), np.asarray(b), _as_gradient(g, a)
     if b.ndim == 1:  # as NumPy does: b is a column, a is a row
         g, b = g[..., None], b[:, None]
@@ -158,6 +160,8 @@ def _matmul_adjoint_b(g, a, b):
         return g @ a  # a.T @ g, ~10% quicker (no transposed view for BLAS)
     if ranks == (1, 1, 2):
         return a[:, None] * g  # np.outer, without its ravel and reshape calls
+    if _dot_of_vectors(g, a, b):
+        return g * a
     a, b, g = np.asarray(a), np.asarray(b), _as_gradient(g, b)
     if b.ndim == 1:
         g = g[..., None]
@@ -167,22 +171,28 @@ def _matmul_adjoint_b(g, a, b):
     return _sum_to(full, b if b.ndim > 1 else b[:, None]).reshape(b.shape)
 
 
+def _dot_of_vectors(g, a, b):
+    """Whether ``a @ b`` was a dot product of two vectors (``g`` a scalar)."""
+    return getattr(a, "ndim", -1) == 1 == getattr(b, "ndim", -1) and \
+        (type(g) is float or getattr(g, "ndim", -1) == 0)
+
+
 def _matmul_adjoint_a_sum(parts, a, rows=128):
     """``sum(_matmul_adjoint_a(g, a, b) for g, b in parts)``: what a loop's
-    gradient gathers for a matrix ``a`` it reads in ``a @ b``. Vectors are
+    gradient gathers for an ``a`` it reads in ``a @ b``. The factors are
     stacked, so one matrix product replaces an outer product per iteration;
     ``rows`` iterations at a time (stacked copies of a long loop's vectors
     would double its memory, and 128 rows already make a product fast)."""
     if len(parts) <= rows:  # the common case: one product
-        stacked = _stacked_vectors(parts, a)
-        if stacked is not None:
-            return _of_dtype(stacked[0].T @ stacked[1], a)
+        total = _stacked_sum(parts, a, "a")
+        if total is not None:
+            return _of_dtype(total, a)
     total = np.zeros_like(a)
     for start in range(0, len(parts), rows):
         chunk = parts[start:start + rows]
-        stacked = _stacked_vectors(chunk, a)
+        stacked = _stacked_sum(chunk, a, "a")
         if stacked is not None:
-            total += stacked[0].T @ stacked[1]
+            total += stacked
             continue
         for g, b in chunk:
             total += _matmul_adjoint_a(g, a, b)
@@ -192,32 +202,39 @@ def _matmul_adjoint_a_sum(parts, a, rows=128):
 def _matmul_adjoint_b_sum(parts, b, rows=128):
     """``sum(_matmul_adjoint_b(g, a, b) for g, a in parts)``, as above."""
     if len(parts) <= rows:
-        stacked = _stacked_vectors(parts, b)
-        if stacked is not None:
-            return _of_dtype(stacked[1].T @ stacked[0], b)
+        total = _stacked_sum(parts, b, "b")
+        if total is not None:
+            return _of_dtype(total, b)
     total = np.zeros_like(b)
     for start in range(0, len(parts), rows):
         chunk = parts[start:start + rows]
-        stacked = _stacked_vectors(chunk, b)
+        stacked = _stacked_sum(chunk, b, "b")
         if stacked is not None:
-            total += stacked[1].T @ stacked[0]
+            total += stacked
             continue
         for g, a in chunk:
             total += _matmul_adjoint_b(g, a, b)
     return total
 
 
-def _stacked_vectors(parts, matrix):
-    """The two columns of ``parts`` as matrices (one row per iteration) when
-    ``matrix`` is a matrix and every part is a pair of vectors; else None."""
-    if matrix.ndim != 2 or not parts:
+def _stacked_sum(parts, fixed, side):
+    """The sum of the parts' adjoints for ``fixed`` (operand ``side`` of
+    ``a @ b``; each part is the gradient and the other operand) as one matrix
+    product of the stacked parts, for the ranks of common loops: outer
+    products (a matrix times vectors) or scalars times vectors (dot products
+    of vectors). None otherwise: then they are added one by one."""
+    if not parts:
         return None
-    firsts, seconds = zip(*parts)
-    try:  # vectors of different lengths cannot be stacked: added one by one
-        firsts, seconds = np.array(firsts), np.array(seconds)
+    gs, others = zip(*parts)
+    try:  # vectors of different lengths cannot be stacked
+        gs, others = np.array(gs), np.array(others)
     except ValueError:
         return None
-    return (firsts, seconds) if firsts.ndim == seconds.ndim == 2 else None
+    if fixed.ndim == 2 and gs.ndim == others.ndim == 2:
+        return gs.T @ others if side == "a" else others.T @ gs
+    if fixed.ndim == 1 and gs.ndim == 1 and others.ndim == 2:
+        return gs @ others
+    return None
 
 
 def _of_dtype(total, like):

@@ -8,7 +8,7 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 QUICK = ["quickstart.py", "where_and_cond.py", "noisy_forward.py",
-         "quantization_training.py"]
+         "quantization_training.py", "rnn_sequence.py"]
 
 
 @pytest.mark.parametrize("name", QUICK)

@@ -133,8 +133,18 @@ def batch_recurrence(W, H0, xs):  # each row of H0 starts a sequence
     return np.sum(H ** 2)
 
 
+def readout(W, v, xs):  # a dot product per step, summed in the loop
+    h = np.zeros(W.shape[0])
+    total = 0.0
+    for t in range(xs.shape[0]):
+        h = np.tanh(W @ h + xs[t])
+        total = total + (v @ h - 0.5) ** 2
+    return total
+
+
 CASES = [
     (recurrence, (W, H0, XS), (0, 1, 2)),
+    (readout, (W, RNG.normal(size=4), XS[:3]), (0, 1)),
     (rnn_cell, (W, RNG.normal(size=(4, 2)), RNG.normal(size=4), RNG.normal(size=(3, 2))),
      (0, 1, 2)),
     (row_recurrence, (W, H0, XS), (0, 1)),

@@ -52,3 +52,22 @@ def test_matmul_adjoint_sums_keep_the_matrix_dtype():
     assert _matmul_adjoint_a_sum(parts, W).dtype == np.float32
     assert _matmul_adjoint_b_sum(parts, W).dtype == np.float32
     assert _matmul_adjoint_a_sum([], W).dtype == np.float32
+
+
+@pytest.mark.parametrize("g", [0.7, np.float64(0.7), np.array(0.7), np.float32(0.7)])
+def test_matmul_adjoints_of_a_dot_product_of_vectors(g):
+    a, b = RNG.normal(size=3), RNG.normal(size=3)
+    np.testing.assert_allclose(_matmul_adjoint_a(g, a, b), 0.7 * b, rtol=1e-6)
+    np.testing.assert_allclose(_matmul_adjoint_b(g, a, b), 0.7 * a, rtol=1e-6)
+    assert np.shape(_matmul_adjoint_a(g, a, b)) == (3,)
+
+
+@pytest.mark.parametrize("kind", ["python floats", "numpy scalars", "many"])
+def test_sums_over_a_loop_of_dot_products(kind):
+    v = RNG.normal(size=4)  # the loop computes v @ h_t: parts are (g_t, h_t)
+    count = 300 if kind == "many" else 6
+    parts = [(float(RNG.normal()) if kind == "python floats" else np.float64(RNG.normal()),
+              RNG.normal(size=4)) for _ in range(count)]
+    expected = sum(g * h for g, h in parts)
+    np.testing.assert_allclose(_matmul_adjoint_a_sum(parts, v), expected, rtol=1e-12)
+    np.testing.assert_allclose(_matmul_adjoint_b_sum(parts, v), expected, rtol=1e-12)

@@ -103,6 +103,8 @@ def _matmul_adjoint_b(g, a, b):
         return g @ a  # a.T @ g, ~10% quicker (no transposed view for BLAS)
     if ranks == (1, 1, 2):
         return a[:, None] * g  # np.outer, without its ravel and reshape calls
+    if _dot_of_vectors(g, a, b):
+        return g * a
     a, b, g = np.asarray(a), np.asarray(b), _as_gradient(g, b)
     if b.ndim == 1:
         g = g[..., None]
@@ -110,6 +112,12 @@ def _matmul_adjoint_b(g, a, b):
         g, a = g[..., None, :], a[None, :]
     full = np.matmul(np.swapaxes(a, -1, -2), g)
     return _sum_to(full, b if b.ndim > 1 else b[:, None]).reshape(b.shape)
+
+
+def _dot_of_vectors(g, a, b):
+    """Whether ``a @ b`` was a dot product of two vectors (``g`` a scalar)."""
+    return getattr(a, "ndim", -1) == 1 == getattr(b, "ndim", -1) and \
+        (type(g) is float or getattr(g, "ndim", -1) == 0)
 
 
 def grad_logistic_loss(w, b, x, y):
