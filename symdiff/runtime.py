@@ -183,37 +183,31 @@ def _matmul_adjoint_a_sum(parts, a, rows=128):
     stacked, so one matrix product replaces an outer product per iteration;
     ``rows`` iterations at a time (stacked copies of a long loop's vectors
     would double its memory, and 128 rows already make a product fast)."""
-    if len(parts) <= rows:  # the common case: one product
-        total = _stacked_sum(parts, a, "a")
-        if total is not None:
-            return _of_dtype(total, a)
-    total = np.zeros_like(a)
-    for start in range(0, len(parts), rows):
-        chunk = parts[start:start + rows]
-        stacked = _stacked_sum(chunk, a, "a")
-        if stacked is not None:
-            total += stacked
-            continue
-        for g, b in chunk:
-            total += _matmul_adjoint_a(g, a, b)
-    return total
+    return _gathered(parts, a, "a", rows)
 
 
 def _matmul_adjoint_b_sum(parts, b, rows=128):
     """``sum(_matmul_adjoint_b(g, a, b) for g, a in parts)``, as above."""
-    if len(parts) <= rows:
-        total = _stacked_sum(parts, b, "b")
-        if total is not None:
-            return _of_dtype(total, b)
-    total = np.zeros_like(b)
+    return _gathered(parts, b, "b", rows)
+
+
+def _gathered(parts, fixed, side, rows):
+    """The sum of the adjoints for operand ``side`` (``fixed``) of ``a @ b``
+    over ``parts``, each the gradient and the other operand."""
+    if len(parts) <= rows:  # the common case: one product
+        total = _stacked_sum(parts, fixed, side)
+        if total is not None:  # in the dtype adding into zeros gives
+            return total.astype(fixed.dtype, copy=False)
+    total = np.zeros_like(fixed)
     for start in range(0, len(parts), rows):
         chunk = parts[start:start + rows]
-        stacked = _stacked_sum(chunk, b, "b")
+        stacked = _stacked_sum(chunk, fixed, side)
         if stacked is not None:
             total += stacked
             continue
-        for g, a in chunk:
-            total += _matmul_adjoint_b(g, a, b)
+        for g, other in chunk:
+            total += _matmul_adjoint_a(g, fixed, other) if side == "a" else \
+                _matmul_adjoint_b(g, other, fixed)
     return total
 
 
@@ -235,11 +229,6 @@ def _stacked_sum(parts, fixed, side):
     if fixed.ndim == 1 and gs.ndim == 1 and others.ndim == 2:
         return gs @ others
     return None
-
-
-def _of_dtype(total, like):
-    """``total`` in ``like``'s dtype, as adding it into zeros like it would."""
-    return total if total.dtype == like.dtype else total.astype(like.dtype)
 
 
 def _dot_adjoint_a(g, a, b):

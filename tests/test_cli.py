@@ -337,19 +337,27 @@ def test_committed_module_lines_fit_pep8():
     assert all(len(line) <= 79 for line in lines), [l for l in lines if len(l) > 79]
 
 
+def _written_and_loaded(tmp_path, stem, source):
+    """The module the command line writes for ``source``, imported."""
+    src = tmp_path / f"{stem}.py"
+    src.write_text(source)
+    out = tmp_path / f"{stem}_grad.py"
+    subprocess.run([sys.executable, str(ROOT / "cli.py"), str(src), "-o", str(out)],
+                   check=True, cwd=ROOT, env=ENV)
+    spec = importlib.util.spec_from_file_location(f"{stem}_grad", out)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def test_a_written_module_is_differentiated_again(tmp_path):
     """The helpers a written module carries are its own copies; symdiff knows
     them as the primitives they are, so a hessian of a loop works from the file."""
-    src = tmp_path / "recur.py"
-    src.write_text(
+    module = _written_and_loaded(
+        tmp_path, "recur",
         "import numpy as np\nimport symdiff\n\n\n@symdiff.grad\n"
         "def loss(w, xs):\n    h = np.zeros(3)\n    for t in range(xs.shape[0]):\n"
         "        h = np.tanh(w * h + xs[t])\n    return np.sum(h ** 2)\n")
-    subprocess.run([sys.executable, str(ROOT / "cli.py"), str(src), "-o",
-                    str(tmp_path / "recur_grad.py")], check=True, cwd=ROOT, env=ENV)
-    spec = importlib.util.spec_from_file_location("recur_grad", tmp_path / "recur_grad.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
     import symdiff
     w = np.array([0.3, -0.2, 0.5])
     xs = np.random.default_rng(0).normal(size=(4, 3))
@@ -362,15 +370,10 @@ def test_a_written_module_is_differentiated_again(tmp_path):
 def test_a_written_module_checking_several_values_is_differentiated_again(tmp_path):
     """One `_require_float` and one `_require_scalar` for several values (the
     module's own copies) lower back to the checks, and the checks stay."""
-    src = tmp_path / "several.py"
-    src.write_text(
+    module = _written_and_loaded(
+        tmp_path, "several",
         "import numpy as np\nimport symdiff\n\n\n@symdiff.grad(wrt=(0, 1))\n"
         "def loss(a, b, c):\n    return np.sin(a * b) + c * a ** 2\n")
-    subprocess.run([sys.executable, str(ROOT / "cli.py"), str(src), "-o",
-                    str(tmp_path / "several_grad.py")], check=True, cwd=ROOT, env=ENV)
-    spec = importlib.util.spec_from_file_location("several_grad", tmp_path / "several_grad.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
     text = (tmp_path / "several_grad.py").read_text()
     assert "_require_float(a, b, messages=(" in text
     assert "_require_scalar(a, b, c, message=" in text
