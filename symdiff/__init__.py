@@ -3,11 +3,11 @@ __version__ = "0.1.0"
 
 from .api import (grad, hessian, jacobian, jvp, source, value_and_grad,  # noqa: E402
                   vjp)
+from .controls import (backward_as, cond, custom_gradient,  # noqa: E402
+                       gradient_override, register_gradient, stop_gradient,
+                       straight_through)
 from .errors import SymdiffError  # noqa: E402
-from .custom import (backward_as, custom_gradient, gradient_override,  # noqa: E402
-                     register_gradient, straight_through)
-from .markers import cond, stop_gradient  # noqa: E402
 
-__all__ = ["grad", "value_and_grad", "vjp", "jvp", "jacobian", "hessian", "source", "stop_gradient", "straight_through",
-           "backward_as", "cond", "register_gradient", "gradient_override",
-           "custom_gradient", "SymdiffError", "__version__"]
+__all__ = ["grad", "value_and_grad", "vjp", "jvp", "jacobian", "hessian", "source",
+           "stop_gradient", "straight_through", "backward_as", "cond", "register_gradient",
+           "gradient_override", "custom_gradient", "SymdiffError", "__version__"]

@@ -7,10 +7,10 @@ import unicodedata
 
 import numpy as np
 
-from .compiler import compile_gradient
-from .custom import active_overrides, validate
-from .load import load
-from .locate import caller_loc
+from .pipeline import compile_gradient
+from .controls import active_overrides, validate
+from .runtime.loader import load
+from .locations import caller_loc
 
 _cache = {}
 _lock = threading.RLock()

@@ -13,9 +13,9 @@ import numpy as np
 
 import symdiff
 from numeric import assert_grad
-from symdiff.builder import Builder
-from symdiff.ir import Function, Var
-from symdiff.simplify import simplify
+from symdiff.ir.builder import Builder
+from symdiff.ir.nodes import Function, Var
+from symdiff.optimize.simplify import simplify
 
 log = logging.getLogger("symdiff.tests.effects")
 X = np.array([1.0, -1.0, 4.0])
@@ -33,7 +33,7 @@ def test_the_builder_marks_effects_and_copies_are_not_effects():
 
 
 def test_simplify_keeps_unread_effects_and_never_merges_two():
-    from symdiff import prims
+    from symdiff.rules import primitives as prims
     with prims.call_scope():
         b = Builder()
         x = Var("x")
@@ -50,7 +50,7 @@ def test_a_check_of_values_checked_before_is_dropped():
     """A check cannot fail after one of the same kind passed for its values
     (a hessian's inner gradient checks its arguments again); one that may
     not have run (in a branch) does not count."""
-    from symdiff.ir import Const, If
+    from symdiff.ir.nodes import Const, If
     b = Builder()
     x, y, c = Var("x"), Var("y"), Var("c")
     b.op("require_float", x, y, messages=("x", "y"))

@@ -173,7 +173,7 @@ class _NoColumns:
 
 def test_two_lambdas_on_one_line_without_columns_is_a_clear_error():
     import inspect
-    from symdiff.lambdas import find_lambda
+    from symdiff.frontend.lambdas import find_lambda
     code = two_lambdas[1].__code__
     all_lines, _ = inspect.findsource(two_lambdas[1])
     lines, start = inspect.getsourcelines(two_lambdas[1])
@@ -655,7 +655,7 @@ def test_non_float_argument_not_in_wrt_is_fine():
 
 def test_require_float_check_raises_a_located_error():
     """The run-time check generated code will call (runtime._require_float)."""
-    from symdiff.runtime import _require_float
+    from symdiff.runtime.helpers import _require_float
     lineno, col = where("summed", "x")
     message = f"{os.path.basename(HERE)}:{lineno}:{col + 1}: argument `x`"
     assert _require_float(X, message=message) is X
@@ -922,7 +922,7 @@ def test_rule_registered_twice():
 
 
 def test_command_line_errors_have_their_own_class(tmp_path):
-    from symdiff.targets import load_file
+    from symdiff.cli.targets import load_file
     with pytest.raises(SymdiffError) as info:
         load_file(str(tmp_path / "missing.py"))
     assert type(info.value) is errors.CommandLineError
@@ -930,7 +930,7 @@ def test_command_line_errors_have_their_own_class(tmp_path):
 
 def _command_line_mistakes(tmp_path):
     """One request of each kind the command line refuses, as a thunk."""
-    from symdiff import check, cli, targets, writer
+    from symdiff.cli import command as cli, fd_check as check, targets, writer
     broken = tmp_path / "broken.py"
     broken.write_text("def f(x):\n    return x +\n", encoding="utf-8")
     failing = tmp_path / "failing.py"
@@ -1009,7 +1009,7 @@ def test_errors_survive_pickling_with_their_location():
 
 def test_caret_counts_characters_not_bytes():
     """``ast`` columns are UTF-8 byte offsets; the caret must still line up."""
-    from symdiff.ir import Loc
+    from symdiff.ir.nodes import Loc
     line = '    y = "π≈3" + nope'
     col = len(line[:line.index("nope")].encode("utf-8"))
     err = UnknownNameError("name `nope` is not defined", Loc("f.py", 3, col, line), "define it")
@@ -1024,7 +1024,7 @@ def test_error_without_location_formats_message_and_hint():
 
 
 def test_runtime_check_with_unknown_file_still_says_where():
-    from symdiff.runtime import _require_scalar
+    from symdiff.runtime.helpers import _require_scalar
     with pytest.raises(NonScalarOutputError) as info:
         _require_scalar(X, message="not_a_real_file_xyz.py:12:5")
     err = info.value

@@ -49,7 +49,7 @@ def test_generation_is_byte_identical_across_processes():
 
 def test_long_calls_wrap_aligned_else_with_a_hanging_indent():
     import ast
-    from symdiff.layout import wrap
+    from symdiff.emit.layout import wrap
     short = "    f(aaaa, " + ", ".join(f"'{'b' * 20}{k}'" for k in range(3)) + ")"
     aligned = wrap(short)
     assert len(aligned) == 2 and aligned[1].startswith(" " * 6 + "'")

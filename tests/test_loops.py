@@ -5,7 +5,7 @@ import pytest
 import symdiff
 from numeric import assert_grad
 from symdiff.errors import UnsupportedSyntaxError
-from symdiff.runtime import _matmul_adjoint_a_sum
+from symdiff.runtime.helpers import _matmul_adjoint_a_sum
 
 RNG = np.random.default_rng(3)
 W = RNG.normal(size=(4, 4)) * 0.5

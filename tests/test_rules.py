@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import symdiff
-from symdiff import runtime
+from symdiff.runtime import helpers as runtime
 from numeric import assert_grad
 
 SHAPES = [None, (), (5,), (3, 4)]  # None: a Python float

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from symdiff.runtime import (_matmul_adjoint_a, _matmul_adjoint_a_sum, _matmul_adjoint_b,
+from symdiff.runtime.helpers import (_matmul_adjoint_a, _matmul_adjoint_a_sum, _matmul_adjoint_b,
                              _matmul_adjoint_b_sum)
 
 RNG = np.random.default_rng(3)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import symdiff
-import symdiff.compiler
+import symdiff.pipeline
 from numeric import assert_grad
 
 TINY = 5e-324

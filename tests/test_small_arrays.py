@@ -6,9 +6,9 @@ import pytest
 
 import symdiff
 from numeric import assert_grad
-from symdiff.facts import is_numpy_value
-from symdiff.ir import Const, Op, Var
-from symdiff.runtime import _sum_to, _ties
+from symdiff.ir.shapes import is_numpy_value
+from symdiff.ir.nodes import Const, Op, Var
+from symdiff.runtime.helpers import _sum_to, _ties
 
 
 def softmax_loss(W, b, X, Y):

@@ -168,7 +168,7 @@ def test_index_gradients_in_one_buffer_keep_float32():
     (np.ones((150, 300)), np.ones(300), np.empty((300, 300)), np.s_[::2]),
 ])
 def test_a_sum_written_into_its_place_is_the_sum_placed(a, b, like, index):
-    from symdiff.runtime import _unindex, _unindex_sum
+    from symdiff.runtime.helpers import _unindex, _unindex_sum
     got, expected = _unindex_sum(a, b, like, index), _unindex(a + b, like, index)
     assert got.dtype == expected.dtype and got.shape == expected.shape
     assert not np.shares_memory(got, like)
@@ -186,7 +186,7 @@ def test_a_sum_written_into_its_place_is_the_sum_placed(a, b, like, index):
     (np.ones(99999, np.float32), np.empty(10 ** 5), np.s_[1:]),  # float64 gradient
 ])
 def test_a_big_index_gradient_is_zero_outside_the_index(g, like, index):
-    from symdiff.runtime import _unindex
+    from symdiff.runtime.helpers import _unindex
     got = _unindex(g, like, index)
     expected = np.zeros(like.shape, np.result_type(g, like, 0.0))
     expected[index] = g
@@ -286,7 +286,7 @@ def test_hessian_of_code_that_adds_into_one_buffer():
     (np.ones((4, 2)), (2,)), (np.ones((2, 3)), np.ones(3)), (np.float64(2.0), 1.0),
 ])
 def test_sum_to_quick_paths(g, like):
-    from symdiff.runtime import _sum_to
+    from symdiff.runtime.helpers import _sum_to
     shape = like if isinstance(like, tuple) else np.shape(like)
     got = _sum_to(g, like)
     assert np.shape(got) == shape
@@ -310,7 +310,7 @@ def _sum_to_reference(g, shape):
     (np.ones(2), np.zeros(4, dtype=int), np.float64), (1j, np.zeros(4), np.complex128),
 ])
 def test_unindex_dtype_is_the_result_type(g, like, dtype):
-    from symdiff.runtime import _unindex
+    from symdiff.runtime.helpers import _unindex
     out = _unindex(g, like, np.s_[1:3])
     assert out.dtype == dtype == np.result_type(g, like, 0.0)
     np.testing.assert_array_equal(out, [0.0, g, g, 0.0] if np.ndim(g) == 0 else [0, 1, 1, 0])
@@ -377,7 +377,7 @@ def test_a_checked_scalar_needs_no_sum_to():
 ])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_matmul_adjoints_match_the_definition(a_shape, b_shape, dtype):
-    from symdiff.runtime import _matmul_adjoint_a, _matmul_adjoint_b
+    from symdiff.runtime.helpers import _matmul_adjoint_a, _matmul_adjoint_b
     rng = np.random.default_rng(5)
     a, b = rng.standard_normal(a_shape).astype(dtype), rng.standard_normal(b_shape).astype(dtype)
     g = rng.standard_normal(np.shape(a @ b)).astype(dtype)
@@ -402,7 +402,7 @@ ARRAYS = [np.array([True]), [True, False], np.zeros((2, 2)), np.zeros(0)]
 
 @pytest.mark.parametrize("value", SCALARS + ARRAYS)
 def test_scalar_checks_accept_exactly_the_scalars(value):
-    from symdiff.runtime import _require_scalar, _scalar_predicate
+    from symdiff.runtime.helpers import _require_scalar, _scalar_predicate
     scalar = np.ndim(value) == 0
     for check, error in ((_scalar_predicate, symdiff.errors.ArrayPredicateError),
                          (_require_scalar, symdiff.errors.NonScalarOutputError)):
@@ -426,7 +426,7 @@ def test_scalar_checks_accept_exactly_the_scalars(value):
     ([1, 2], False), ((1.0,), False),
 ])
 def test_float_check_accepts_exactly_the_floating_point_values(value, ok):
-    from symdiff.runtime import _require_float
+    from symdiff.runtime.helpers import _require_float
     for args in ((value,), (np.zeros(2), value), (value, 2.0, np.zeros(3))):
         messages = tuple(f"f.py:1:{k + 1}: argument `a{k}`" for k in range(len(args)))
         if ok:

@@ -6,7 +6,7 @@ Primitives with zero derivative and pass-through primitives are listed here.
 """
 from __future__ import annotations
 
-from ..ir import Const
+from ..ir.nodes import Const
 from . import arrays, custom, kinks
 from .elementwise import ELEMENTWISE
 from .formulas import local

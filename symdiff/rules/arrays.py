@@ -7,7 +7,7 @@ to the shape of ``x``.
 """
 from __future__ import annotations
 
-from ..ir import Const
+from ..ir.nodes import Const
 
 KINK_NOTE = "kink policy: ties split the gradient evenly"
 

@@ -2,8 +2,8 @@
 backward_as, custom_gradient calls, and registered rules named in overrides."""
 from __future__ import annotations
 
-from ..custom import registered_rule
-from ..values import FreeVar
+from ..controls import registered_rule
+from ..ir.nodes import FreeVar
 
 
 def straight_through_rule(r, op, g):
@@ -15,7 +15,7 @@ def backward_as_rule(r, op, g):
 
 
 def custom_value_rule(r, op, g):
-    from ..markers import lower_custom_backward
+    from ..frontend.gradient_calls import lower_custom_backward
     return lower_custom_backward(r, op, g)
 
 

@@ -12,8 +12,8 @@ the whole gradient.
 """
 from __future__ import annotations
 
-from ..folds import const_value
-from ..ir import Const
+from ..optimize.folds import const_value
+from ..ir.nodes import Const
 from .arrays import KINK_NOTE
 
 # Below this size, ``x - c`` cannot overflow where x does not (in float32 or

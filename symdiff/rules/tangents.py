@@ -7,7 +7,7 @@ reverse mode); linear primitives apply themselves to the tangents.
 from __future__ import annotations
 
 from ..errors import NoDerivativeRuleError
-from ..ir import Const
+from ..ir.nodes import Const
 from .elementwise import ELEMENTWISE
 from .kinks import clip_shares, share
 from .translate import build

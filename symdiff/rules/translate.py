@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from ..ir import Const
+from ..ir.nodes import Const
 
 _FUNCTIONS = {"exp": "exp", "log": "log", "sin": "sin", "cos": "cos", "tan": "tan",
               "asin": "arcsin", "acos": "arccos", "atan": "arctan", "sinh": "sinh",

@@ -1,0 +1,228 @@
+"""Reverse mode for loops: a forward loop that saves, a reverse loop that reads.
+
+Each forward iteration pushes the values its backward needs onto a tape
+(``tape.append((i, h, a))``: the index, carried values, and the values the
+body computed that the backward pass reads; nothing else). The reverse loop
+reads them in reverse order and runs the body's backward pass on them. Adjoints of
+carried names are carried by the reverse loop; adjoints of values read from
+outside the loop are accumulated by it.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, replace
+
+from ..ir.clone import clone_block
+from ..ir.nodes import Carry, Loop, Op, Tape, Var, branch_definitions
+from ..frontend.tapes import TAPE_SUMS
+
+
+@dataclass
+class TapeBar:
+    """The adjoint of a tape: the tape ``var`` holds, per iteration, the
+    adjoints of the written items at ``positions`` (the others have none)."""
+
+    var: Var
+    positions: list
+
+
+def backward_loop(rev, loop):
+    b = rev.b
+    active = [c for c in loop.carried  # clean copies (backward_as) carry no adjoint
+              if rev.wants(c.param) and c.param not in rev.original]
+    seeds = {id(c): rev.collect(c.out) for c in active}
+    tape_bars = [(t, _tape_bar(rev, t)) for t in loop.writes]
+    tape_bars = [(t, bar) for t, bar in tape_bars if bar is not None]
+    if all(g is None for g in seeds.values()) and not tape_bars:
+        return  # nothing the loop computes reaches the result
+    tape = Tape(Var("tape"), [])
+    mapping, view, recomputed = _tape_plan(rev, loop, tape)
+    rev.branch_of.update(branch_definitions(view))
+    for old, new in list(mapping.items()):  # backward_as: the view's clean copies
+        if old in rev.shadow:
+            clean = mapping.get(rev.shadow[old], rev.shadow[old])
+            rev.shadow[new] = clean
+            rev.original[clean] = new
+    loads = [mapping[v] for v in tape.items]
+    loop.writes.append(tape)
+    reverse = Loop("tape", [], [], reads=[Tape(tape.var, loads)], loc=loop.loc,
+                   backward=True)
+    before, after = [], []  # statements to run before and after the reverse loop
+    with b.at(loop.loc), b.into(before):
+        carried_bar = _carried_adjoints(rev, active, seeds, mapping, reverse)
+    with b.block() as body, b.at(loop.loc):
+        body.extend(recomputed)
+        outer = rev.adj
+        rev.adj = defaultdict(list)
+        for carry, bar in carried_bar:
+            update = mapping.get(carry.update, carry.update)
+            if rev.wants(update) or rev.wants(carry.update):
+                rev.adj[update].append(bar.param)
+        _read_tape_bars(rev, reverse, tape_bars, mapping)
+        rev.backward_block(view)
+        escaping = {v: b.total(t) for v, t in rev.adj.items() if t}
+        rev.adj = outer
+        _close_carried(rev, carried_bar, escaping, mapping)
+        _write_tape_bars(rev, loop, reverse, escaping, mapping)
+        _accumulate_outer(rev, reverse, escaping, set(loads), (before, after))
+    reverse.body = body
+    for stmt in before + [reverse] + after:
+        b.append(stmt)
+    for carry, bar in carried_bar:
+        if rev.wants(carry.init):
+            rev.adj[carry.init].append(bar.out)
+
+
+def _tape_bar(rev, tape):
+    bars = rev.adj.pop(tape.var, [])
+    if len(bars) > 1:
+        raise TypeError(f"tape {tape.var!r} is read by more than one loop")
+    return bars[0] if bars else None
+
+
+def _read_tape_bars(rev, reverse, tape_bars, mapping):
+    """Each iteration of the reverse loop reads the adjoints of what the
+    forward iteration appended to a tape (the loop that read it made them)."""
+    for tape, bar in tape_bars:
+        items = [tape.items[p] for p in bar.positions]
+        loads = [Var(item.hint + "_bar") for item in items]
+        for item, load in zip(items, loads):
+            rev.b.facts.shape[load] = rev.b.facts.key(item)
+            if isinstance(item, Var):
+                rev.adj[mapping.get(item, item)].append(load)
+        reverse.reads.append(Tape(bar.var, loads))
+
+
+def _write_tape_bars(rev, loop, reverse, escaping, mapping):
+    """A loop over a tape hands the adjoints of what it read to the loop that
+    wrote it, on a tape of adjoints (in the order the writer runs)."""
+    for tape in loop.reads:
+        positions = [k for k, v in enumerate(tape.items) if mapping[v] in escaping]
+        if positions and rev.wants(tape.var):
+            bar = Tape(Var(tape.var.hint + "_bar"),
+                       [escaping.pop(mapping[tape.items[k]]) for k in positions])
+            reverse.writes.append(bar)
+            rev.adj[tape.var].append(TapeBar(bar.var, positions))
+
+
+def _tape_plan(rev, loop, tape):
+    """What each iteration saves, and the body as the backward pass sees it.
+
+    The tape holds the index, the carried values and every value the body
+    computes at its top level (the simplifier later drops what the backward
+    pass does not read). Statements nested in the body (ifs, inner loops) are
+    recomputed from those values instead.
+    """
+    facts, mapping = rev.b.facts, {}
+
+    def save(var):
+        mapping[var] = Var(var.hint)
+        facts.shape[mapping[var]] = facts.key(var)
+        tape.items.append(var)
+
+    for var in ([loop.index] if loop.index is not None else []) + \
+            [v for t in loop.reads for v in t.items] + [c.param for c in loop.carried]:
+        save(var)
+    view, recomputed = [], []
+    for stmt in loop.body:
+        if isinstance(stmt, Op):
+            save(stmt.target)
+            seen = replace(stmt, target=mapping[stmt.target],
+                           args=tuple(mapping.get(a, a) if isinstance(a, Var) else a
+                                      for a in stmt.args))
+            facts.defs[seen.target] = seen
+            view.append(seen)
+        else:
+            cloned = clone_block([stmt], mapping, facts)[0]
+            recomputed.append(cloned)
+            view.append(cloned)
+    rev.active.update(new for old, new in mapping.items()
+                      if isinstance(new, Var) and old in rev.active)
+    return mapping, view, recomputed
+
+
+def _carried_adjoints(rev, active, seeds, mapping, reverse):
+    pairs = []
+    for carry in active:
+        init = seeds[id(carry)]
+        if init is None:
+            init = rev.zeros(carry.out)
+        bar = Carry(Var(carry.param.hint + "_bar"), init, None, Var(carry.param.hint + "_bar"))
+        # Each reverse iteration starts with the adjoint of what the forward
+        # iteration it undoes computed, so it has that value's shape.
+        update = mapping.get(carry.update, carry.param)
+        rev.b.facts.shape[bar.param] = rev.b.facts.key(update)
+        rev.b.facts.shape[bar.out] = rev.b.facts.key(carry.param)
+        rev.b.named.update((bar.param, bar.out))
+        reverse.carried.append(bar)
+        pairs.append((carry, bar))
+    return pairs
+
+
+def _close_carried(rev, carried_bar, escaping, mapping):
+    """The adjoint of each carried value at the start of the iteration is what
+    the previous (earlier) iteration's update receives."""
+    for carry, bar in carried_bar:
+        grad = escaping.pop(mapping[carry.param], None)
+        bar.update = grad if grad is not None else rev.zeros(mapping[carry.param])
+
+
+def _accumulate_outer(rev, reverse, escaping, loads, around):
+    """Values read from outside the loop gather gradient over all iterations."""
+    before, after = around
+    for var, grad in escaping.items():
+        if var in loads or not rev.wants(var):
+            continue
+        if _gather_products(rev, reverse, var, grad, after):
+            continue
+        with rev.b.into(before):
+            start = rev.zeros(var)
+        acc = Carry(Var(var.hint + "_bar"), start, None, Var(var.hint + "_bar"),
+                    inplace=True)
+        rev.b.facts.shape[acc.param] = rev.b.facts.key(var)
+        rev.b.facts.shape[acc.out] = rev.b.facts.key(var)
+        acc.update = rev.b.add(acc.param, grad, hint=var.hint + "_bar")
+        reverse.carried.append(acc)
+        rev.adj[var].append(acc.out)
+
+
+def _gather_products(rev, reverse, var, grad, after):
+    """The gradient of a matrix the loop multiplies by (``W @ h``) is an outer
+    product per iteration; the loop saves the two factors instead, and one
+    matrix product after it adds them all up (``_matmul_adjoint_a_sum``)."""
+    op = rev.b.facts.defs.get(grad)
+    matrix = TAPE_SUMS.get(op.prim + "_sum") if op is not None else None
+    if matrix is None or op.args[matrix] is not var:
+        return False
+    g, other = op.args[0], op.args[3 - matrix]
+    parts = Tape(Var(var.hint + "_bar_parts"), [g, other])
+    reverse.writes.append(parts)
+    with rev.b.into(after):
+        total = rev.b.op(op.prim + "_sum", parts.var, var, hint=var.hint + "_bar")
+    rev.b.named.add(total)
+    rev.adj[var].append(total)
+    return True
+
+
+def loop_activity(loop, active, activity):
+    """Mark loop values active until nothing changes (carried values feed back)."""
+    for tape in loop.reads:
+        if tape.var in active:
+            active.update(tape.items)
+    for carry in loop.carried:
+        if carry.init in active:
+            active.add(carry.param)
+    while True:
+        before = len(active)
+        activity(loop.body, active)
+        for carry in loop.carried:
+            if carry.update in active:
+                active.add(carry.param)
+        if len(active) == before:
+            break
+    for carry in loop.carried:
+        if carry.param in active:
+            active.add(carry.out)
+    for tape in loop.writes:
+        if any(a in active for a in tape.items):
+            active.add(tape.var)

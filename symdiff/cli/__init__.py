@@ -1,0 +1,2 @@
+"""The `symdiff` command."""
+from .command import main  # noqa: F401

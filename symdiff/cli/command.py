@@ -1,0 +1,134 @@
+"""The `symdiff` command: argument parsing and reporting.
+
+``symdiff FILE.py::FUNC`` and ``symdiff FILE.py`` write gradient modules
+(writer.py) for functions found in the user's file (targets.py);
+``--check`` compares one with finite differences (check.py).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from .. import __version__
+from .fd_check import parse_shapes, run_check
+from ..errors import CommandLineError, SymdiffError, report
+from .targets import load_file, parse_spec
+from .writer import compile_all, render, write_module
+
+EXAMPLES = """\
+examples:
+  symdiff models.py::loss --wrt w,b          print the module for loss, d/d(w, b)
+  symdiff models.py -o generated/grads.py    every @symdiff.grad function in models.py
+  symdiff models.py::loss --check --shapes w=3 b= x=10,3
+
+Each module defines grad_FUNC and value_and_grad_FUNC and needs only NumPy.
+exit status: 0 done (check passed), 1 check failed, 2 error"""
+
+
+def main(argv=None):
+    """Run the command line; the exit status."""
+    args = _parser().parse_args(argv)
+    try:
+        return _run(args)
+    except SymdiffError as err:
+        print(_report(err), file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def _report(err):
+    """``file:line:col: message``, the source line and a hint; paths as typed."""
+    if err.filename and os.path.isabs(err.filename):
+        relative = os.path.relpath(err.filename)
+        if not relative.startswith(os.pardir):
+            err.filename = relative
+    text = report(err)
+    return text if err.location() else f"symdiff: {text}"
+
+
+def _parser():
+    parser = argparse.ArgumentParser(
+        prog="symdiff", epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Write the gradients of Python/NumPy functions as readable source:\n"
+                    "a module that needs only NumPy.")
+    parser.add_argument("target", metavar="FILE.py[::FUNC]",
+                        help="the function FUNC in FILE.py, or without ::FUNC every "
+                             "@symdiff.grad-decorated function in FILE.py")
+    parser.add_argument("--version", action="version", version=f"symdiff {__version__}")
+    parser.add_argument("--wrt", metavar="NAME[,NAME...]",
+                        help="the arguments to differentiate by, by name or position "
+                             "(default: the decorator's, else the first)")
+    parser.add_argument("-o", "--output", metavar="OUT.py",
+                        help="write the module here ('-' or none: standard output)")
+    parser.add_argument("--force", action="store_true",
+                        help="overwrite OUT.py even if symdiff did not write it")
+    parser.add_argument("--check", action="store_true",
+                        help="compare FUNC's gradient with finite differences on random "
+                             "inputs instead of printing it; with -o, write it if it passes")
+    parser.add_argument("--shapes", nargs="+", metavar="NAME=DIMS", default=[],
+                        help="with --check: each argument's shape, e.g. x=3,4 (x= scalar)")
+    parser.add_argument("--tol", type=float, default=1e-5,
+                        help="with --check: the largest error that passes (default 1e-5)")
+    return parser
+
+
+def _run(args):
+    path, func = parse_spec(args.target)
+    _validate(args, func)
+    shapes = parse_shapes(args.shapes)
+    user = load_file(path)
+    targets = user.targets(func, _parse_wrt(args.wrt))
+    compiled = compile_all(targets)
+    text = render(compiled, user)
+    if args.check:
+        result = run_check(text, compiled[0], targets[0], user, shapes, args.tol)
+        print(_check_report(result))
+        if not result.passed:
+            return 1
+    if args.output in (None, "-"):
+        if not args.check:
+            sys.stdout.write(text)
+        return 0
+    written = write_module(args.output, text, args.force)
+    names = ", ".join(c.name for c in compiled)
+    state = "wrote" if written else "unchanged:"
+    print(f"symdiff: {state} {args.output} ({names})", file=sys.stderr)
+    return 0
+
+
+def _validate(args, func):
+    if args.wrt is not None and func is None:
+        raise CommandLineError("--wrt needs one function: FILE.py::FUNC --wrt NAME",
+                               hint="in whole-file mode each decorator's wrt is used")
+    if args.check and (func is None or not args.shapes):
+        raise CommandLineError("--check needs one function and its argument shapes",
+                               hint="e.g. symdiff models.py::loss --check --shapes w=3 x=10,3")
+    if args.shapes and not args.check:
+        raise CommandLineError("--shapes goes with --check", hint="add --check")
+    if args.check and args.output == "-":
+        raise CommandLineError("--check prints a report, not the module",
+                               hint="give -o a file name to write the module if it passes")
+
+
+def _parse_wrt(text):
+    if text is None:
+        return None
+    items = [item.strip() for item in text.split(",")]
+    items = [int(item) if item.lstrip("-").isdigit() else item for item in items if item]
+    bad = [item for item in items if isinstance(item, str) and not item.isidentifier()]
+    if not items or bad:
+        raise CommandLineError(f"--wrt {text!r}: expected argument names or positions",
+                               hint="e.g. --wrt w or --wrt w,b or --wrt 0")
+    return tuple(items) if "," in text else items[0]
+
+
+def _check_report(result):
+    shapes = ", ".join(f"{n}: {s}" for n, s in result.shapes.items())
+    lines = [f"symdiff --check {result.name} on random inputs ({shapes})"]
+    lines += [f"  {label:<12} max error {err:.2e}" for label, err in result.errors.items()]
+    verdict = "pass" if result.passed else "FAIL"
+    lines.append(f"{verdict}: max error {max(result.errors.values()):.2e}, "
+                 f"tolerance {result.tol:.0e}")
+    return "\n".join(lines)

@@ -1,0 +1,143 @@
+"""Changing how gradients flow: the registry of named gradient rules, overrides,
+and the functions users call (`register_gradient`, `gradient_override`,
+`custom_gradient`, `straight_through`, `backward_as`).
+
+At run time each is plain: the compiler recognises them and gives them their
+meaning (see markers.py for the lowering).
+"""
+from __future__ import annotations
+
+import contextvars
+import difflib
+import functools
+
+from .errors import RegistrationError
+from .locations import caller_loc
+
+
+def _identity(g, *inputs):
+    return (g,) + (None,) * (len(inputs) - 1)
+
+
+_rules = {"identity": _identity}
+_active = contextvars.ContextVar("symdiff_overrides", default={})
+
+
+def register_gradient(name, *, replace=False):
+    """Decorator: register ``rule(g, *inputs) -> gradient(s)`` under ``name``.
+
+    The rule returns one gradient per input (a tuple for several; None for
+    no gradient). Registering a name twice is an error unless ``replace=True``.
+    """
+    if not isinstance(name, str) or not name:
+        raise RegistrationError(f"a gradient rule needs a name, got {name!r}", caller_loc(),
+                                'write @symdiff.register_gradient("MyGrad")')
+
+    def register(rule):
+        if name in _rules and not replace and _rules[name] is not rule:
+            raise RegistrationError(
+                f"a gradient rule named {name!r} is already registered", caller_loc(),
+                f"pick another name, or pass replace=True to "
+                f"register_gradient({name!r}, replace=True)")
+        _rules[name] = rule
+        return rule
+    return register
+
+
+def registered_rule(name):
+    return _rules[name]
+
+
+def is_registered(fn):
+    """Whether ``fn`` is a registered gradient rule (written modules copy them)."""
+    return any(fn is rule for rule in _rules.values())
+
+
+class gradient_override:  # noqa: N801 - used like a function, as in TensorFlow
+    """Map ops to registered gradients, e.g. ``{"floor": "identity"}``.
+
+    Use it around ``symdiff.grad(f)``, or inside ``f`` around the statements
+    whose ops it should affect; the forward computation is unchanged.
+    """
+
+    def __init__(self, mapping):
+        self.mapping = validate(mapping, caller_loc())
+        self._token = None
+
+    def __enter__(self):
+        self._token = _active.set({**_active.get(), **self.mapping})
+        return self
+
+    def __exit__(self, *exc):
+        _active.reset(self._token)
+        return False
+
+
+def active_overrides():
+    return dict(_active.get())
+
+
+def validate(mapping, loc=None):
+    """``mapping`` with op names normalised; unknown names raise, naming the
+    closest valid ones."""
+    from .rules.primitives import ALIASES, PRIMS
+    if mapping == {}:
+        return {}
+    if not isinstance(mapping, dict):
+        raise RegistrationError("overrides must be a dict like {'floor': 'identity'}", loc,
+                                "pass a dict mapping op names to registered gradient names")
+    out = {}
+    for op, rule in mapping.items():
+        key = ALIASES.get(str(op).lower(), str(op).lower())
+        if key not in PRIMS:
+            ops = sorted(n for n in list(PRIMS) + list(ALIASES) if not n.startswith("_"))
+            raise RegistrationError(f"unknown op {op!r} in gradient overrides", loc,
+                                    _closest(str(op).lower(), ops, "op"))
+        if rule not in _rules:
+            raise RegistrationError(f"no gradient rule registered as {rule!r}", loc,
+                                    _closest(str(rule), sorted(_rules), "registered rule"))
+        out[key] = rule
+    return out
+
+
+def _closest(word, choices, kind):
+    near = difflib.get_close_matches(word, choices, n=3, cutoff=0.5)
+    if near:
+        return f"did you mean {' or '.join(repr(n) for n in near)}?"
+    return f"no {kind} is named like that; register it with @symdiff.register_gradient"
+
+
+def custom_gradient(f):
+    """Decorator: ``f`` returns ``(value, backward)``; ``backward(g)`` returns the
+    gradient(s) with respect to ``f``'s inputs. Called normally, the wrapper
+    returns just the value; inside a differentiated function symdiff uses
+    ``backward`` as the derivative of every call."""
+    @functools.wraps(f)
+    def value_only(*args, **kwargs):
+        value, _ = f(*args, **kwargs)
+        return value
+    value_only.__symdiff_custom__ = f
+    del value_only.__wrapped__  # symdiff reads f through __symdiff_custom__
+    return value_only
+
+
+def stop_gradient(x):
+    """The value ``x``; no gradient flows through it."""
+    return x
+
+
+def cond(pred, true_fn, false_fn, *operands):
+    """``true_fn(*operands)`` if ``pred`` else ``false_fn(*operands)``."""
+    return true_fn(*operands) if pred else false_fn(*operands)
+
+
+def straight_through(fwd, bwd):
+    """The value ``fwd``; its derivative is that of ``bwd`` (e.g. the straight-
+    through estimator ``straight_through(np.floor(x * 4) / 4, x)``)."""
+    return fwd
+
+
+def backward_as(value, clean):
+    """The value ``value``; the whole backward pass, from here on downstream, is
+    computed as if ``clean`` stood here."""
+    return value

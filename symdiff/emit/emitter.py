@@ -1,0 +1,305 @@
+"""IR to Python source that reads like a careful person's gradient.
+
+Single-use temporaries are folded back into expressions, variables get
+display names (naming.py), and each backward block is preceded by a comment
+pointing at the source line it differentiates.
+"""
+from __future__ import annotations
+
+import ast
+import os
+import textwrap
+
+from ..rules import primitives as prims
+from ..optimize.in_place import accumulations, scatters
+from ..ir.nodes import Const, If, Loop, Op, Var, use_counts, walk
+from .layout import fit_comment, strip_parens, wrap
+from .names import CALLED_BUILTINS, assign_names, builtin_aliases
+from .spelling import Spelling
+from ..ir.nodes import FreeVar
+
+MAX_LINE = 79
+_NEVER_INLINE = {"scalar_predicate", "pass_gradient"}  # and effects (Op.effect)
+
+
+class Emitter(Spelling):
+    def __init__(self, fn, np_alias="np", unwrap=()):
+        self.fn = fn
+        self.np = np_alias
+        self.unwrap = unwrap  # vars written ``...[()]``: see unwrap.py
+        self.helpers = set()
+        self.counts = _use_counts(fn)
+        self.inlined = {}
+        self.names = {}
+        self.builtins = {}  # builtin -> the name it is called by, where a parameter hides it
+
+    # -- the whole function ------------------------------------------------------------
+    def function(self, name, doc):
+        self.scatters = scatters(self.fn.body, self.counts)
+        self._decide_inlining(self.fn.body, depth=0)
+        self.accumulations = accumulations(self.fn.body, self.counts)
+        fixed = {p: p.hint for p in self.fn.params}
+        fixed.update({v: v.hint for v in _free_vars(self.fn)})
+        reserved = {self.np, *CALLED_BUILTINS} | set(_helper_names())
+        self.builtins = builtin_aliases(set(fixed.values()), reserved)
+        reserved |= set(self.builtins.values())
+        shared = {t: buffer for t, (buffer, _) in self.scatters.items()}
+        _name_entries(self.fn.body)
+        self.names = assign_names(self.fn, self.inlined, fixed, reserved, shared)
+        params = ", ".join(p.hint for p in self.fn.params)
+        lines = [f"def {name}({params}):", _docstring(doc)]
+        self._last_comment = None
+        self._block(self.fn.body, lines, "    ")
+        lines.extend(wrap("    return " + strip_parens(ast.unparse(self._result(self.fn.result)))))
+        return "\n".join(lines) + "\n"
+
+    def _result(self, value):
+        if isinstance(value, tuple):
+            return ast.Tuple([self._result(v) for v in value], ast.Load())
+        return self.atom(value)
+
+    # -- statements ----------------------------------------------------------------------
+    def _block(self, stmts, lines, pad):
+        start = len(lines)
+        for stmt in stmts:
+            if isinstance(stmt, Op):
+                if stmt.target not in self.inlined:
+                    self._comment(stmt, lines, pad)
+                    self._op(stmt, lines, pad)
+            elif isinstance(stmt, If):
+                self._comment(stmt, lines, pad)
+                self._if(stmt, lines, pad)
+            elif isinstance(stmt, Loop):
+                self._comment(stmt, lines, pad)
+                self._loop(stmt, lines, pad)
+            else:
+                raise TypeError(f"emit has no method for {type(stmt).__name__}")
+        return len(lines) > start
+
+    def _op(self, op, lines, pad):
+        if op.target in self.accumulations:
+            grad = ast.unparse(self.atom(op.args[1]))
+            lines.extend(wrap(f"{pad}{self.names[op.target]} += {grad}"))
+            return
+        if op.target in self.scatters:
+            self._scatter(op, lines, pad)
+            return
+        value = ast.unparse(self.expr(op))
+        if value == self.names.get(op.target) and not op.effect:
+            return  # ``x = x``: the comments above it are all it has to say
+        if op.effect and not self.counts.get(op.target):
+            lines.extend(wrap(pad + value))
+        else:
+            lines.extend(wrap(f"{pad}{self.names[op.target]} = {value}"))
+
+    def _scatter(self, op, lines, pad):
+        """``x_bar = <buffer>`` then ``x_bar[index] += g``: the sum of two index
+        gradients in one array (see inplace.py)."""
+        buffer, placed = self.scatters[op.target]
+        name, first = self.names[op.target], self._text(buffer)
+        if first != name:
+            lines.extend(wrap(f"{pad}{name} = {first}"))
+        g, index = ast.unparse(self.atom(placed.args[0])), placed.args[2:]
+        spot = ast.Subscript(ast.Name(name, ast.Load()),
+                             self._slices([self.atom(i) for i in index]), ast.Load())
+        lines.extend(wrap(f"{pad}{ast.unparse(spot)} += {g}"))
+
+    def _if(self, stmt, lines, pad):
+        lines.append(f"{pad}if {ast.unparse(self.atom(stmt.cond))}:")
+        for side, block in (("then", stmt.then), ("orelse", stmt.orelse)):
+            if side == "orelse":
+                lines.append(f"{pad}else:")
+            start = len(lines)
+            self._block(block, lines, pad + "    ")
+            for m in stmt.merges:
+                source = getattr(m, side)
+                value = ast.unparse(self.atom(source))
+                if value != self.names[m.target]:
+                    lines.append(f"{pad}    {self.names[m.target]} = {value}")
+            if len(lines) == start:
+                lines.append(f"{pad}    pass")
+        if lines[-1].strip() == "pass" and lines[-2].strip() == "else:":
+            del lines[-2:]  # drop an empty else
+
+    def _loop(self, loop, lines, pad):
+        inner = pad + "    "
+        for tape in loop.writes:
+            lines.append(f"{pad}{self.names[tape.var]} = []")
+        self._assign([(c.param, c.init) for c in loop.carried], lines, pad)
+        lines.extend(wrap(pad + self._loop_header(loop)))
+        for tape in loop.reads:  # the tuples of a loop over several tapes
+            if tape.entry is not None:
+                unpack = f"{inner}{self._unpack(tape.items)} = {self.names[tape.entry]}"
+                lines.extend(wrap(unpack) if len(unpack) <= MAX_LINE else wrap(
+                    f"{inner}({self._unpack(tape.items)}) = {self.names[tape.entry]}"))
+        if loop.kind == "while" and loop.cond not in self.inlined:
+            self._block(loop.cond_block, lines, inner)
+            lines.append(f"{inner}if not {self._text(loop.cond)}:")
+            lines.append(f"{inner}    break")
+        start = len(lines)
+        self._block(loop.body, lines, inner)
+        for tape in loop.writes:
+            saved = ", ".join(self._text(a) for a in tape.items)
+            saved = f"({saved})" if len(tape.items) > 1 else saved
+            lines.extend(wrap(f"{inner}{self.names[tape.var]}.append({saved})"))
+        self._assign([(c.param, c.update) for c in loop.carried], lines, inner)
+        if loop.exit is not None and not (isinstance(loop.exit, Const) and not loop.exit.value):
+            lines.append(f"{inner}if {self._text(loop.exit)}:")
+            lines.append(f"{inner}    break")
+        if len(lines) == start and lines[-1].endswith(":"):
+            lines.append(f"{inner}pass")
+
+    def _loop_header(self, loop):
+        if loop.kind == "range":
+            bounds = [self._text(b) for b in loop.bounds]
+            if bounds[2] == "1":
+                bounds = bounds[1:2] if bounds[0] == "0" else bounds[:2]
+            return f"for {self.names[loop.index]} in {self._builtin('range')}" \
+                f"({', '.join(bounds)}):"
+        if loop.kind == "while":
+            cond = self._text(loop.cond) if loop.cond in self.inlined else "True"
+            return f"while {cond}:"
+        targets = [self.names[t.entry] if t.entry is not None else self._unpack(t.items)
+                   for t in loop.reads]
+        tapes = [f"{self._builtin('reversed')}({self.names[tape.var]})" for tape in loop.reads]
+        if len(tapes) > 1:
+            return f"for {', '.join(targets)} in {self._builtin('zip')}({', '.join(tapes)}):"
+        header = f"for {targets[0]} in {tapes[0]}:"
+        # a long target is parenthesised, so that it can be broken across lines
+        return header if len(header) + 8 <= MAX_LINE or "," not in targets[0] \
+            else f"for ({targets[0]}) in {tapes[0]}:"
+
+    def _unpack(self, loads):
+        return ", ".join(self.names.get(v, "_") if self.counts.get(v) else "_"
+                         for v in loads)
+
+    def _assign(self, pairs, lines, pad):
+        """``a, b = x, y`` for the pairs whose names differ (simultaneously, so
+        one assignment cannot clobber a value another reads)."""
+        pairs = [(self.names[t], self._text(v)) for t, v in pairs
+                 if self.names[t] != self._text(v)]
+        if pairs:
+            targets = ", ".join(t for t, _ in pairs)
+            values = ", ".join(v for _, v in pairs)
+            lines.extend(wrap(f"{pad}{targets} = {values}"))
+
+    def _text(self, atom):
+        return ast.unparse(self.atom(atom))
+
+    def _comment(self, stmt, lines, pad):
+        loc = stmt.loc.quoted() if stmt.loc is not None else None
+        if getattr(stmt, "backward", False) and loc is not None:
+            key = (loc.filename, loc.lineno)
+            if key != self._last_comment:
+                self._last_comment = key
+                where = f"L{loc.lineno}" if loc.filename == self.fn.loc.filename \
+                    else f"{os.path.basename(loc.filename)}:{loc.lineno}"
+                lines.append(fit_comment(f"{pad}# {where}: {loc.line.strip()}"))
+        for note in self._notes(stmt):
+            if f"{pad}# {note}" not in lines[-3:]:
+                lines.append(f"{pad}# {note}")
+
+    def _notes(self, stmt):
+        """Comments of ``stmt`` and of the operations folded into it."""
+        notes = stmt.note.split("\n") if getattr(stmt, "note", "") else []
+        for arg in getattr(stmt, "args", ()):
+            if isinstance(arg, Var) and arg in self.inlined:
+                notes += [n for n in self._notes(self.inlined[arg]) if n not in notes]
+        return notes
+
+    # -- inlining ----------------------------------------------------------------------------
+    def _decide_inlining(self, stmts, depth):
+        defined_here = set()
+        for stmt in stmts:
+            if isinstance(stmt, Op):
+                defined_here.add(stmt.target)
+                self._inline_args(stmt, defined_here)
+            elif isinstance(stmt, If):
+                self._decide_inlining(stmt.then, depth + 1)
+                self._decide_inlining(stmt.orelse, depth + 1)
+            elif isinstance(stmt, Loop):
+                self._decide_inlining(stmt.cond_block, depth + 1)
+                self._decide_inlining(stmt.body, depth + 1)
+                self._inline_condition(stmt)
+
+    def _inline_condition(self, loop):
+        """``while <expr>:`` when the condition's statements all fold into it."""
+        ops = [s for s in loop.cond_block if isinstance(s, Op)]
+        if len(ops) == len(loop.cond_block) and ops and ops[-1].target is loop.cond \
+                and all(o.target in self.inlined for o in ops[:-1]) \
+                and self.counts.get(loop.cond) == 1 and self._inlinable(loop.cond):
+            self.inlined[loop.cond] = ops[-1]
+
+    def _inline_args(self, op, defined_here):
+        if op.target in self.scatters:  # two lines: `x_bar = buffer`, `x_bar[i] += g`
+            buffer, placed = self.scatters[op.target]
+            self.inlined[placed.target] = placed
+            self._inline_args(placed, defined_here)
+            if self._inlinable(buffer) and buffer in defined_here and \
+                    len(ast.unparse(self.expr(self._defs[buffer]))) <= MAX_LINE - 24:
+                self.inlined[buffer] = self._defs[buffer]
+            return
+        candidates = [a for a in op.args if isinstance(a, Var) and a in defined_here
+                      and self._inlinable(a)]
+        for var in candidates:
+            self.inlined[var] = self._defs[var]
+        while candidates and len(ast.unparse(self.expr(op))) > MAX_LINE - 24:
+            biggest = max(candidates, key=lambda v: len(ast.unparse(self.atom(v))))
+            del self.inlined[biggest]
+            candidates.remove(biggest)
+
+    def _inlinable(self, var):
+        op = self._defs.get(var)
+        return (op is not None and self.counts.get(var, 0) == 1
+                and var not in self.fn.named and not op.effect
+                and op.prim not in _NEVER_INLINE and var not in self.scatters
+                and not isinstance(var, FreeVar))
+
+    @property
+    def _defs(self):
+        if not hasattr(self, "_defs_cache"):
+            self._defs_cache = {s.target: s for s in _ops(self.fn.body)}
+        return self._defs_cache
+
+
+def _docstring(doc):
+    """The docstring, its first line wrapped at 79 columns (long names)."""
+    first, newline, rest = doc.partition("\n")
+    first = "\n    ".join(textwrap.wrap(f'"""{first}', 75, break_long_words=False))
+    return f'    {first}{newline}{rest}"""'
+
+
+def _name_entries(stmts):
+    """A loop over several tapes reads one tuple from each (``saved``,
+    ``saved_bar``) and unpacks them in its body: a short header."""
+    for loop in walk(stmts):
+        if isinstance(loop, Loop) and len(loop.reads) > 1:
+            for tape in loop.reads:
+                if len(tape.items) > 1 and tape.entry is None:
+                    tape.entry = Var("saved" + tape.var.hint.partition("tape")[2])
+
+
+def _ops(stmts):
+    for stmt in walk(stmts):
+        if isinstance(stmt, Op):
+            yield stmt
+
+
+def _use_counts(fn):
+    counts = use_counts(fn)
+    stack = [fn.result]
+    while stack:  # a result is never inlined: it is returned by name
+        value = stack.pop()
+        if isinstance(value, tuple):
+            stack.extend(value)
+        elif isinstance(value, Var):
+            counts[value] = counts.get(value, 0) + 1
+    return counts
+
+
+def _free_vars(fn):
+    return {a for op in _ops(fn.body) for a in op.args if isinstance(a, FreeVar)}
+
+
+def _helper_names():
+    return [p.spelling[1] for p in prims.PRIMS.values() if p.spelling[0] == "helper"]

@@ -1,0 +1,192 @@
+"""Display names for the variables of generated code.
+
+Each variable is named after its hint (the user's name, or ``x_bar`` for an
+adjoint). A name is reused once its previous holder is dead, so reassigning
+``h`` in the user's code reads as reassigning ``h`` in the generated code;
+clashes get ``_1``, ``_2``... in order of definition: deterministic.
+"""
+from __future__ import annotations
+
+import keyword
+import re
+
+from ..ir.nodes import If, Loop, Op, Var, flatten
+from ..ir.nodes import saved as ir_saved
+
+# Builtins generated code calls (loop headers, len(), float(), slice values):
+# no variable of generated code may take their names.
+CALLED_BUILTINS = ("float", "len", "range", "reversed", "slice", "zip")
+
+
+class Positions:
+    """Definition and last-use positions of variables in emission order.
+
+    A variable read inside a loop but defined before it stays live until the
+    loop ends: the next iteration reads it again.
+    """
+
+    def __init__(self, fn, inlined):
+        self.defs, self.last = {}, {}
+        self.pos = 0
+        self.inlined = inlined
+        self.groups = {}  # var -> the var whose name it shares
+        self.loops = []   # (start position, vars read) of the loops we are in
+        for p in fn.params:
+            self.defs[p] = 0
+        self._block(fn.body)
+        self.pos += 1
+        for atom in flatten(fn.result):
+            self._use(atom)
+
+    def _use(self, atom):
+        if isinstance(atom, Var) and atom in self.inlined:
+            for a in self.inlined[atom].args:
+                self._use(a)
+            return
+        if isinstance(atom, Var):
+            self.last[atom] = max(self.last.get(atom, 0), self.pos)
+            for _, read in self.loops:
+                read.add(atom)
+
+    def _define(self, var):
+        if var is not None and var not in self.inlined:
+            self.defs.setdefault(var, self.pos)
+
+    def _block(self, stmts):
+        for stmt in stmts:
+            self.pos += 1
+            if isinstance(stmt, Op):
+                for a in stmt.args:
+                    self._use(a)
+                self._define(stmt.target)
+            elif isinstance(stmt, If):
+                self._if(stmt)
+            elif isinstance(stmt, Loop):
+                self._loop(stmt)
+
+    def _if(self, stmt):
+        self._use(stmt.cond)
+        start = self.pos
+        for side, block in (("then", stmt.then), ("orelse", stmt.orelse)):
+            self._block(block)
+            self.pos += 1
+            for m in stmt.merges:
+                source = getattr(m, side)
+                self._use(source)
+                if isinstance(source, Var) and self.defs.get(source, -1) > start \
+                        and source not in self.groups:
+                    self._join(source, m.target)
+        self.pos += 1
+        for m in stmt.merges:
+            self._define(m.target)
+
+    def _loop(self, loop):
+        for tape in loop.writes:  # `tape = []` comes before everything else
+            self._define(tape.var)
+        self.pos += 1
+        for a in list(loop.bounds) + [c.init for c in loop.carried]:
+            self._use(a)
+        start = self.pos
+        for tape in loop.reads:
+            self._use(tape.var)  # read by the reverse loop, defined by the forward one
+        loads = [v for tape in loop.reads for v in tape.items]
+        entries = [tape.entry for tape in loop.reads if tape.entry is not None]
+        for var in [loop.index] + entries + loads + [c.param for c in loop.carried]:
+            self._define(var)
+        self.pos += 1
+        for var in entries:  # unpacked first thing in the body, all alive till then
+            self._use(var)
+        self.loops.append((start, set()))
+        self.pos += 1
+        self._block(loop.cond_block)
+        self._use(loop.cond)
+        self._block(loop.body)
+        self.pos += 1
+        for a in ir_saved(loop):  # appended to the tape at the end of the body
+            self._use(a)
+        for tape in loop.reads:  # no other list takes its name while it is read
+            self._use(tape.var)
+        saved = set(ir_saved(loop))
+        for c in loop.carried:
+            self._use(c.update)
+            if isinstance(c.update, Var) and self.defs.get(c.update, -1) > start \
+                    and c.update not in self.groups and c.param not in saved \
+                    and self.last.get(c.param, 0) <= self.defs[c.update]:
+                self._join(c.update, c.param)
+            self._join(c.out, c.param)
+        self._use(loop.exit)
+        _, read = self.loops.pop()
+        for var in read:  # read again by the next iteration
+            if self.defs.get(var, 0) <= start:
+                self.last[var] = max(self.last.get(var, 0), self.pos)
+        self.pos += 1
+
+    def _join(self, var, root):
+        self.groups[var] = root
+        self.defs.setdefault(var, self.pos)
+
+
+def assign_names(fn, inlined, fixed, reserved, shared=None):
+    """Var -> display name for every variable that is not inlined; each var in
+    ``shared`` gets the name of the var it maps to (an array it takes over)."""
+    positions = Positions(fn, inlined)
+    for var, root in (shared or {}).items():
+        if var in positions.defs and root in positions.defs and var not in positions.groups:
+            positions.groups[var] = root
+    members = {}
+    for var in positions.defs:
+        root = _root(positions.groups, var)
+        members.setdefault(root, []).append(var)
+    names = dict(fixed)
+    busy = {name: float("inf") for name in list(fixed.values()) + list(reserved)}
+    spans = []
+    for root, group in members.items():
+        if any(v in fixed for v in group):
+            continue
+        start = min(positions.defs[v] for v in group)
+        end = max([positions.last.get(v, start) for v in group] + [start])
+        spans.append((start, end, root.uid, root, group))
+    for start, end, _, root, group in sorted(spans, key=lambda s: (s[0], s[2])):
+        name = _free_name(_identifier(root.hint), start, busy)
+        busy[name] = end
+        for v in group:
+            names[v] = name
+    return names
+
+
+def builtin_aliases(params, taken):
+    """{builtin: name} for the called builtins a parameter of the same name
+    hides; generated code calls them by that name (``_range``), which the
+    compiler binds to the builtin (a written module imports it from builtins)."""
+    aliases = {}
+    for name in CALLED_BUILTINS:
+        if name in params:
+            alias = "_" + name
+            while alias in params or alias in taken:
+                alias += "_"
+            aliases[name] = alias
+    return aliases
+
+
+def _root(groups, var):
+    while var in groups:
+        var = groups[var]
+    return var
+
+
+def _free_name(base, start, busy):
+    if busy.get(base, -1) <= start:
+        return base
+    n = 1
+    while busy.get(f"{base}_{n}", -1) > start:
+        n += 1
+    return f"{base}_{n}"
+
+
+def _identifier(hint):
+    name = re.sub(r"\W", "_", hint or "t")
+    if not name or name[0].isdigit():
+        name = "t" + name
+    if keyword.iskeyword(name):
+        name += "_"
+    return name

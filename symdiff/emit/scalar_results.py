@@ -1,0 +1,38 @@
+"""Scalar arguments get scalar gradients.
+
+NumPy arithmetic on scalars gives scalars, but ``np.where``, ``np.zeros_like``,
+``np.full_like`` and ``np.broadcast_to`` give 0-d arrays. A gradient that is
+returned as one of those is written with ``[()]``: a NumPy scalar for a scalar
+argument, the same array (a view of it) for an array.
+"""
+from __future__ import annotations
+
+from ..ir.nodes import If, Loop, Op, Var, flatten, walk
+
+# Primitives whose results are arrays even for scalar operands.
+MAKERS = frozenset({"where", "zeros_like", "ones_like", "full_like", "unreduce"})
+
+
+def returned_arrays(fn, values):
+    """The variables made by a MAKERS operation that ``values`` (part of what
+    ``fn`` returns) are, as they are: directly, as either side of an ``if``'s
+    result, or as a loop's carried value (which may never be updated)."""
+    defs, sources = {}, {}
+    for stmt in walk(fn.body):
+        if isinstance(stmt, Op):
+            defs[stmt.target] = stmt
+        elif isinstance(stmt, If):
+            sources.update({m.target: (m.then, m.orelse) for m in stmt.merges})
+        elif isinstance(stmt, Loop):
+            sources.update({c.out: (c.init, c.update) for c in stmt.carried})
+    found, seen, todo = set(), set(), list(flatten(values))
+    while todo:
+        value = todo.pop()
+        if not isinstance(value, Var) or value in seen:
+            continue
+        seen.add(value)
+        op = defs.get(value)
+        if op is not None and op.prim in MAKERS and op.param("axis") is None:
+            found.add(value)  # (along an axis, the argument is no scalar)
+        todo.extend(sources.get(value, ()))
+    return found

@@ -1,0 +1,139 @@
+"""How each IR operation is written as a Python expression (`ast` nodes).
+
+A mixin of the `Emitter` (emit.py), which supplies the display ``names``, the
+NumPy alias ``np``, the ``builtins`` hidden by parameters, the values written
+with ``[()]`` (``unwrap``), the operations folded into expressions
+(``inlined``) and the defining operations (``_defs``); it collects the
+runtime ``helpers`` the code calls.
+"""
+from __future__ import annotations
+
+import ast
+import math
+
+from ..rules import primitives as prims
+from ..ir.shapes import is_numpy_value
+from ..ir.nodes import Var
+
+_NAMED_FLOATS = {math.pi: "pi", math.e: "e"}
+_METHODS = {"sum", "mean", "prod", "max", "min"}  # reductions spelled as methods
+_INDEXED = {"unindex": 2, "unindex_add": 2, "unindex_sum": 3}  # helper -> index's position
+
+
+class Spelling:
+    def atom(self, atom):
+        if isinstance(atom, Var):
+            if atom in self.inlined:
+                return self.expr(self.inlined[atom])
+            return ast.Name(self.names.get(atom, atom.hint), ast.Load())
+        return self.const(atom.value)
+
+    def const(self, value):
+        if isinstance(value, float) and value in _NAMED_FLOATS:
+            return ast.Attribute(ast.Name(self.np, ast.Load()), _NAMED_FLOATS[value], ast.Load())
+        if isinstance(value, float) and (math.isinf(value) or math.isnan(value)):
+            name = ast.Attribute(ast.Name(self.np, ast.Load()),
+                                 "nan" if math.isnan(value) else "inf", ast.Load())
+            return ast.UnaryOp(ast.USub(), name) if value < 0 else name
+        if isinstance(value, tuple):
+            return ast.Tuple([self.const(v) for v in value], ast.Load())
+        if isinstance(value, slice):
+            return ast.Call(ast.Name(self._builtin("slice"), ast.Load()),
+                            [self.const(v) for v in (value.start, value.stop, value.step)], [])
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0:
+            # -2.0 ** 2 would read as -(2.0 ** 2): let unparse see the sign
+            return ast.UnaryOp(ast.USub(), ast.Constant(-value))
+        return ast.Constant(value)
+
+    def expr(self, op):
+        args = [self.atom(a) for a in op.args]
+        spelling = prims.PRIMS[op.prim].spelling
+        node = getattr(self, "_spell_" + spelling[0].replace(".", "_"))(op, spelling, args)
+        if op.target in self.unwrap:
+            return ast.Subscript(node, ast.Tuple([], ast.Load()), ast.Load())
+        return node
+
+    def _spell_binop(self, op, spelling, args):
+        return ast.BinOp(args[0], spelling[1](), args[1])
+
+    def _spell_unary(self, op, spelling, args):
+        return ast.UnaryOp(spelling[1](), args[0])
+
+    def _spell_compare(self, op, spelling, args):
+        return ast.Compare(args[0], [spelling[1]()], [args[1]])
+
+    def _spell_np(self, op, spelling, args):
+        if op.prim in _METHODS and is_numpy_value(op.args[0], self._defs,
+                                                   sized=op.param("axis") is not None):
+            # The same reduction as the array's method, which skips np.sum's
+            # Python wrapper: that costs more than summing a small array.
+            return ast.Call(ast.Attribute(args[0], op.prim, ast.Load()), [], self._keywords(op))
+        if prims.PRIMS[op.prim].operands[:1] == ("*arrays",) or op.prim == "array":
+            args = [ast.List(args, ast.Load())]
+        return ast.Call(self._np_attr(spelling[1]), args, self._keywords(op))
+
+    def _spell_np_linalg(self, op, spelling, args):
+        func = ast.Attribute(self._np_attr("linalg"), spelling[1], ast.Load())
+        return ast.Call(func, args, self._keywords(op))
+
+    def _spell_helper(self, op, spelling, args):
+        if op.prim == "unreduce" and op.param("axis") is None and not op.param("keepdims"):
+            return ast.Call(self._np_attr("full_like"), [args[1], args[0]], [])
+        if op.prim in _INDEXED:
+            args = args[:_INDEXED[op.prim]] + [self._index(args[_INDEXED[op.prim]:])]
+        self.helpers.add(spelling[1])
+        return ast.Call(ast.Name(spelling[1], ast.Load()), args, self._keywords(op))
+
+    def _spell_npcall(self, op, spelling, args):
+        func = self._np_attr("")
+        for part in op.param("func").split("."):
+            func = ast.Attribute(func, part, ast.Load()) if func.attr else self._np_attr(part)
+        keywords = [ast.keyword(k, self.const(v)) for k, v in op.param("kwargs")]
+        return ast.Call(func, args, keywords)
+
+    def _spell_attr(self, op, spelling, args):
+        return ast.Attribute(args[0], spelling[1], ast.Load())
+
+    def _spell_call(self, op, spelling, args):
+        return ast.Call(ast.Name(self._builtin(spelling[1]), ast.Load()), args, [])
+
+    def _spell_subscript(self, op, spelling, args):
+        return ast.Subscript(args[0], self._slices(args[1:]), ast.Load())
+
+    def _spell_slice(self, op, spelling, args):
+        return ast.Call(ast.Name(self._builtin("slice"), ast.Load()), args, [])
+
+    def _spell_tuple(self, op, spelling, args):
+        return ast.Tuple(args, ast.Load())
+
+    def _spell_identity(self, op, spelling, args):
+        return args[0]
+
+    def _index(self, parts):
+        """``np.s_[...]``: an index as a value, for the indexing helpers."""
+        return ast.Subscript(self._np_attr("s_"), self._slices(parts), ast.Load())
+
+    def _slices(self, parts):
+        parts = [_as_slice(p, self._builtin("slice")) for p in parts]
+        return parts[0] if len(parts) == 1 else ast.Tuple(parts, ast.Load())
+
+    def _builtin(self, name):
+        return self.builtins.get(name, name)
+
+    def _np_attr(self, name):
+        return ast.Attribute(ast.Name(self.np, ast.Load()), name, ast.Load())
+
+    def _keywords(self, op):
+        defaults = dict(prims.PRIMS[op.prim].params)
+        return [ast.keyword(k, self.const(v)) for k, v in op.params
+                if k not in defaults or defaults[k] != v or type(defaults[k]) is not type(v)]
+
+
+def _as_slice(node, spelled="slice"):
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == spelled:
+        bounds = [None if isinstance(a, ast.Constant) and a.value is None else a
+                  for a in node.args]
+        if isinstance(bounds[0], ast.Constant) and bounds[0].value == 0:
+            bounds[0] = None  # x[0:n] reads better as x[:n]
+        return ast.Slice(*bounds)
+    return node

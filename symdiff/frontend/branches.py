@@ -1,0 +1,98 @@
+"""Lowering `if` / `elif` / `else`: two blocks, and `Merge` nodes for the
+names they assign.
+
+A name assigned in one branch only is a `OneBranch`: an error where it is
+read, except under a later `if` on the same condition, in the same branch
+(generated gradients recompute a branch's values that way, so that they can
+be differentiated again).
+"""
+from __future__ import annotations
+
+from ..errors import NonScalarOutputError, UnsupportedSyntaxError
+from ..ir.nodes import Const, If, Merge, Var
+from .compile_time import OneBranch, Static, Tup, is_atom
+
+
+def lower_if(lw, node, rest):
+    """Lower ``node``; ``rest`` are the statements after it (a branch that
+    returns leaves them to the other). The returned value, or None."""
+    cond = lw.predicate(node.test)
+    if isinstance(cond, Const):  # decided at compile time
+        return lw.lower_body((node.body if cond.value else node.orelse) + list(rest))
+    before, key = dict(lw.env), lw.cond_key(cond)
+    then, then_env, then_ret = _branch(lw, node.body, _taken(before, key, True))
+    orelse, else_env, else_ret = _branch(lw, node.orelse, _taken(before, key, False))
+    if (then_ret is None) != (else_ret is None) and rest:
+        # One branch returns: the statements after the `if` belong to the other.
+        if then_ret is None:
+            then, then_env, then_ret = _branch(lw, node.body + list(rest),
+                                               _taken(before, key, True))
+        else:
+            orelse, else_env, else_ret = _branch(lw, node.orelse + list(rest),
+                                                 _taken(before, key, False))
+    stmt = If(cond, then, orelse, [], lw.src.loc(node))
+    if then_ret is not None and else_ret is not None:
+        result = merge(lw, stmt, then_ret, else_ret, "result", node)
+        lw.b.append(stmt)
+        return result
+    if then_ret is not None or else_ret is not None:
+        raise lw.error(NonScalarOutputError, node,
+                       "one branch returns a value and the other falls off the end",
+                       "return a value on every path")
+    lw.env = _merge_envs(lw, stmt, before, then_env, else_env, node)
+    lw.b.append(stmt)
+    return None
+
+
+def _branch(lw, stmts, env):
+    lw.env = dict(env)
+    with lw.b.block() as block:
+        result = lw.lower_body(stmts)
+    return block, lw.env, result
+
+
+def _merge_envs(lw, stmt, before, then_env, else_env, node):
+    merged = {}
+    for name in list(then_env) + [n for n in else_env if n not in then_env]:
+        if name in then_env and name in else_env:
+            merged[name] = merge(lw, stmt, then_env[name], else_env[name], name, node)
+        elif name in before:
+            merged[name] = before[name]
+        else:
+            merged[name] = OneBranch(lw.cond_key(stmt.cond), then_env.get(name),
+                                     else_env.get(name), node.lineno)
+    return merged
+
+
+def merge(lw, stmt, a, b, name, node):
+    """The value of ``name`` after ``stmt``: ``a`` if its branch was taken, else ``b``."""
+    if a is b or (isinstance(a, Const) and a == b):
+        return a
+    if isinstance(a, OneBranch) or isinstance(b, OneBranch):  # still maybe unassigned
+        return OneBranch(lw.cond_key(stmt.cond), None if isinstance(a, OneBranch) else a,
+                         None if isinstance(b, OneBranch) else b, node.lineno)
+    if is_atom(a) and is_atom(b):
+        target = Var(name)
+        stmt.merges.append(Merge(target, a, b))
+        return target
+    if isinstance(a, Tup) and isinstance(b, Tup) and len(a.items) == len(b.items):
+        return Tup(tuple(merge(lw, stmt, x, y, name, node)
+                         for x, y in zip(a.items, b.items)))
+    if isinstance(a, Static) and isinstance(b, Static) and a.obj is b.obj:
+        return a
+    raise lw.error(UnsupportedSyntaxError, node,
+                   f"`{name}` holds different kinds of value in the two branches",
+                   "give both branches values of the same kind")
+
+
+def _taken(env, cond, holds):
+    """``env`` inside a branch: a name assigned in one branch of an earlier `if`
+    on the same condition is known where that branch was taken."""
+    out = {}
+    for name, value in env.items():
+        if isinstance(value, OneBranch) and value.cond is cond:
+            value = value.then if holds else value.orelse
+            if value is None:
+                continue
+        out[name] = value
+    return out

@@ -1,0 +1,82 @@
+"""Python builtins a differentiated function may call, and what calling each means."""
+import builtins
+
+from ..rules import primitives as prims
+from .effects import no_gradient
+from ..errors import UnsupportedSyntaxError
+from ..ir.nodes import Const
+from .compile_time import Tup, is_atom
+
+
+BUILTIN_NAMES = {name: getattr(builtins, name) for name in
+                 ("abs", "len", "float", "max", "min", "round", "range", "print",
+                  "int", "bool", "tuple", "list", "zip", "enumerate", "sum",
+                  "isinstance", "None", "True", "False", "str", "repr", "format")
+                 if hasattr(builtins, name)}
+
+
+def _prim_call(*args):
+    from .calls import prim_call
+    return prim_call(*args)
+
+
+def _builtin_prim(name):
+    def lower(lw, args, kwargs, node):
+        return _prim_call(lw, prims.lookup(name), args, kwargs, node)
+    return lower
+
+
+def _builtin_minmax(name, prim_name):
+    def lower(lw, args, kwargs, node):
+        if len(args) < 2 or kwargs:
+            raise lw.error(UnsupportedSyntaxError, node,
+                           f"`{name}()` is differentiated only as {name}(a, b, ...) of numbers",
+                           f"use np.{name}(x) to reduce an array")
+        result = lw.atom(args[0], node)
+        for arg in args[1:]:
+            result = lw.b.op(prim_name, result, lw.atom(arg, node))
+        return result
+    return lower
+
+
+def _builtin_sum(lw, args, kwargs, node):
+    """sum(items, start=0): a chain of additions; sum(array) adds up its rows."""
+    if not 1 <= len(args) <= 2 or set(kwargs) - {"start"}:
+        raise lw.error(UnsupportedSyntaxError, node, "`sum()` takes items and a start value",
+                       "write sum(items) or sum(items, start), or use np.sum")
+    items, start = args[0], (args[1:] or [kwargs.get("start", Const(0))])[0]
+    if isinstance(items, Tup):
+        terms = [lw.atom(item, node) for item in items.items]
+    elif is_atom(items):
+        terms = [lw.b.op("sum", items, axis=0)]
+    else:
+        raise lw.error(UnsupportedSyntaxError, node, "`sum()` of this value is not supported",
+                       "sum a list or tuple of values, or use np.sum")
+    if not (isinstance(start, Const) and start.value == 0) or not terms:
+        terms.insert(0, lw.atom(start, node))
+    result = terms[0]
+    for term in terms[1:]:
+        result = lw.b.op("add", result, term)
+    return result
+
+
+def _builtin_text(name):
+    """str(x), repr(x), format(x, spec): text for print or logging, no gradient."""
+    def lower(lw, args, kwargs, node):
+        if kwargs:
+            raise lw.error(UnsupportedSyntaxError, node,
+                           f"`{name}()` takes no keyword arguments here",
+                           f"pass the arguments by position: {name}(value)")
+        atoms = [no_gradient(lw, lw.atom(a, node)) for a in args]
+        return lw.b.op(prims.call_prim(name, effect=False).name, *atoms, hint="text")
+    return lower
+
+
+BUILTIN_CALLS = {
+    builtins.abs: _builtin_prim("abs"), builtins.len: _builtin_prim("len"),
+    builtins.float: _builtin_prim("float"), builtins.round: _builtin_prim("round"),
+    builtins.max: _builtin_minmax("max", "maximum"),
+    builtins.min: _builtin_minmax("min", "minimum"),
+    builtins.sum: _builtin_sum, builtins.str: _builtin_text("str"),
+    builtins.repr: _builtin_text("repr"), builtins.format: _builtin_text("format"),
+}

@@ -1,0 +1,303 @@
+"""What a call means: a NumPy primitive, a user's helper to inline, a marker.
+
+Every callee is classified here, in order: symdiff's own API (markers such as
+`stop_gradient`), NumPy and `math` functions (primitives), Python builtins
+(builtins_.py), runtime helpers of generated code, and finally the user's own
+Python functions, which are lowered inline (inline.py) so they are
+differentiated through. print, logging and warnings calls are kept for what
+they do (effects.py).
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import difflib
+import inspect
+import math
+import numbers
+import types
+
+import numpy as np
+
+from ..rules import primitives as prims
+from .builtin_calls import BUILTIN_CALLS
+from .effects import effect_call, is_effect
+from ..errors import NoDerivativeRuleError, UnknownNameError, UnsupportedSyntaxError
+from .inline import inline_closure, inline_function
+from ..ir.nodes import Const
+from .tapes import TAPE_SUMS, lower_tape_sum
+from .compile_time import NAMED_CONSTANTS, Closure, Static, Tup, from_python, is_atom
+from ..ir.nodes import FreeVar
+
+_MISSING = object()
+
+
+def lower_call(lw, node):
+    func = node.func
+    if isinstance(func, ast.Attribute):
+        base = lw.expr(func.value)
+        if isinstance(base, FreeVar) and is_effect(getattr(base.value, func.attr, None)):
+            return effect_call(lw, node)  # log.info(...) with a module-level logger
+        if is_atom(base):
+            if _plain_object(base) is not _MISSING:
+                raise _object_method_error(lw, _plain_object(base), func.attr, node)
+            return method_call(lw, base, func.attr, node)
+        if isinstance(base, Static):
+            callee = static_attribute(lw, base.obj, func)
+        else:
+            raise lw.error(UnsupportedSyntaxError, node, f"cannot call `{ast.unparse(func)}`",
+                           "call NumPy functions, or functions and lambdas of your own, "
+                           "by name")
+    else:
+        callee = lw.expr(func)
+    if isinstance(callee, Static) and is_effect(callee.obj):
+        return effect_call(lw, node)
+    args = [lw.expr(a) for a in node.args]
+    kwargs = {k.arg: lw.expr(k.value) for k in node.keywords}
+    return apply(lw, callee, args, kwargs, node)
+
+
+def apply(lw, callee, args, kwargs, node):
+    if isinstance(callee, Closure):
+        return inline_closure(lw, callee, args, kwargs, node)
+    obj = callee.obj if isinstance(callee, Static) else None
+    from . import gradient_calls as markers
+    if obj is not None and markers.handles(obj):
+        return markers.lower(lw, obj, args, kwargs, node)
+    prim = primitive_of(obj)
+    if prim is not None and prim.name in TAPE_SUMS:
+        return lower_tape_sum(lw, prim, args, node)
+    if prim is not None:
+        return prim_call(lw, prim, args, kwargs, node)
+    if obj is not None and obj in BUILTIN_CALLS:
+        return BUILTIN_CALLS[obj](lw, args, kwargs, node)
+    numpy_name = _numpy_name(obj)
+    if numpy_name is not None:
+        return _numpy_call(lw, numpy_name, args, kwargs, node)
+    if isinstance(obj, types.FunctionType) and not _is_numpy_internal(obj):
+        return inline_function(lw, obj, args, kwargs, node)
+    if inspect.ismethod(obj):
+        raise _object_method_error(lw, obj.__self__, obj.__name__, node)
+    name = ast.unparse(node.func)
+    raise lw.error(NoDerivativeRuleError, node,
+                   f"symdiff has no derivative rule for `{name}`",
+                   "use a NumPy function symdiff knows, a Python function it can read, "
+                   "or give it a rule with @symdiff.custom_gradient")
+
+
+def _plain_object(value):
+    """The object a global (or a string) stands for when it is neither an array
+    nor a number, so calling its methods is not an array method; else _MISSING."""
+    if isinstance(value, FreeVar) and \
+            not isinstance(value.value, (np.ndarray, np.generic, numbers.Number)):
+        return value.value
+    if isinstance(value, Const) and isinstance(value.value, str):
+        return value.value
+    return _MISSING
+
+
+def _object_method_error(lw, obj, method, node):
+    """A call of a method of a Python object (not an array): no rule, and its
+    source is a method, which symdiff does not read."""
+    name = ast.unparse(node.func)
+    what = f"`{name}` calls a method" if isinstance(node.func, ast.Attribute) \
+        else f"`{name}` is the method `{method}`"
+    return lw.error(NoDerivativeRuleError, node,
+                    f"{what} of an object of type `{type(obj).__qualname__}`; symdiff "
+                    "has no derivative rule for methods of objects",
+                    f"write the computation as a module-level function of arrays "
+                    f"(`def {method}(x, ...)`) and call that: symdiff reads and "
+                    "differentiates your own functions")
+
+
+def primitive_of(obj):
+    """The primitive a NumPy, math or runtime-helper function stands for."""
+    if obj is None:
+        return None
+    name = getattr(obj, "__name__", None)
+    if not isinstance(name, str) or _is_python_builtin(obj):
+        return None
+    for module in (np, np.linalg):
+        if getattr(module, name, None) is obj:
+            return prims.lookup(name)
+    if name in prims.MATH and getattr(math, name, None) is obj:
+        return prims.lookup(name)
+    from ..runtime import helpers as runtime
+    helper = runtime.HELPERS.get(name) if name.startswith("_") else None
+    if helper is not None and (helper is obj or _copy_of(obj, helper)):
+        return prims.lookup(name[1:])
+    return None
+
+
+def _copy_of(obj, helper):
+    """Whether ``obj`` is a module's copy of a runtime helper (a module the
+    command line wrote), so that its gradients can be differentiated again."""
+    code = getattr(obj, "__code__", None)
+    return code is not None and _code_key(code) == _code_key(helper.__code__)
+
+
+def _code_key(code):
+    """What a function does, not where it was written (lines, file)."""
+    consts = tuple(_code_key(c) if hasattr(c, "co_code") else c for c in code.co_consts)
+    return code.co_code, consts, code.co_names
+
+
+def _numpy_name(obj):
+    """``"linalg.inv"`` for np.linalg.inv: a NumPy function with no primitive."""
+    name = getattr(obj, "__name__", None)
+    if not isinstance(name, str) or _is_python_builtin(obj):
+        return None
+    for prefix, module in (("", np), ("linalg.", np.linalg), ("random.", np.random)):
+        if getattr(module, name, None) is obj:
+            return prefix + name
+    return None
+
+
+def _is_python_builtin(obj):
+    """One of Python's own builtins (``str``, ``sorted``): never a NumPy function
+    (and asking NumPy for ``np.str`` warns)."""
+    return getattr(obj, "__module__", None) == "builtins" or obj is builtins.print
+
+
+def _is_numpy_internal(fn):
+    module = getattr(fn, "__module__", "") or ""
+    return module == "numpy" or module.startswith("numpy.")
+
+
+def _numpy_call(lw, name, args, kwargs, node):
+    """A NumPy function without a derivative rule: fine while nothing
+    differentiated flows into it (np.arange, np.zeros...); the reverse pass
+    reports it otherwise."""
+    operands = [lw.atom(a, node) for a in args]
+    statics = tuple((k, static_value(lw, v, k, name, node)) for k, v in kwargs.items())
+    return lw.b.op("npcall", *operands, func=name, kwargs=statics, hint=name.split(".")[-1])
+
+
+def prim_call(lw, prim, args, kwargs, node, first=None):
+    """Bind call arguments to ``prim``'s signature and make the operation."""
+    positional = list(args)
+    kwargs = dict(kwargs)
+    operands = [first] if first is not None else []
+    names = prim.operands[1:] if first is not None else prim.operands
+    for name in names:
+        if name.startswith("*"):
+            items = _star_items(prim, name, positional, kwargs)
+            operands.extend(lw.atom(i, node) for i in items)
+            continue
+        value = positional.pop(0) if positional else kwargs.pop(name, _MISSING)
+        if value is _MISSING:
+            raise lw.error(UnsupportedSyntaxError, node,
+                           f"`{prim.name}` needs the argument `{name}`",
+                           f"call it as np.{prim.name}({', '.join(prim.operands)}, ...)")
+        operands.append(lw.atom(value, node))
+    params = {}
+    for key, default in prim.params:
+        value = positional.pop(0) if positional else kwargs.pop(key, _MISSING)
+        if value is not _MISSING:
+            params[key] = static_value(lw, value, key, prim.name, node)
+    if positional or kwargs:
+        extra = ", ".join(list(kwargs) or [f"argument {len(names) + 1}"])
+        raise lw.error(UnsupportedSyntaxError, node,
+                       f"`{prim.name}` does not take {extra} here",
+                       f"call it as np.{prim.name}({', '.join(prim.operands)}, "
+                       f"{', '.join(k for k, _ in prim.params)})")
+    return lw.b.op(prim.name, *operands, **params)
+
+
+def _star_items(prim, name, positional, kwargs):
+    """What a star operand takes: a runtime helper's ``*values`` are the
+    positional arguments left; a NumPy function's (np.stack) one sequence."""
+    if prim.spelling[0] == "helper":
+        items = list(positional)
+        positional.clear()
+        return items
+    seq = positional.pop(0) if positional else kwargs.pop(name[1:], Tup(()))
+    return seq.items if isinstance(seq, Tup) else [seq]
+
+
+def static_value(lw, value, key, prim_name, node):
+    if isinstance(value, Const):
+        return value.value
+    if isinstance(value, Tup) and all(isinstance(i, Const) for i in value.items):
+        return tuple(i.value for i in value.items)
+    raise lw.error(UnsupportedSyntaxError, node,
+                   f"`{key}` of `{prim_name}` must be a constant",
+                   f"write `{key}` as a number or a tuple of numbers")
+
+
+def method_call(lw, base, name, node):
+    prim_name = prims.ARRAY_METHODS.get(name)
+    if prim_name is None:
+        raise _array_method_error(lw, name, node)
+    args = [lw.expr(a) for a in node.args]
+    kwargs = {k.arg: lw.expr(k.value) for k in node.keywords}
+    if name in ("reshape", "transpose") and len(args) > 1:
+        args = [Tup(tuple(args))]  # x.reshape(3, 4) is x.reshape((3, 4))
+    return prim_call(lw, prims.lookup(prim_name), args, kwargs, node, first=base)
+
+
+def _array_method_error(lw, name, node):
+    supported = ", ".join(f".{m}()" for m in sorted(prims.ARRAY_METHODS))
+    if not hasattr(np.ndarray, name):
+        # a parameter may be an object at run time, but symdiff takes it as an array
+        return lw.error(UnsupportedSyntaxError, node,
+                        f"`{ast.unparse(node.func)}` is not a method of arrays, and symdiff "
+                        f"takes `{ast.unparse(node.func.value)}` to be an array or a number",
+                        f"the array methods symdiff knows are {supported}; for a method of "
+                        "an object, write a module-level function of arrays and pass it "
+                        "the arrays")
+    if callable(getattr(np, name, None)):
+        hint = f"call the NumPy function instead: np.{name}(x, ...)"
+    else:
+        hint = f"use a NumPy function, or one of the array methods {supported}"
+    return lw.error(NoDerivativeRuleError, node,
+                    f"symdiff has no derivative rule for the array method `.{name}()`", hint)
+
+
+def array_attribute(lw, base, node):
+    prim_name = prims.ARRAY_ATTRIBUTES.get(node.attr)
+    if prim_name is None and isinstance(node.value, ast.Name) \
+            and node.value.id in ("self", "cls"):
+        raise lw.error(UnsupportedSyntaxError, node,
+                       f"`{ast.unparse(node)}` reads an attribute of an object; symdiff "
+                       "differentiates functions of arrays, not methods",
+                       f"pass `{ast.unparse(node)}` to the function as an argument")
+    if prim_name is None:
+        raise lw.error(UnsupportedSyntaxError, node,
+                       f"the array attribute `.{node.attr}` is not supported",
+                       "use .T, .shape, .ndim or .size")
+    return lw.b.op(prim_name, base, hint=node.attr if node.attr != "T" else None)
+
+
+def static_attribute(lw, obj, node):
+    attr = node.attr
+    if obj is np or obj is math:
+        if attr in NAMED_CONSTANTS:
+            return Const(NAMED_CONSTANTS[attr])
+    try:
+        value = getattr(obj, attr)
+    except AttributeError:
+        raise _missing_attribute(lw, obj, node) from None
+    if hasattr(obj, "__dict__") and isinstance(getattr(obj, "__dict__"), dict):
+        lw.b.deps.append((obj.__dict__, attr, value))
+    return lw.b.free_var(from_python(attr, value))
+
+
+def _missing_attribute(lw, obj, node):
+    spelled = ast.unparse(node.value)
+    owner = f"the module `{obj.__name__}`" if isinstance(obj, types.ModuleType) \
+        else f"`{spelled}` (of type `{type(obj).__qualname__}`)"
+    names = [n for n in dir(obj) if not n.startswith("_") or node.attr.startswith("_")]
+    close = difflib.get_close_matches(node.attr, names, n=3, cutoff=0.75)
+    if close:
+        hint = "did you mean " + " or ".join(f"`{spelled}.{n}`" for n in close) + "?"
+    else:
+        hint = f"check the spelling: `{spelled}` has no name close to `{node.attr}`"
+    return lw.error(UnknownNameError, node,
+                    f"`{ast.unparse(node)}` is not defined: {owner} has no attribute "
+                    f"`{node.attr}`", hint)
+
+
+def lower_with(lw, node):
+    from . import gradient_calls as markers
+    markers.lower_with(lw, node)

@@ -1,0 +1,71 @@
+"""Values the frontend tracks while lowering, beyond IR atoms.
+
+At run time every value is an IR atom (`Var` or `Const`). While lowering, a
+name can also stand for something known at compile time: a Python tuple of
+values (`Tup`), a module or function (`Static`), or a lambda / nested `def`
+of the function being lowered (`Closure`).
+"""
+from __future__ import annotations
+
+import math
+import types
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..ir.nodes import Const, FreeVar, Var
+
+
+@dataclass(frozen=True)
+class Tup:
+    items: tuple
+
+
+@dataclass(frozen=True)
+class Static:
+    obj: object
+
+
+@dataclass(frozen=True)
+class OneBranch:
+    """A name assigned in one branch of an `if` only (the other side is None):
+    readable only under another `if` on the same condition."""
+
+    cond: object
+    then: object
+    orelse: object
+    lineno: int
+
+
+@dataclass
+class Closure:
+    """A lambda or nested def, with the environment it was defined in."""
+
+    node: object
+    env: dict
+    src: object
+
+
+def is_atom(value):
+    return isinstance(value, (Var, Const))
+
+
+def from_python(name, obj):
+    """What a global, closure or default value ``obj`` is to the compiler."""
+    if obj is None or isinstance(obj, (bool, int, float, str)):
+        return Const(obj)
+    if isinstance(obj, (np.floating, np.integer)):
+        return Const(obj.item())
+    if obj is np.s_ or obj is np.index_exp:
+        return Static(obj)
+    if isinstance(obj, tuple):
+        return Tup(tuple(from_python(name, item) for item in obj))
+    if isinstance(obj, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType,
+                        types.MethodType, type, np.ufunc)) or callable(obj):
+        return Static(obj)
+    return FreeVar(name, obj)
+
+
+# Constants NumPy and math name; emit writes them back by name.
+NAMED_CONSTANTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan,
+                   "newaxis": None, "euler_gamma": np.euler_gamma}

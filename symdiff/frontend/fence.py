@@ -1,0 +1,174 @@
+"""The one place where syntax outside symdiff's language is rejected.
+
+`check(src)` walks a function's tree before anything is lowered and raises
+`UnsupportedSyntaxError` (or `InPlaceWriteError`) at the first construct the
+compiler does not handle, naming it and saying what to write instead.
+"""
+from __future__ import annotations
+
+import ast
+
+from ..errors import InPlaceWriteError, UnsupportedSyntaxError
+
+ALLOWED = (
+    ast.For, ast.While, ast.Break, ast.Continue,
+    # statements
+    ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.If, ast.Expr,
+    ast.Pass, ast.FunctionDef, ast.With, ast.withitem,
+    # expressions
+    ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.Call, ast.keyword,
+    ast.Name, ast.Attribute, ast.Subscript, ast.Slice, ast.Constant,
+    ast.Tuple, ast.List, ast.IfExp, ast.Lambda, ast.Starred,
+    ast.arguments, ast.arg,
+    # contexts and operators
+    ast.Load, ast.Store, ast.operator, ast.unaryop, ast.boolop, ast.cmpop,
+)
+
+# What each construct is called in a message, and how to do without it.
+CONSTRUCTS = {
+    "AsyncFor": ("an `async for` loop", "async code cannot be differentiated"),
+    "ListComp": ("a list comprehension", "build the array with NumPy operations "
+                 "(np.stack, broadcasting) instead of a comprehension"),
+    "GeneratorExp": ("a generator expression", "use np.sum over an array instead of "
+                     "a generator"),
+    "DictComp": ("a dict comprehension", "dictionaries are not differentiated; pass arrays"),
+    "SetComp": ("a set comprehension", "sets are not differentiated; pass arrays"),
+    "Dict": ("a dict literal", "dictionaries are not differentiated; pass arrays or tuples"),
+    "Set": ("a set literal", "sets are not differentiated; pass arrays or tuples"),
+    "Try": ("a `try` statement", "exceptions are not differentiated; check inputs "
+            "before calling the gradient"),
+    "TryStar": ("a `try`/`except*` statement", "exceptions are not differentiated; check "
+                "inputs before calling the gradient"),
+    "Raise": ("a `raise` statement", "raise errors outside the differentiated function"),
+    "Assert": ("an `assert` statement", "check inputs outside the differentiated function"),
+    "Global": ("a `global` statement", "pass the value as an argument instead"),
+    "Nonlocal": ("a `nonlocal` statement", "return the new value instead of assigning "
+                 "to an outer variable"),
+    "Delete": ("a `del` statement", "drop the `del`; names are freed when the function "
+               "returns"),
+    "Import": ("an `import` statement", "import at module level"),
+    "ImportFrom": ("an `import` statement", "import at module level"),
+    "Yield": ("`yield`", "generators cannot be differentiated; return a value"),
+    "YieldFrom": ("`yield from`", "generators cannot be differentiated; return a value"),
+    "Await": ("`await`", "async functions cannot be differentiated"),
+    "AsyncFunctionDef": ("an `async def` function", "async functions cannot be "
+                         "differentiated; use a plain `def`"),
+    "AsyncWith": ("an `async with` block", "async code cannot be differentiated"),
+    "NamedExpr": ("an assignment expression (`:=`)", "assign the value on a line of its own"),
+    "JoinedStr": ("an f-string", "format strings outside the differentiated function"),
+    "TemplateStr": ("a t-string", "format strings outside the differentiated function"),
+    "ClassDef": ("a class definition", "define classes at module level"),
+    "Match": ("a `match` statement", "use if/elif/else"),
+}
+GENERIC_HINT = "rewrite this with NumPy array operations"
+
+
+def check(src):
+    """Raise at the first unsupported construct in ``src`` (a FunctionSource).
+
+    "First" is in source order, so the error points where a reader would
+    stop; a construct inside an unsupported one is not reported separately.
+    """
+    node = src.node
+    if not isinstance(node, (ast.FunctionDef, ast.Lambda)):
+        what, hint = CONSTRUCTS.get(type(node).__name__, (type(node).__name__, GENERIC_HINT))
+        raise UnsupportedSyntaxError(f"{what} cannot be differentiated", src.loc(node), hint)
+    found = []
+    _check_arguments(src, node, found)
+    for stmt in node.body if isinstance(node.body, list) else [node.body]:
+        _visit(src, stmt, found)
+    if found:
+        raise min(found, key=lambda e: (e.lineno or 0, e.col_offset or 0))
+
+
+def _visit(src, node, found):
+    if _index_add(node):  # allowed into an array nothing else holds: see scatter.py
+        for child in (node.target.value, node.target.slice, node.value):
+            _visit(src, child, found)
+        return
+    error = _problem(src, node)
+    if error is not None:
+        found.append(error)
+        return
+    if isinstance(node, (ast.FunctionDef, ast.Lambda)):
+        _check_arguments(src, node, found)
+    if isinstance(node, ast.With):
+        # `with symdiff.gradient_override({...}):` is compile-time configuration,
+        # checked where the block is lowered (markers.lower_with); only its body
+        # is code to differentiate.
+        for child in node.body:
+            _visit(src, child, found)
+        return
+    if isinstance(node, ast.Call):
+        # An f-string may be an argument of a call: print(f"loss {x:.3f}").
+        # Whether the callee accepts one (print, logging) is decided when lowering.
+        _visit(src, node.func, found)
+        for arg in node.args + [k.value for k in node.keywords]:
+            if isinstance(arg, ast.JoinedStr):
+                _visit_fstring(src, arg, found)
+            else:
+                _visit(src, arg, found)
+        return
+    for child in ast.iter_child_nodes(node):
+        _visit(src, child, found)
+
+
+def _index_add(node):
+    """``NAME[index] += value``."""
+    return isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) \
+        and isinstance(node.target, ast.Subscript) and isinstance(node.target.value, ast.Name)
+
+
+def _visit_fstring(src, node, found):
+    for part in node.values:
+        if isinstance(part, ast.FormattedValue):
+            _visit(src, part.value, found)
+            spec = part.format_spec
+            if spec is not None and not all(isinstance(p, ast.Constant) for p in spec.values):
+                found.append(UnsupportedSyntaxError(
+                    "a format spec computed inside an f-string is not supported",
+                    src.loc(part), "write the spec out, e.g. f\"{x:.3f}\""))
+
+
+def _problem(src, node):
+    """The error for ``node`` itself (not its children), or None."""
+    if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
+        return InPlaceWriteError(
+            f"`{_target_text(node)}` writes into part of an array in place, "
+            "which symdiff cannot differentiate",
+            src.loc(node),
+            "build a new array instead: e.g. `x = np.concatenate([[v], x[1:]])` "
+            "or `x = np.where(mask, v, x)`")
+    if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+        return InPlaceWriteError(
+            f"`{_target_text(node)}` assigns to an attribute, changing an object in "
+            "place, which symdiff cannot differentiate",
+            src.loc(node),
+            "compute the value into a local name and return it; a differentiated "
+            "function must not change objects outside it")
+    if isinstance(node, ast.Constant) and isinstance(node.value, complex):
+        return UnsupportedSyntaxError(
+            f"the complex number `{ast.unparse(node)}` cannot be differentiated",
+            src.loc(node), "use real arithmetic")
+    if isinstance(node, ALLOWED):
+        return None
+    what, hint = CONSTRUCTS.get(type(node).__name__,
+                                (f"`{type(node).__name__}`", GENERIC_HINT))
+    return UnsupportedSyntaxError(f"{what} is not supported by symdiff", src.loc(node), hint)
+
+
+def _check_arguments(src, fn, found):
+    """``*args`` / ``**kwargs`` parameters of ``fn`` (the function or one inside it)."""
+    args = fn.args
+    for which, stars in ((args.vararg, "*"), (args.kwarg, "**")):
+        if which is not None:
+            found.append(UnsupportedSyntaxError(
+                f"the parameter `{stars}{which.arg}` collects a variable number of "
+                "arguments, which symdiff does not support",
+                src.loc(which), "name each parameter, e.g. `def f(x, y)` or "
+                "`lambda x, y: ...`"))
+
+
+def _target_text(node):
+    text = ast.unparse(node)
+    return text if len(text) <= 40 else text[:37] + "..."

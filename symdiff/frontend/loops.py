@@ -1,0 +1,211 @@
+"""Lowering `for` and `while` loops into `Loop` nodes.
+
+Names a loop assigns that existed before it are *carried*: a `Carry` holds
+their value before, during and after the loop. `break` and `continue` are
+made structured first (the statements after a jump move into the other
+branch, as for early returns); `break` then sets a flag the loop tests after
+each iteration.
+"""
+from __future__ import annotations
+
+import ast
+
+from ..errors import UnsupportedSyntaxError
+from ..ir.nodes import Carry, Const, Loop, Var
+from .early_exits import hoist
+from .tapes import reversed_tapes, tape_loop
+from .compile_time import Static, Tup, is_atom
+
+BROKE = "<break>"
+
+
+def lower_for(lw, node):
+    _no_else(lw, node)
+    tapes = reversed_tapes(lw, node.iter)
+    if tapes is not None:
+        _lower_loop(lw, node, *tape_loop(lw, node, tapes))
+        return
+    iterable = _iterable(lw, node.iter)
+    if isinstance(iterable, Tup):  # a tuple known when compiling: unrolled
+        for item in iterable.items:
+            lw.bind(node.target, item)
+            _lower_plain_body(lw, node)
+        return
+    bounds, bind = _iteration(lw, node, iterable)
+    index = Var(node.target.id if bind is None else "i")
+    _lower_loop(lw, node, Loop("range", [], [], index=index, bounds=bounds,
+                               loc=lw.src.loc(node)),
+                lambda: bind(index) if bind else lw.env.__setitem__(node.target.id, index))
+
+
+def lower_while(lw, node):
+    _no_else(lw, node)
+    loop = Loop("while", [], [], loc=lw.src.loc(node))
+    before, node = _pretest(node)
+
+    def start():
+        with lw.b.block() as cond_block:
+            if lw.lower_body(before) is not None:
+                raise lw.error(UnsupportedSyntaxError, node, "`return` inside a loop",
+                               "assign the value, `break`, and return after the loop")
+            loop.cond = lw.predicate(node.test)
+        loop.cond_block = cond_block
+    _lower_loop(lw, node, loop, start)
+    carried = {c.param.hint for c in loop.carried}
+    for name in _assigned(before):  # computed for the test only, as in the IR
+        if name not in carried:
+            lw.env.pop(name, None)
+    changing = {c.param for c in loop.carried if c.update is not c.param}
+    if not _depends_on(loop.cond_block, loop.cond, changing):
+        raise lw.error(UnsupportedSyntaxError, node.test,
+                       "the loop never changes what its condition reads, so it "
+                       "would run forever or not at all",
+                       "update a variable of the condition inside the loop")
+
+
+def _pretest(node):
+    """``while True: <stmts>; if not c: break; <rest>`` is ``while c: <rest>``
+    with ``<stmts>`` run before each test (how generated gradients write a
+    condition that takes several statements)."""
+    if not (isinstance(node.test, ast.Constant) and node.test.value is True):
+        return [], node
+    for k, stmt in enumerate(node.body):
+        if isinstance(stmt, ast.If) and isinstance(stmt.test, ast.UnaryOp) \
+                and isinstance(stmt.test.op, ast.Not) and not stmt.orelse \
+                and len(stmt.body) == 1 and isinstance(stmt.body[0], ast.Break):
+            before = node.body[:k]
+            if any(isinstance(n, (ast.Break, ast.Continue)) for s in before
+                   for n in ast.walk(s)):
+                break
+            return before, ast.copy_location(
+                ast.While(test=stmt.test.operand, body=node.body[k + 1:], orelse=[]),
+                node)
+    return [], node
+
+
+def _lower_loop(lw, node, loop, start):
+    before = dict(lw.env)
+    names = [n for n in _assigned(node.body) if n in before and is_atom(before[n])]
+    for name in names:
+        loop.carried.append(Carry(Var(name), before[name], None, Var(name)))
+    lw.env.update({c.param.hint: c.param for c in loop.carried})
+    lw.b.named.update(c.param for c in loop.carried)
+    with lw.b.block() as body:
+        lw.loops.append((loop, body))
+        start()
+        lw.env[BROKE] = Const(False)
+        if lw.lower_body(hoist(node.body, (ast.Break, ast.Continue))) is not None:
+            raise lw.error(UnsupportedSyntaxError, node, "`return` inside a loop",
+                           "assign the value, `break`, and return after the loop")
+        lw.loops.pop()
+    if loop.kind == "while":
+        body[:0] = []  # the condition lives in cond_block
+    loop.body = body
+    loop.exit = lw.env.pop(BROKE)
+    for carry in loop.carried:
+        update = lw.env[carry.param.hint]
+        if not is_atom(update):
+            raise lw.error(UnsupportedSyntaxError, node,
+                           f"`{carry.param.hint}` holds a non-array value in the loop",
+                           "keep arrays and numbers in names a loop reassigns; use "
+                           "another name for tuples, functions or modules")
+        carry.update = update
+    lw.env = {n: v for n, v in before.items()}
+    for carry in loop.carried:
+        lw.env[carry.param.hint] = carry.out
+        lw.b.named.add(carry.out)
+        lw.b.facts.shape[carry.out] = lw.b.facts.key(carry.param)
+    lw.b.append(loop)
+
+
+def _iterable(lw, node):
+    """range / zip / enumerate themselves (not a call of them), or the value."""
+    if isinstance(node, ast.Call):
+        func = lw.expr(node.func)
+        if isinstance(func, Static) and func.obj in (range, zip, enumerate):
+            return func
+    return lw.expr(node)
+
+
+def _lower_plain_body(lw, node):
+    lw.env[BROKE] = Const(False)
+    if lw.lower_body(hoist(node.body, (ast.Break, ast.Continue))) is not None:
+        raise lw.error(UnsupportedSyntaxError, node, "`return` inside a loop",
+                       "assign the value, `break`, and return after the loop")
+    if lw.env.pop(BROKE) != Const(False):
+        raise lw.error(UnsupportedSyntaxError, node,
+                       "`break` in a loop over a tuple", "loop over range(len(...))")
+
+
+def _iteration(lw, node, iterable):
+    """(start, stop, step) atoms, and how to bind the target from the index."""
+    call = node.iter
+    if isinstance(iterable, Static) and iterable.obj is range:
+        args = [lw.atom(lw.expr(a), a) for a in call.args]
+        for arg, a_node in zip(args, call.args):
+            if isinstance(arg, Const) and not isinstance(arg.value, int):
+                raise lw.error(UnsupportedSyntaxError, a_node,
+                               f"range() bound {arg.value!r} is not an integer",
+                               "use an int, e.g. int(n) or x.shape[0]")
+        if not 1 <= len(args) <= 3 or not isinstance(node.target, ast.Name):
+            raise lw.error(UnsupportedSyntaxError, node, "range() takes 1 to 3 bounds "
+                           "and the loop one name", "write `for i in range(start, stop)`")
+        start, stop, step = ([Const(0)] + args + [Const(1)])[:3] if len(args) == 1 \
+            else (args + [Const(1)])[:3]
+        return (start, stop, step), None
+    if isinstance(iterable, Static) and iterable.obj in (zip, enumerate):
+        return _zip_like(lw, node, iterable.obj)
+    if is_atom(iterable):
+        length = lw.b.op("len", iterable, hint="n")
+        return (Const(0), length, Const(1)), \
+            lambda i: lw.bind(node.target, lw.b.op("getitem", iterable, i))
+    raise lw.error(UnsupportedSyntaxError, node.iter,
+                   "a loop must run over range(...), an array, zip(...) or enumerate(...)",
+                   "loop over range(len(...)) and index")
+
+
+def _zip_like(lw, node, kind):
+    seqs = [lw.atom(lw.expr(a), a) for a in node.iter.args]
+    if not seqs or node.iter.keywords or (kind is enumerate and len(seqs) != 1):
+        raise lw.error(UnsupportedSyntaxError, node.iter,
+                       f"{kind.__name__}() takes arrays and no keywords here",
+                       f"write {kind.__name__}(a, b)" if kind is zip else "write enumerate(a)")
+    length = lw.b.op("len", seqs[0], hint="n")
+    for seq in seqs[1:]:
+        length = lw.b.op("minimum", length, lw.b.op("len", seq), hint="n")
+
+    def bind(i):
+        items = [lw.b.op("getitem", s, i) for s in seqs]
+        lw.bind(node.target, Tup(tuple(([i] if kind is enumerate else []) + items)))
+    return (Const(0), length, Const(1)), bind
+
+
+def _assigned(stmts):
+    """Names assigned in ``stmts``, in order of first assignment."""
+    names = []
+    for node in (n for s in stmts for n in ast.walk(s)):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) \
+                and node.id not in names:
+            names.append(node.id)
+    return names
+
+
+def _depends_on(block, atom, params):
+    needed, changed = {atom}, True
+    defs = {s.target: s for s in block if hasattr(s, "target")}
+    while changed:
+        changed = False
+        for var in list(needed):
+            op = defs.get(var)
+            for a in getattr(op, "args", ()):
+                if a not in needed and isinstance(a, Var):
+                    needed.add(a)
+                    changed = True
+    return bool(needed & params)
+
+
+def _no_else(lw, node):
+    if node.orelse:
+        raise lw.error(UnsupportedSyntaxError, node.orelse[0],
+                       "an `else` clause on a loop is not supported",
+                       "use a flag set before `break`, and an `if` after the loop")

@@ -1,0 +1,371 @@
+"""Lowering: a checked Python syntax tree to IR statements.
+
+Statements and expressions are lowered here; what a *call* means (a NumPy
+primitive, a helper to inline, a symdiff marker) is decided in `calls.py`.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+
+
+from . import fence as syntax, tapes
+from .branches import lower_if, merge
+from .subscripts import lower_index, lower_subscript
+from .early_exits import hoist_returns
+from .builtin_calls import BUILTIN_NAMES
+from ..errors import InPlaceWriteError, NonScalarOutputError, UnknownNameError, UnsupportedSyntaxError
+from ..ir.nodes import Const, If, Var
+from .compile_time import Closure, OneBranch, Static, Tup, from_python, is_atom
+from ..ir.nodes import FreeVar
+
+_BINOPS = {ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply",
+           ast.Div: "divide", ast.Pow: "power", ast.MatMult: "matmul",
+           ast.FloorDiv: "floor_divide", ast.Mod: "mod", ast.BitAnd: "bitwise_and",
+           ast.BitOr: "bitwise_or", ast.BitXor: "bitwise_xor"}
+_UNARY = {ast.USub: "negative", ast.Invert: "invert", ast.Not: "logical_not"}
+_COMPARE = {ast.Gt: "greater", ast.GtE: "greater_equal", ast.Lt: "less",
+            ast.LtE: "less_equal", ast.Eq: "equal", ast.NotEq: "not_equal"}
+
+
+class Lowerer:
+    """Lowers one function body into the shared builder's current block."""
+
+    def __init__(self, src, builder, depth=0):
+        syntax.check(src)
+        self.src = src
+        self.b = builder
+        self.depth = depth
+        self.env = {}
+        self.loops = []   # (Loop, body block) of the loops being lowered, innermost last
+
+    def error(self, cls, node, message, hint=None):
+        return cls(message, self.src.loc(node), hint)
+
+    # -- blocks ------------------------------------------------------------------
+    def lower_body(self, stmts):
+        """Lower ``stmts``; the returned value, or None if they fall off the end."""
+        for i, stmt in enumerate(stmts):
+            with self.b.at(self.src.loc(stmt)):
+                if isinstance(stmt, ast.Return):
+                    return self.returned(stmt)
+                if isinstance(stmt, ast.If):
+                    result = self.if_stmt(stmt, stmts[i + 1:])
+                    if result is not None:
+                        return result
+                    continue
+                self.stmt(stmt)
+        return None
+
+    def returned(self, stmt):
+        if stmt.value is None:
+            raise self.error(NonScalarOutputError, stmt, "the function returns None",
+                             "return the value to differentiate")
+        value = self.expr(stmt.value)
+        if isinstance(value, Const) and value.value is None:
+            raise self.error(NonScalarOutputError, stmt, "the function returns None",
+                             "return the value to differentiate")
+        return value
+
+    def stmt(self, node):
+        method = getattr(self, "stmt_" + type(node).__name__, None)
+        if method is None:
+            raise self.error(UnsupportedSyntaxError, node,
+                             f"`{type(node).__name__}` statements are not supported here",
+                             "write it with assignments, `if` and loops over range()")
+        method(node)
+
+    def stmt_Assign(self, node):
+        if tapes.is_new_tape(node):
+            return tapes.lower_new_tape(self, node)
+        value = self.expr(node.value)
+        for target in node.targets:
+            self.bind(target, value)
+
+    def stmt_AnnAssign(self, node):
+        if node.value is not None:
+            self.bind(node.target, self.expr(node.value))
+
+    def stmt_AugAssign(self, node):
+        if isinstance(node.target, ast.Subscript):  # syntax.py let only `g[i] += v` by
+            from .index_add import lower_index_add
+            return lower_index_add(self, node)
+        op = _BINOPS.get(type(node.op))
+        current = self.expr(ast.Name(node.target.id, ast.Load(), lineno=node.lineno,
+                                     col_offset=node.col_offset))
+        name, text = node.target.id, ast.unparse(node)
+        others = [n for n, v in self.env.items() if v is current and n != name]
+        # For an array `+=` changes the object both names share (or the
+        # caller's); for a float it rebinds one name. Which one happens is
+        # known only at run time.
+        shared = f"`{others[0]}`" if others else "the caller's array"
+        if isinstance(current, Var) and (others or current in self.b.param_locs):
+            what = f"another name for `{others[0]}`" if others else "still the argument"
+            raise self.error(
+                InPlaceWriteError, node,
+                f"`{name}` is {what} here, so `{text}` may change {shared} in place",
+                f"write `{name} = {name} {text.split()[1][:-1]} ...` to make a new value")
+        self.bind(node.target, self.binop(op, current, self.expr(node.value), node))
+
+    def stmt_Expr(self, node):
+        if isinstance(node.value, ast.Constant):
+            return  # a docstring or a bare constant
+        tape = tapes.appended_tape(self, node)
+        if tape is not None:
+            return tapes.lower_append(self, node, tape)
+        self.expr(node.value)
+
+    def stmt_Pass(self, node):
+        pass
+
+    def stmt_FunctionDef(self, node):
+        self.env[node.name] = Closure(node, self.env, self.src)
+
+    def stmt_For(self, node):
+        from .loops import lower_for
+        lower_for(self, node)
+
+    def stmt_While(self, node):
+        from .loops import lower_while
+        lower_while(self, node)
+
+    def stmt_Break(self, node):
+        from .loops import BROKE
+        self.env[BROKE] = Const(True)
+
+    def stmt_Continue(self, node):
+        pass  # the statements after it were moved into the other branch
+
+    def stmt_With(self, node):
+        from .calls import lower_with
+        lower_with(self, node)
+
+    def bind(self, target, value):
+        if isinstance(target, ast.Name):
+            if isinstance(value, Var) and not isinstance(value, FreeVar) \
+                    and value not in self.b.named:
+                value.hint = target.id  # the user's name for a value just made
+                self.b.named.add(value)
+            self.env[target.id] = value
+            return
+        if isinstance(target, (ast.Tuple, ast.List)):
+            items = self.unpack(value, len(target.elts), target)
+            for sub, item in zip(target.elts, items):
+                self.bind(sub, item)
+            return
+        hint = "unpack into plain names, one for each value (`a, b = pair`), or index " \
+            "the value (`a, rest = t[0], t[1:]`)" if isinstance(target, ast.Starred) \
+            else "assign to a plain name: `y = ...`"
+        raise self.error(UnsupportedSyntaxError, target,
+                         f"cannot assign to `{ast.unparse(target)}`", hint)
+
+    def unpack(self, value, count, node):
+        if isinstance(value, Tup):
+            if len(value.items) != count:
+                raise self.error(UnsupportedSyntaxError, node,
+                                 f"cannot unpack {len(value.items)} values into {count} names",
+                                 f"write {len(value.items)} names on the left (`_` for a "
+                                 "value you do not need)")
+            return value.items
+        if is_atom(value):
+            return [self.b.op("getitem", value, Const(i)) for i in range(count)]
+        raise self.error(UnsupportedSyntaxError, node, "cannot unpack this value",
+                         "unpack a tuple or an array")
+
+    # -- if / else (branches.py) -----------------------------------------------------
+    def if_stmt(self, node, rest):
+        return lower_if(self, node, rest)
+
+    def merge(self, stmt, a, b, name, node):
+        return merge(self, stmt, a, b, name, node)
+
+    def predicate(self, node):
+        cond = self.atom(self.expr(node), node)
+        if isinstance(cond, Const) or self.b.facts.is_scalar(cond):
+            return cond
+        loc = self.src.loc(node)
+        return self.b.op("scalar_predicate", cond, hint="cond",
+                         message=loc.short())
+
+    def cond_key(self, cond):
+        """What an `if` tests, before the run-time check that it is a scalar."""
+        op = self.b.facts.defs.get(cond)
+        return op.args[0] if op is not None and op.prim == "scalar_predicate" else cond
+
+    # -- expressions -------------------------------------------------------------------
+    def expr(self, node):
+        method = getattr(self, "expr_" + type(node).__name__, None)
+        if method is None:
+            raise self.error(UnsupportedSyntaxError, node,
+                             f"`{type(node).__name__}` expressions are not supported here",
+                             "write it with NumPy operations on arrays")
+        # An op carries its own expression's place, so an error found later (in
+        # the reverse pass) points at the call, not at the start of the statement.
+        with self.b.at(self.src.loc(node).within(self.b.loc)):
+            return method(node)
+
+    def atom(self, value, node):
+        """``value`` as an IR atom (a tuple of numbers becomes one constant)."""
+        if is_atom(value):
+            return value
+        if isinstance(value, Tup):
+            items = [self.atom(v, node) for v in value.items]
+            if all(isinstance(i, Const) for i in items):
+                return Const(tuple(i.value for i in items))
+            return self.b.op("tuple", *items, hint="shape")
+        hint = tapes.HINT if isinstance(value, tapes.TapeList) else (
+            "use an array or a number here; call functions and pass modules only "
+            "where a function or module is expected")
+        raise self.error(UnsupportedSyntaxError, node,
+                         f"`{ast.unparse(node)}` is not an array value", hint)
+
+    def expr_Constant(self, node):
+        return Const(node.value)
+
+    def expr_Name(self, node):
+        value = self.env.get(node.id)
+        if isinstance(value, OneBranch):
+            raise self.error(UnknownNameError, node,
+                             f"`{node.id}` is assigned in only one branch of the `if` "
+                             f"at line {value.lineno}",
+                             "assign it in both branches, or before the `if`")
+        if node.id in self.env:
+            return value
+        return self.resolve(node.id, node)
+
+    def resolve(self, name, node):
+        for scope in (self.src.closure, self.src.globals):
+            if name in scope:
+                self.b.deps.append((scope, name, scope[name]))
+                return self.b.free_var(from_python(name, scope[name]))
+        if name in BUILTIN_NAMES:
+            return Static(BUILTIN_NAMES[name])
+        if hasattr(builtins, name) and not name.startswith("_"):
+            # defined, but not in the language: calling it says so
+            return Static(getattr(builtins, name))
+        raise self.error(UnknownNameError, node, f"name `{name}` is not defined",
+                         "define it before this line, or pass it as an argument")
+
+    def expr_Attribute(self, node):
+        base = self.expr(node.value)
+        if is_atom(base):
+            from .calls import array_attribute
+            return array_attribute(self, base, node)
+        if isinstance(base, Static):
+            from .calls import static_attribute
+            return static_attribute(self, base.obj, node)
+        raise self.error(UnsupportedSyntaxError, node,
+                         f"cannot read `.{node.attr}` of `{ast.unparse(node.value)}`",
+                         "read attributes of arrays (.T, .shape) and modules (np.pi) only")
+
+    def expr_BinOp(self, node):
+        return self.binop(_BINOPS[type(node.op)], self.expr(node.left),
+                          self.expr(node.right), node)
+
+    def binop(self, prim, left, right, node):
+        if isinstance(left, Tup) or isinstance(right, Tup):
+            if prim == "add" and isinstance(left, Tup) and isinstance(right, Tup):
+                return Tup(left.items + right.items)  # tuple concatenation
+        return self.b.op(prim, self.atom(left, node), self.atom(right, node))
+
+    def expr_UnaryOp(self, node):
+        operand = self.atom(self.expr(node.operand), node)
+        if isinstance(node.op, ast.UAdd):
+            return operand
+        if isinstance(operand, Const) and isinstance(node.op, ast.USub) \
+                and isinstance(operand.value, (int, float)):
+            return Const(-operand.value)
+        return self.b.op(_UNARY[type(node.op)], operand)
+
+    def expr_BoolOp(self, node):
+        prim = "logical_and" if isinstance(node.op, ast.And) else "logical_or"
+        values = [self.atom(self.expr(v), v) for v in node.values]
+        result = values[0]
+        for value in values[1:]:
+            result = self.b.op(prim, result, value)
+        return result
+
+    def expr_Compare(self, node):
+        left = self.atom(self.expr(node.left), node)
+        result = None
+        for op, right_node in zip(node.ops, node.comparators):
+            if type(op) not in _COMPARE:
+                raise self.error(UnsupportedSyntaxError, node,
+                                 f"the comparison `{type(op).__name__}` is not supported",
+                                 "compare with < <= > >= == !=")
+            right = self.atom(self.expr(right_node), right_node)
+            test = self.b.op(_COMPARE[type(op)], left, right)
+            result = test if result is None else self.b.op("logical_and", result, test)
+            left = right
+        return result
+
+    def expr_Tuple(self, node):
+        return Tup(tuple(self.expr(e) for e in node.elts))
+
+    expr_List = expr_Tuple
+
+    def expr_Starred(self, node):
+        raise self.error(UnsupportedSyntaxError, node, "`*` unpacking is not supported",
+                         "pass the items one by one")
+
+    # -- subscripts (subscripts.py) ----------------------------------------------------
+    def expr_Subscript(self, node):
+        return lower_subscript(self, node)
+
+    def index(self, node):
+        return lower_index(self, node)
+
+    def expr_IfExp(self, node):
+        cond = self.predicate(node.test)
+        if isinstance(cond, Const):
+            return self.expr(node.body if cond.value else node.orelse)
+        with self.b.block() as then:
+            a = self.expr(node.body)
+        with self.b.block() as orelse:
+            b = self.expr(node.orelse)
+        stmt = If(cond, then, orelse, [], self.src.loc(node).within(self.b.loc))
+        result = self.merge(stmt, a, b, "t", node)
+        self.b.append(stmt)
+        return result
+
+    def expr_JoinedStr(self, node):
+        raise self.error(UnsupportedSyntaxError, node,
+                         "an f-string can only be an argument of print, logging or "
+                         "warnings.warn in a differentiated function",
+                         "format strings outside the differentiated function")
+
+    def expr_Lambda(self, node):
+        return Closure(node, self.env, self.src)
+
+    def expr_Call(self, node):
+        from .calls import lower_call
+        return lower_call(self, node)
+
+
+def lower_function(src, builder):
+    """Lower a top-level function: its parameters become `Var`s named after them."""
+    from ..ir.nodes import Function
+    lowerer = Lowerer(src, builder)
+    args = src.node.args
+    nodes = args.posonlyargs + args.args + args.kwonlyargs
+    params = [Var(a.arg) for a in nodes]
+    builder.param_locs.update((p, src.loc(a)) for p, a in zip(params, nodes))
+    lowerer.env.update({p.hint: p for p in params})
+    builder.named.update(params)
+    _bind_defaults(lowerer, src)
+    with builder.at(src.loc(src.node)):
+        if isinstance(src.node, ast.Lambda):
+            result = lowerer.expr(src.node.body)
+        else:
+            result = lowerer.lower_body(hoist_returns(src.node.body))
+    if result is None:
+        raise NonScalarOutputError("the function does not return a value",
+                                   src.loc(src.node), "end it with `return value`")
+    if isinstance(result, Var) and result not in builder.named:
+        result.hint = src.name if src.name.isidentifier() else "value"
+        builder.named.add(result)
+    return Function(src.name, params, builder.stmts, result, src.loc(src.node))
+
+
+def _bind_defaults(lowerer, src):
+    pass  # parameters with defaults are still parameters of the gradient

@@ -1,0 +1,60 @@
+"""Lowering subscripts: ``x[i, 1:]`` on arrays, constant indices into tuples,
+and ``np.s_[...]`` as an index value."""
+from __future__ import annotations
+
+import ast
+
+import numpy as np
+
+from ..errors import UnsupportedSyntaxError
+from ..ir.nodes import Const
+from .compile_time import Static, Tup
+
+
+def lower_subscript(lw, node):
+    base = lw.expr(node.value)
+    index = lower_index(lw, node.slice)
+    if isinstance(base, Static) and base.obj is np.s_:
+        return Tup(tuple(index))  # np.s_[...]: an index as a value
+    if isinstance(base, Tup):
+        if len(index) == 1 and isinstance(index[0], Const):
+            return _static_index(base.items, index[0].value, lw, node)
+        raise lw.error(UnsupportedSyntaxError, node,
+                       "a tuple can only be indexed by a constant",
+                       "write the index as a number (`t[0]`), or make the tuple an "
+                       "array (np.stack) and index that")
+    return lw.b.op("getitem", lw.atom(base, node), *index)
+
+
+def lower_index(lw, node):
+    """The atoms of an index: slices with constant bounds are constants."""
+    parts = node.elts if isinstance(node, ast.Tuple) else [node]
+    return [_index_part(lw, p) for p in parts]
+
+
+def _index_part(lw, node):
+    if isinstance(node, ast.Slice):
+        bounds = [lw.atom(lw.expr(p), p) if p is not None else Const(None)
+                  for p in (node.lower, node.upper, node.step)]
+        if all(isinstance(b, Const) for b in bounds):
+            return Const(slice(*(b.value for b in bounds)))
+        return lw.b.op("slice", *bounds, hint="s")
+    if isinstance(node, ast.Constant) and node.value is Ellipsis:
+        return Const(Ellipsis)
+    return lw.atom(lw.expr(node), node)
+
+
+def _static_index(items, key, lw, node):
+    try:
+        picked = items[key]
+    except IndexError:
+        raise lw.error(UnsupportedSyntaxError, node,
+                       f"index {key!r} is out of range for a tuple of {len(items)}",
+                       f"use an index from 0 to {len(items) - 1} (or from "
+                       f"-{len(items)} to -1)" if items else
+                       "an empty tuple has no items") from None
+    except TypeError:
+        raise lw.error(UnsupportedSyntaxError, node,
+                       f"a tuple cannot be indexed by {key!r}",
+                       "index it with an integer or a slice") from None
+    return Tup(picked) if isinstance(key, slice) else picked

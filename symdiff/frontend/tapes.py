@@ -1,0 +1,164 @@
+"""Tapes in the language: the idiom generated gradients use to run a loop backward.
+
+    tape = []
+    for ...:
+        ...
+        tape.append((h, a))       # once per iteration, at the top of the body
+    for h, a in reversed(tape):   # read back once, last iteration first
+        ...
+
+symdiff differentiates its own generated code (`grad(grad(f))`, `hessian`),
+so this idiom is part of the language: ``tape = []`` makes a `TapeList`, the
+append makes the loop write a `Tape`, and the loop over ``reversed(tape)`` is
+a `Loop` of kind "tape" that reads it.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from ..errors import UnsupportedSyntaxError
+from ..ir.nodes import Carry, Const, Loop, Tape, Var
+from .compile_time import Static, Tup
+
+HINT = ("a list is supported only as a tape: `tape = []` before a loop, one "
+         "`tape.append(...)` at the top level of its body, then "
+         "`for ... in reversed(tape):`")
+
+
+@dataclass(eq=False)
+class TapeList:
+    var: Var
+    level: int                # how many loops enclose the `tape = []`
+    items: list | None = None  # what each iteration appends, once the append is seen
+    read: bool = False
+
+
+def is_new_tape(node):
+    """``name = []``."""
+    return isinstance(node, ast.Assign) and isinstance(node.value, ast.List) \
+        and not node.value.elts and len(node.targets) == 1 \
+        and isinstance(node.targets[0], ast.Name)
+
+
+def lower_new_tape(lw, node):
+    name = node.targets[0].id
+    lw.env[name] = TapeList(Var(name), len(lw.loops))
+
+
+def appended_tape(lw, node):
+    """The `TapeList` of a statement ``tape.append(...)``, else None."""
+    call = node.value
+    if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) \
+            and call.func.attr == "append" and isinstance(call.func.value, ast.Name):
+        tape = lw.env.get(call.func.value.id)
+        return tape if isinstance(tape, TapeList) else None
+    return None
+
+
+def lower_append(lw, node, tape):
+    call = node.value
+    if len(call.args) != 1 or call.keywords:
+        raise lw.error(UnsupportedSyntaxError, call, "append takes one value", HINT)
+    if len(lw.loops) != tape.level + 1 or lw.b.stmts is not lw.loops[-1][1]:
+        raise lw.error(UnsupportedSyntaxError, node,
+                       "a tape is appended to once per iteration, at the top level "
+                       "of the loop right after `tape = []`", HINT)
+    if tape.items is not None:
+        raise lw.error(UnsupportedSyntaxError, node, "a tape is appended to once", HINT)
+    value = lw.expr(call.args[0])
+    parts = value.items if isinstance(value, Tup) else (value,)
+    tape.items = [lw.atom(v, call.args[0]) for v in parts]
+    lw.loops[-1][0].writes.append(Tape(tape.var, tape.items))
+
+
+def reversed_tapes(lw, node):
+    """The `TapeList`s of ``reversed(tape)`` or ``zip(reversed(a), reversed(b))``,
+    else None."""
+    if not isinstance(node, ast.Call) or node.keywords:
+        return None
+    func = lw.expr(node.func)
+    if not isinstance(func, Static):
+        return None
+    if func.obj is zip and node.args:
+        tapes = [reversed_tapes(lw, a) for a in node.args]
+        return None if None in tapes or any(len(t) != 1 for t in tapes) \
+            else [t[0] for t in tapes]
+    if func.obj is reversed and len(node.args) == 1 and isinstance(node.args[0], ast.Name):
+        tape = lw.env.get(node.args[0].id)
+        return [tape] if isinstance(tape, TapeList) else None
+    return None
+
+
+def tape_loop(lw, node, tapes):
+    """A `Loop` reading ``tapes`` back in lockstep, and how to bind its target."""
+    target = node.target
+    parts = [target] if len(tapes) == 1 else \
+        (target.elts if isinstance(target, ast.Tuple) else [])
+    if len(parts) != len(tapes):
+        raise lw.error(UnsupportedSyntaxError, target,
+                       f"unpack one item per tape ({len(tapes)})", HINT)
+    reads = [_read(lw, node, tape, part) for tape, part in zip(tapes, parts)]
+    loop = Loop("tape", [], [], reads=[Tape(t.var, loads) for t, (loads, _) in
+                                       zip(tapes, reads)], loc=lw.src.loc(node))
+
+    def bind():
+        for loads, names in reads:
+            if len(names) != len(loads):  # a whole tuple under one name
+                lw.env[names[0].id] = Tup(tuple(loads))
+                continue
+            for name, load in zip(names, loads):
+                lw.bind(name, load)
+    return loop, bind
+
+
+def _read(lw, node, tape, target):
+    if tape.items is None or tape.read:
+        what = "read before a loop appends to it" if tape.items is None else "read twice"
+        raise lw.error(UnsupportedSyntaxError, node.iter, f"the tape is {what}", HINT)
+    tape.read = True
+    if isinstance(target, ast.Name) and len(tape.items) > 1:
+        loads = [Var(target.id) for _ in tape.items]  # one tuple, unpacked later
+        for load, item in zip(loads, tape.items):
+            lw.b.facts.shape[load] = lw.b.facts.key(item)
+        return loads, [target]
+    names = target.elts if isinstance(target, ast.Tuple) and len(tape.items) > 1 \
+        else [target]
+    if len(names) != len(tape.items) or not all(isinstance(n, ast.Name) for n in names):
+        raise lw.error(UnsupportedSyntaxError, target,
+                       f"unpack the {len(tape.items)} values each iteration appended "
+                       "into as many names", HINT)
+    loads = [Var(n.id) for n in names]
+    for load, item in zip(loads, tape.items):
+        lw.b.facts.shape[load] = lw.b.facts.key(item)
+    return loads, names
+
+
+# How generated gradients add up a loop's outer products (see loop_reverse.py):
+# the helper, and which operand the loop-invariant matrix is.
+TAPE_SUMS = {"matmul_adjoint_a_sum": 1, "matmul_adjoint_b_sum": 2}
+
+
+def lower_tape_sum(lw, prim, args, node):
+    """``_matmul_adjoint_a_sum(parts, W)`` is the loop it stands for,
+    ``total = zeros_like(W)``, then ``total += _matmul_adjoint_a(g, W, h)``
+    for each pair ``(g, h)`` of ``reversed(parts)``, so that a gradient that
+    calls it can be differentiated again."""
+    if len(args) != 2 or not isinstance(args[0], TapeList):
+        raise lw.error(UnsupportedSyntaxError, node,
+                       f"`_{prim.name}` adds up the pairs a loop appended to a tape",
+                       f"call it as `_{prim.name}(tape, matrix)`")
+    tape, matrix = args[0], lw.atom(args[1], node)
+    loads, _ = _read(lw, node, tape, ast.Tuple(elts=[ast.Name("g"), ast.Name("other")]))
+    total = Carry(Var("total"), lw.b.op("zeros_like", matrix), None, Var("total"))
+    loop = Loop("tape", [total], [], reads=[Tape(tape.var, loads)], loc=lw.src.loc(node),
+                exit=Const(False))
+    operands = list(loads)
+    operands.insert(TAPE_SUMS[prim.name], matrix)
+    with lw.b.block() as body:
+        total.update = lw.b.add(total.param, lw.b.op(prim.name[:-len("_sum")], *operands))
+    loop.body = body
+    for var in (total.param, total.out):
+        lw.b.facts.shape[var] = lw.b.facts.key(matrix)
+    lw.b.append(loop)
+    return total.out

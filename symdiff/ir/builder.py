@@ -1,0 +1,174 @@
+"""Builds IR statements, folding the trivial ones as they are made.
+
+Both the frontend (lowering user code) and the reverse pass (building the
+backward sweep) create operations through a `Builder`, so `x * 1`, `x + 0`
+and `--x` never reach the generated code.
+"""
+from __future__ import annotations
+
+import contextlib
+import numbers
+
+from ..rules import primitives as prims
+from .nodes import Const, Op, Var
+from .shapes import Facts
+from ..optimize.folds import FOLDS
+
+_FOLDABLE = {
+    "add": lambda a, b: a + b, "subtract": lambda a, b: a - b,
+    "multiply": lambda a, b: a * b, "negative": lambda a: -a,
+}
+
+
+def const_value(atom):
+    """The Python number an atom holds, or None."""
+    if isinstance(atom, Const) and isinstance(atom.value, numbers.Number) \
+            and not isinstance(atom.value, bool):
+        return atom.value
+    return None
+
+
+class Builder:
+    def __init__(self, facts=None):
+        self.facts = facts or Facts()
+        self.stmts = []
+        self.loc = None
+        self.named = set()  # vars that carry a user's name
+        self.backward = False  # set while the reverse pass builds
+        self.note = ""
+        self.overrides = {}    # prim -> registered gradient name, while lowering
+        self.customs = {}      # Var -> how to differentiate a custom_gradient call
+        self.deps = []         # (namespace, name, value) resolved while lowering
+        self.free = {}         # emitted name -> FreeVar, one per distinct value
+        self.param_locs = {}   # parameter Var -> where the user declared it
+        self.products = {}     # where(m, g, 0.0) that is g * m -> its operands (selects.py)
+
+    # -- making operations ---------------------------------------------------
+    def op(self, prim, *args, hint=None, **params):
+        args = tuple(a if isinstance(a, (Var, Const)) else Const(a) for a in args)
+        folded = self._fold(prim, args)
+        if folded is not None:
+            return folded
+        target = Var(hint or _default_hint(prim, args))
+        note = self.note
+        op = Op(target, prim, args, tuple(sorted(params.items())), self.loc,
+                note, self.backward, self.overrides.get(prim, ""))
+        op.effect = prims.is_effect(prim)
+        self.append(op)
+        return target
+
+    def free_var(self, value):
+        """One FreeVar per distinct global object; same-named ones get _1, _2..."""
+        from .nodes import FreeVar
+        if not isinstance(value, FreeVar):
+            return value
+        base, n = value.hint, 0
+        while value.hint in self.free and self.free[value.hint].value is not value.value:
+            n += 1
+            value.hint = f"{base}_{n}"
+        return self.free.setdefault(value.hint, value)
+
+    def append(self, stmt):
+        self.stmts.append(stmt)
+        if isinstance(stmt, Op):
+            self.facts.record(stmt)
+
+    def add(self, a, b, **kw):
+        return self.op("add", a, b, **kw)
+
+    def sub(self, a, b, **kw):
+        return self.op("subtract", a, b, **kw)
+
+    def mul(self, a, b, **kw):
+        return self.op("multiply", a, b, **kw)
+
+    def div(self, a, b, **kw):
+        return self.op("divide", a, b, **kw)
+
+    def neg(self, a, **kw):
+        return self.op("negative", a, **kw)
+
+    def total(self, terms, hint=None):
+        """The sum of ``terms`` (None when there are none: a symbolic zero)."""
+        terms = [t for t in terms if t is not None]
+        if not terms:
+            return None
+        result = terms[0]
+        for term in terms[1:]:
+            result = self.add(result, term, hint=hint)
+        return result
+
+    # -- blocks and locations --------------------------------------------------
+    @contextlib.contextmanager
+    def block(self):
+        """Collect the statements made inside the ``with`` into a new list."""
+        saved, self.stmts = self.stmts, []
+        new = self.stmts
+        try:
+            yield new
+        finally:
+            self.stmts = saved
+
+    @contextlib.contextmanager
+    def into(self, stmts):
+        """Append to the existing list ``stmts`` inside the ``with``."""
+        saved, self.stmts = self.stmts, stmts
+        try:
+            yield stmts
+        finally:
+            self.stmts = saved
+
+    @contextlib.contextmanager
+    def noting(self, note):
+        """Attach the comment ``note`` to the operations made inside the ``with``."""
+        saved, self.note = self.note, note
+        try:
+            yield
+        finally:
+            self.note = saved
+
+    @contextlib.contextmanager
+    def at(self, loc):
+        saved, self.loc = self.loc, loc
+        try:
+            yield
+        finally:
+            self.loc = saved
+
+    # -- folding -----------------------------------------------------------------
+    def _fold(self, prim, args):
+        values = [const_value(a) for a in args]
+        if prim in _FOLDABLE and all(v is not None for v in values):
+            return Const(_FOLDABLE[prim](*values))
+        fold = FOLDS.get(prim)
+        return fold(self, args, values) if fold else None
+
+
+_SIGNS = {("greater", 0): "positive", ("less", 0): "negative",
+          ("greater_equal", 0): "nonnegative", ("less_equal", 0): "nonpositive"}
+
+
+def _default_hint(prim, args):
+    names = [a.hint for a in args if isinstance(a, Var)]
+    if prim in ("greater", "less", "greater_equal", "less_equal", "equal", "not_equal"):
+        zero = len(args) == 2 and const_value(args[1]) == 0 and names
+        return f"{names[0]}_{_SIGNS[prim, 0]}" if zero and (prim, 0) in _SIGNS else "mask"
+    if prim == "getitem" and names:
+        index = [a.value for a in args[1:] if isinstance(a, Const)]
+        if len(index) == len(args) - 1 and all(isinstance(i, int) for i in index):
+            return names[0] + "".join(str(i) if i >= 0 else "_last" * (i == -1)
+                                      or f"_m{-i}" for i in index)
+        if len(index) == 1 and isinstance(index[0], slice) and index[0].step is None:
+            start, stop = index[0].start or 0, index[0].stop or 0
+            if start == 0 and stop < 0:
+                return names[0] + "_head"
+            if start > 0 and stop == 0:
+                return names[0] + "_tail"
+        return names[0] + "_part"
+    if len(names) == 1 and len(names[0]) <= 16 and not names[0].startswith("_"):
+        return f"{prim}_{names[0]}" if prim.isidentifier() else "t"
+    return prim if prim in _NAMED_RESULTS else "t"
+
+
+_NAMED_RESULTS = {"stack", "concatenate", "matmul", "dot", "outer", "where", "array",
+                  "maximum", "minimum", "clip", "hstack", "vstack"}

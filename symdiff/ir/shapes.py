@@ -1,0 +1,161 @@
+"""What the compiler knows about values: their defining op and shape class.
+
+A shape class is ``SCALAR`` (a 0-d value), or a representative `Var` whose
+shape is shared by every value in its class. Two values in the same class
+provably have the same shape, so their adjoints need no broadcasting helper.
+A reduction with ``keepdims=True`` has the class ``("kept", x's class, axis)``:
+it broadcasts against x's class to x's shape, and a gradient of x's class
+goes back to it by the same reduction (``np.sum(g, axis=1, keepdims=True)``).
+"""
+from __future__ import annotations
+
+from ..rules import primitives as prims
+from .nodes import Const, Var
+
+SCALAR = "scalar"
+
+ELEMENTWISE = frozenset("""
+    add subtract multiply divide power negative invert bitwise_and bitwise_or
+    bitwise_xor floor_divide mod greater greater_equal less less_equal equal
+    not_equal exp exp2 expm1 log log2 log10 log1p sqrt cbrt square reciprocal
+    abs sin cos tan arcsin arccos arctan sinh cosh tanh arcsinh arccosh
+    arctanh sinc deg2rad rad2deg arctan2 hypot logaddexp logaddexp2 maximum
+    minimum fmax fmin clip where sign heaviside step floor ceil trunc
+    rint round isnan isinf isfinite logical_and logical_or logical_xor
+    logical_not stop_gradient
+""".split())
+_LIKE_FIRST = {"zeros_like", "ones_like", "full_like", "require_float",
+               "straight_through", "backward_as", "custom_value", "pass_gradient"}
+_LIKE_SECOND = {"sum_to", "unindex", "unindex_add", "unreduce", "prod_adjoint",
+                "matmul_adjoint_a_sum", "matmul_adjoint_b_sum"}
+_REDUCTIONS = {"sum", "mean", "prod", "max", "min", "norm"}
+_SCALARS = {"ndim", "size", "len", "float", "vdot", "require_scalar",
+            "scalar_predicate"}
+
+
+class Facts:
+    def __init__(self):
+        self.defs = {}    # Var -> Op that defines it
+        self.shape = {}   # Var -> SCALAR or representative Var
+
+    def key(self, atom):
+        if isinstance(atom, Const):
+            value = atom.value
+            return SCALAR if isinstance(value, (int, float, bool)) else atom
+        return self.shape.get(atom, atom)
+
+    def same_shape(self, a, b):
+        return self.key(a) == self.key(b)
+
+    def is_scalar(self, atom):
+        return self.key(atom) == SCALAR
+
+    def record(self, op):
+        self.defs[op.target] = op
+        self.shape[op.target] = self._infer(op)
+
+    def _infer(self, op):
+        prim, args = op.prim, op.args
+        if prim in ELEMENTWISE:
+            return self.broadcast(op.target, *args)
+        if prim in _LIKE_FIRST:
+            return self.key(args[0])
+        if prim in _LIKE_SECOND:
+            return self.key(args[1])
+        if prim == "unindex_sum":
+            return self.key(args[2])
+        if prim in _REDUCTIONS:
+            axis, keep = op.param("axis"), op.param("keepdims")
+            if keep:
+                return ("kept", self.key(op.args[0]), axis)
+            return SCALAR if axis is None else op.target
+        if prim in _SCALARS:
+            return SCALAR
+        if prim == "getitem":
+            return self._index_key(op)
+        return op.target
+
+    def _index_key(self, op):
+        """x[1:] and x[:-1] have the same shape; so do x[0] and x[-1]."""
+        base = self.producer(op.args[0])
+        if base is not None and base.prim == "shape" and len(op.args) == 2 \
+                and isinstance(op.args[1], Const) and isinstance(op.args[1].value, int):
+            return SCALAR  # one entry of a shape: an int
+        if all(isinstance(p, Const) and isinstance(p.value, tuple) and not p.value
+               for p in op.args[1:]):
+            return self.key(op.args[0])  # x[()]: x's shape
+        parts = []
+        for part in op.args[1:]:
+            value = part.value if isinstance(part, Const) else part
+            if isinstance(value, slice) and value.step is None \
+                    and (value.start or 0) >= 0 and (value.stop or 0) <= 0:
+                parts.append(("drop", (value.start or 0) - (value.stop or 0)))
+            elif isinstance(value, int) and not isinstance(value, bool):
+                parts.append(("int",))
+            elif value is None or value is Ellipsis:
+                parts.append((repr(value),))
+            else:
+                return op.target
+        return ("index", self.key(op.args[0]), tuple(parts))
+
+    def broadcast(self, target, *args):
+        keys = {self.key(a) for a in args} - {SCALAR}
+        keys -= {k for k in keys if _kept(k) and k[1] in keys}  # x - max(x, keepdims)
+        if not keys:
+            return SCALAR
+        return keys.pop() if len(keys) == 1 else target
+
+    def reduced_axis(self, value, like):
+        """``(axis,)`` if ``like`` is a keepdims reduction of a value of
+        ``value``'s class, so ``np.sum(value, axis, keepdims=True)`` has its shape."""
+        key = self.key(like)
+        return (key[2],) if _kept(key) and key[1] == self.key(value) else None
+
+    def assume_scalar(self, atoms):
+        """What a run-time check established: ``atoms`` are scalars, and so is
+        every value provably of their shape (a keepdims reduction of one too)."""
+        classes = {self.key(a) for a in atoms} - {SCALAR}
+        for var, key in self.shape.items():
+            if key in classes or _kept(key) and key[1] in classes:
+                self.shape[var] = SCALAR
+        self.shape.update((a, SCALAR) for a in atoms if isinstance(a, Var))
+
+    def producer(self, atom):
+        return self.defs.get(atom) if isinstance(atom, Var) else None
+
+
+# Helpers whose result is always a NumPy array or scalar; `_sum_to` may give
+# back a Python number, but only as a 0-d result.
+_ARRAY_HELPERS = {"unindex", "unindex_add", "unreduce", "matmul_adjoint_a",
+                  "matmul_adjoint_b", "dot_adjoint_a", "dot_adjoint_b",
+                  "prod_adjoint", "ties", "matmul_adjoint_a_sum", "matmul_adjoint_b_sum"}
+_NOT_ARRAYS = {"shape", "array_shape", "ndim", "size", "npcall"}  # tuples, ints, ...
+_SAME_AS_FIRST = {"binop", "unary", "compare", "identity", "subscript"}
+
+
+def is_numpy_value(atom, defs, sized=False, depth=12):
+    """Whether ``atom`` is surely a NumPy array or scalar (never a Python number
+    or list), so its methods (``.sum(axis=...)``) can be called. ``defs`` maps
+    a Var to the Op defining it; a parameter may be a list: not known.
+    ``sized``: the value has at least one axis (or the code fails anyway)."""
+    op = defs.get(atom) if isinstance(atom, Var) else None
+    if op is None or depth == 0:
+        return False
+    prim = prims.PRIMS.get(op.prim)
+    kind = prim.spelling[0] if prim is not None else None
+    if op.prim in _NOT_ARRAYS:
+        return False
+    if kind in ("np", "np.linalg"):
+        return True
+    if kind == "helper":
+        return op.prim in _ARRAY_HELPERS or sized and op.prim == "sum_to"
+    if kind == "attr" or op.prim == "matmul":
+        return True  # .T and @: of Python's own values, only arrays have them
+    if kind in _SAME_AS_FIRST:  # a NumPy value meets a number: a NumPy value
+        operands = op.args if kind in ("binop", "compare") else op.args[:1]
+        return any(is_numpy_value(a, defs, sized, depth - 1) for a in operands)
+    return False
+
+
+def _kept(key):
+    return type(key) is tuple and key[0] == "kept"
