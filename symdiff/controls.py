@@ -11,7 +11,9 @@ import contextvars
 import difflib
 import functools
 
+from . import rules  # noqa: F401 (the table of primitives)
 from .errors import RegistrationError
+from .ir.primitive import numpy_names, numpy_primitive
 from .locations import caller_loc
 
 
@@ -80,7 +82,6 @@ def active_overrides():
 def validate(mapping, loc=None):
     """``mapping`` with op names normalised; unknown names raise, naming the
     closest valid ones."""
-    from .rules.primitives import ALIASES, PRIMS
     if mapping == {}:
         return {}
     if not isinstance(mapping, dict):
@@ -88,15 +89,15 @@ def validate(mapping, loc=None):
                                 "pass a dict mapping op names to registered gradient names")
     out = {}
     for op, rule in mapping.items():
-        key = ALIASES.get(str(op).lower(), str(op).lower())
-        if key not in PRIMS:
-            ops = sorted(n for n in list(PRIMS) + list(ALIASES) if not n.startswith("_"))
+        record = numpy_primitive(str(op).lower())
+        if record is None or record.spelling[0] == "call_callee":
+            ops = [n for n in numpy_names() if numpy_primitive(n).spelling[0] != "call_callee"]
             raise RegistrationError(f"unknown op {op!r} in gradient overrides", loc,
                                     _closest(str(op).lower(), ops, "op"))
         if rule not in _rules:
             raise RegistrationError(f"no gradient rule registered as {rule!r}", loc,
                                     _closest(str(rule), sorted(_rules), "registered rule"))
-        out[key] = rule
+        out[record.name] = rule
     return out
 
 

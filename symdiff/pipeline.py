@@ -9,18 +9,16 @@ import unicodedata
 from dataclasses import dataclass
 
 from . import __version__
-from .rules import primitives as prims
+from .optimize.folds import FOLDS
 from .runtime import helpers as runtime
 from .ir.builder import Builder
 from .emit.emitter import Emitter
 from .errors import UnsupportedSyntaxError, WrtError
 from .frontend.lower import lower_function
 from .ad.forward import jvp_function
-from .optimize.in_place import sums_in_place
 from .ir.nodes import Op, walk
 from .ad.reverse import differentiate
-from .optimize.selects import branch_free_selects
-from .optimize.simplify import simplify
+from .optimize import optimize
 from .frontend.source import read_source
 from .emit.scalar_results import returned_arrays
 
@@ -44,8 +42,7 @@ def compile_gradient(fn, wrt, mode="grad", overrides=None):
         # Lowering recurses once per nesting level of an expression; a chain of
         # hundreds of nested operations is fine Python, so allow for it.
         sys.setrecursionlimit(max(limit, 20_000))
-        with prims.call_scope():
-            return _compile(src, wrt, mode, overrides)
+        return _compile(src, wrt, mode, overrides)
     except RecursionError:
         node = _deepest(src.node)
         raise UnsupportedSyntaxError(
@@ -72,7 +69,7 @@ def _deepest(root):
 
 
 def _compile(src, wrt, mode, overrides):
-    builder = Builder()
+    builder = Builder(folds=FOLDS)
     builder.overrides = dict(overrides or {})
     ir_fn = lower_function(src, builder)
     wrt_vars, wrt_names = _resolve_wrt(ir_fn, wrt, src)
@@ -81,9 +78,7 @@ def _compile(src, wrt, mode, overrides):
     else:
         grad_fn = differentiate(ir_fn, builder, wrt_vars, mode,
                                 many=isinstance(wrt_names, tuple))
-    branch_free_selects(grad_fn, builder)
-    grad_fn = simplify(grad_fn)
-    sums_in_place(grad_fn)
+    grad_fn = optimize(grad_fn, builder)
     name = f"{mode}_{src.name}" if src.name.isidentifier() else mode
     _rename_clashing_globals(grad_fn, {name} | set(runtime.HELPERS) | _BUILTINS)
     alias = _numpy_alias(grad_fn)
@@ -133,8 +128,8 @@ def _callee_globals(fn, builder):
     ``log.info(...)``, ``logging`` of ``logging.warning(...)``."""
     out = {}
     for stmt in walk(fn.body):
-        if isinstance(stmt, Op) and prims.is_call(stmt.prim):
-            root = prims.PRIMS[stmt.prim].spelling[1].split(".")[0]
+        if isinstance(stmt, Op) and stmt.prim in ("effect_call", "pure_call"):
+            root = stmt.param("callee").split(".")[0]
             if root in builder.free:
                 out[root] = builder.free[root].value
     return out

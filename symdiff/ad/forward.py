@@ -1,22 +1,20 @@
 """Forward mode: the function and its directional derivative in one pass.
 
 After every operation that depends on a differentiated input, the tangent
-of its result is computed from its operands' tangents (rules/tangents.py).
+of its result is computed from its operands' tangents (each primitive's
+forward rule: rules/derive.py).
 Branches and loops carry tangents like any other value, so a loop stays one
 loop and an ``if`` one ``if``.
 """
 from __future__ import annotations
 
 from ..errors import NoDerivativeRuleError
-from ..ir.shapes import ELEMENTWISE, SCALAR
-from ..ir.nodes import Carry, Const, Function, If, Loop, Merge, Op, Var, walk
-from .where_guards import guard_wheres
-from ..rules import ZERO
-from ..rules.tangents import TANGENTS
-from ..ir.nodes import FreeVar
 from ..frontend.compile_time import Tup
-
-_VALUE_FIRST = {"straight_through", "backward_as"}
+from ..ir.nodes import Carry, Const, FreeVar, Function, If, Loop, Merge, Op, Var, walk
+from ..ir.shapes import SCALAR, is_elementwise
+from ..rules import NoRule, forward_rule
+from ..rules.derive import second_tangent
+from .where_guards import guard_wheres
 
 
 class Forward:
@@ -40,10 +38,15 @@ class Forward:
 
     def _op(self, op):
         dargs = [self.tangent(a) for a in op.args]
-        if all(d is None for d in dargs) or op.prim in ZERO:
+        if all(d is None for d in dargs):
             return
-        rule = TANGENTS.get(op.prim)
-        if rule is None or op.override:
+        try:
+            rule = forward_rule(op.prim)
+        except NoRule:
+            rule = False
+        if rule is None and not op.override:
+            return  # a zero derivative
+        if rule is False or op.override:
             what = f"the overridden gradient of {op.prim}" if op.override else op.prim
             raise NoDerivativeRuleError(
                 f"forward mode (jvp) has no rule for {what}", op.loc,
@@ -52,9 +55,9 @@ class Forward:
         tangent = self._derivative(rule, op, dargs)
         built = self.b.stmts[made:]
         if tangent is not None:
-            if op.prim in ELEMENTWISE:
+            if is_elementwise(op.prim):
                 tangent = self._fitted(op, dargs, tangent, built)
-            elif op.prim in _VALUE_FIRST:  # the value is the first operand, the tangent not
+            elif rule is second_tangent:  # the value is the first operand, the tangent not
                 tangent = self._fitted(op, [None] + dargs[1:], tangent, built)
             fresh = [s.target for s in self.b.stmts[made:] if isinstance(s, Op)]
             if tangent in fresh and tangent not in self.b.named:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 from ..ir.clone import clone_block
 from ..ir.nodes import Carry, Loop, Op, Tape, Var, branch_definitions
-from ..frontend.tapes import TAPE_SUMS
+from ..rules.linalg import TAPE_SUMS
 
 
 @dataclass

@@ -10,15 +10,15 @@ from collections import defaultdict
 from dataclasses import replace
 
 from ..errors import NoDerivativeRuleError, NonScalarOutputError, UnsupportedSyntaxError
-from ..ir.shapes import ELEMENTWISE, SCALAR
+from ..frontend.compile_time import Tup, is_atom
 from ..ir.nodes import Const, Function, If, Loop, Merge, Op, Var, branch_definitions
-from .loops import TapeBar, backward_loop, loop_activity
-from .where_guards import Guards, guard_wheres, zero_by_product
-from ..rules.custom import override_rule
+from ..ir.shapes import SCALAR, is_elementwise
+from ..rules import NoRule, reverse_rule
 from .backward_as import add_shadows
 from .cancelled_shifts import shift_free
-from ..frontend.compile_time import Tup, is_atom
-from ..rules import rule_for
+from .loops import TapeBar, backward_loop, loop_activity
+from .overrides import override_rule
+from .where_guards import Guards, guard_wheres, zero_by_product
 
 
 class Reverse:
@@ -33,7 +33,7 @@ class Reverse:
         self.shadow = {}  # var -> its clean copy, downstream of backward_as
         self.original = {}  # clean copy -> var
         self.branch_of = {}  # var -> the (If, side) branches defining it, innermost first
-        self.shift_free = set()  # subtractions whose shift gets no gradient (shifts.py)
+        self.shift_free = set()  # subtractions whose shift gets no gradient (cancelled_shifts.py)
         self.cancelled = None  # that shift, while its subtraction is differentiated
 
     # -- the interface rules use ---------------------------------------------------
@@ -71,7 +71,7 @@ class Reverse:
         return cone is None or cone.where is not self.cone.where
 
     def branch_gradient(self, where, operand, g):
-        """``operand``'s gradient, unmasked (masks.py), when it is a guarded
+        """``operand``'s gradient, unmasked (where_guards.py), when it is a guarded
         branch of ``where`` or ``where`` is a guard inside a cone; else None."""
         where = self.original.get(where, where)
         if where in self.guards.guards:
@@ -136,8 +136,8 @@ class Reverse:
             return
         self._narrow_scalars(op)
         try:
-            rule = override_rule(op.override) if op.override else rule_for(op.prim)
-        except KeyError:
+            rule = override_rule(op.override) if op.override else reverse_rule(op.prim)
+        except NoRule:
             name = op.param("func") or op.prim
             raise NoDerivativeRuleError(
                 f"symdiff has no derivative rule for `{name}`", op.loc,
@@ -180,7 +180,7 @@ class Reverse:
         (Broadcasting never shrinks a shape.) The backward pass runs after the
         forward one has produced, and checked, these values.
         """
-        if op.prim in ELEMENTWISE and self.facts.is_scalar(op.target):
+        if is_elementwise(op.prim) and self.facts.is_scalar(op.target):
             for arg in op.args:
                 if isinstance(arg, Var):
                     self.facts.shape[arg] = SCALAR
@@ -276,8 +276,8 @@ def _activity(stmts, active):
 
 def _differentiable(prim):
     try:
-        return rule_for(prim) is not None
-    except KeyError:
+        return reverse_rule(prim) is not None
+    except NoRule:
         return True  # unknown: reported when the backward pass reaches it
 
 
@@ -362,7 +362,7 @@ def _shape_sources(fn, facts, result):
         if atom not in top:
             return None
         op = facts.producer(atom)
-        if op is not None and op.prim in ELEMENTWISE:
+        if op is not None and is_elementwise(op.prim):
             todo.extend(op.args)
         else:
             sources.append(atom)

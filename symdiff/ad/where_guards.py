@@ -20,7 +20,7 @@ cone, guards included (every value there is finite), at the where's full
 shape, and applies the mask once, where a gradient leaves the cone: select
 after multiply, then sum to the operand's shape. Where the gradient is known
 finite and not negative outside the mask (`zero_by_product`), the select is
-a product with the mask (selects.py): the same bits, without a branch.
+a product with the mask (optimize/selects.py): the same bits, without a branch.
 """
 from __future__ import annotations
 
@@ -28,9 +28,10 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..ir.shapes import ELEMENTWISE
 from ..ir.nodes import Const, If, Loop, Op, Var, use_counts, walk
-from ..rules.elementwise import guard_value
+from ..ir.primitive import TABLE
+from ..ir.shapes import is_elementwise
+from ..rules.derive import guard_value
 
 
 @dataclass(frozen=True)
@@ -152,7 +153,7 @@ def _cone(branch, defs, uses, shared=False):
     (``branch`` last)."""
     found = defs.get(branch)
     if found is None or uses.get(branch) != 1 and not shared \
-            or found[1].prim not in ELEMENTWISE:
+            or not is_elementwise(found[1].prim):
         return []
     op = found[1]
     cone, frontier = [op], [op]
@@ -161,7 +162,7 @@ def _cone(branch, defs, uses, shared=False):
         current = frontier.pop()
         for arg in current.args:
             inner = defs.get(arg)
-            if inner is None or arg in members or inner[1].prim not in ELEMENTWISE:
+            if inner is None or arg in members or not is_elementwise(inner[1].prim):
                 continue
             if uses.get(arg) == _uses_within(arg, cone + [inner[1]]):
                 members.add(arg)
@@ -186,7 +187,7 @@ def _where_bound(fn, uses):
     matters, so each where can read its own guarded copy."""
     bound, reads = set(), {}  # reads: Var -> its reads by wheres and bound ops
     for stmt in reversed(list(walk(fn.body))):
-        if not isinstance(stmt, Op) or stmt.prim not in ELEMENTWISE:
+        if not isinstance(stmt, Op) or not is_elementwise(stmt.prim):
             continue
         if uses.get(stmt.target) and reads.get(stmt.target) == uses[stmt.target]:
             bound.add(stmt.target)
@@ -220,9 +221,6 @@ def _feeds_effects_only(op, counts, feeding):
 
 
 # -- where the gradient leaves a cone -----------------------------------------
-_BOOLEAN = frozenset({"greater", "greater_equal", "less", "less_equal", "equal",
-                      "not_equal", "logical_and", "logical_or", "logical_xor",
-                      "logical_not", "isnan", "isinf", "isfinite"})
 _DTYPES = (np.float16, np.float32, np.float64, np.longdouble)
 
 
@@ -252,7 +250,7 @@ def _boolean(mask, facts):
         return False
     if op.prim in ("bitwise_and", "bitwise_or", "bitwise_xor"):
         return all(_boolean(a, facts) for a in op.args)
-    return op.prim in _BOOLEAN
+    return TABLE[op.prim].boolean
 
 
 @dataclass
@@ -285,7 +283,7 @@ def _outside_op(var, at, depth):
         safe = op.args[2]
         return at.dtype(safe.value) if isinstance(safe, Const) else None
     ufunc = getattr(np, op.prim, None)
-    if op.prim not in ELEMENTWISE or not isinstance(ufunc, np.ufunc) or op.params:
+    if not is_elementwise(op.prim) or not isinstance(ufunc, np.ufunc) or op.params:
         return None
     args = [_outside(a, at, depth + 1) for a in op.args]
     if any(a is None for a in args):

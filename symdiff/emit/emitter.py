@@ -1,7 +1,7 @@
 """IR to Python source that reads like a careful person's gradient.
 
 Single-use temporaries are folded back into expressions, variables get
-display names (naming.py), and each backward block is preceded by a comment
+display names (names.py), and each backward block is preceded by a comment
 pointing at the source line it differentiates.
 """
 from __future__ import annotations
@@ -10,13 +10,12 @@ import ast
 import os
 import textwrap
 
-from ..rules import primitives as prims
-from ..optimize.in_place import accumulations, scatters
-from ..ir.nodes import Const, If, Loop, Op, Var, use_counts, walk
+from ..ir.nodes import Const, FreeVar, If, Loop, Op, Var, use_counts, walk
+from ..ir.primitive import TABLE
+from .in_place import accumulations, scatters
 from .layout import fit_comment, strip_parens, wrap
 from .names import CALLED_BUILTINS, assign_names, builtin_aliases
 from .spelling import Spelling
-from ..ir.nodes import FreeVar
 
 MAX_LINE = 79
 _NEVER_INLINE = {"scalar_predicate", "pass_gradient"}  # and effects (Op.effect)
@@ -26,7 +25,7 @@ class Emitter(Spelling):
     def __init__(self, fn, np_alias="np", unwrap=()):
         self.fn = fn
         self.np = np_alias
-        self.unwrap = unwrap  # vars written ``...[()]``: see unwrap.py
+        self.unwrap = unwrap  # vars written ``...[()]``: see scalar_results.py
         self.helpers = set()
         self.counts = _use_counts(fn)
         self.inlined = {}
@@ -40,7 +39,7 @@ class Emitter(Spelling):
         self.accumulations = accumulations(self.fn.body, self.counts)
         fixed = {p: p.hint for p in self.fn.params}
         fixed.update({v: v.hint for v in _free_vars(self.fn)})
-        reserved = {self.np, *CALLED_BUILTINS} | set(_helper_names())
+        reserved = {self.np, *CALLED_BUILTINS} | helper_names() | callee_roots(self.fn.body)
         self.builtins = builtin_aliases(set(fixed.values()), reserved)
         reserved |= set(self.builtins.values())
         shared = {t: buffer for t, (buffer, _) in self.scatters.items()}
@@ -94,7 +93,7 @@ class Emitter(Spelling):
 
     def _scatter(self, op, lines, pad):
         """``x_bar = <buffer>`` then ``x_bar[index] += g``: the sum of two index
-        gradients in one array (see inplace.py)."""
+        gradients in one array (see optimize/in_place.py)."""
         buffer, placed = self.scatters[op.target]
         name, first = self.names[op.target], self._text(buffer)
         if first != name:
@@ -301,5 +300,14 @@ def _free_vars(fn):
     return {a for op in _ops(fn.body) for a in op.args if isinstance(a, FreeVar)}
 
 
-def _helper_names():
-    return [p.spelling[1] for p in prims.PRIMS.values() if p.spelling[0] == "helper"]
+def helper_names():
+    """The names of the runtime helpers generated code may call."""
+    return {p.spelling[1] for p in TABLE.values() if p.spelling[0] == "helper"}
+
+
+def callee_roots(stmts):
+    """The names the calls kept for what they do start with (``print``, ``log``
+    of ``log.info``): generated code reads them, so no variable takes them."""
+    roots = {stmt.param("callee").split(".")[0] for stmt in walk(stmts)
+             if isinstance(stmt, Op) and TABLE[stmt.prim].spelling[0] == "call_callee"}
+    return {root for root in roots if root.isidentifier()}

@@ -8,13 +8,11 @@ argument, the same array (a view of it) for an array.
 from __future__ import annotations
 
 from ..ir.nodes import If, Loop, Op, Var, flatten, walk
-
-# Primitives whose results are arrays even for scalar operands.
-MAKERS = frozenset({"where", "zeros_like", "ones_like", "full_like", "unreduce"})
+from ..ir.primitive import TABLE
 
 
 def returned_arrays(fn, values):
-    """The variables made by a MAKERS operation that ``values`` (part of what
+    """The variables made by an operation that makes arrays of scalars that ``values`` (part of what
     ``fn`` returns) are, as they are: directly, as either side of an ``if``'s
     result, or as a loop's carried value (which may never be updated)."""
     defs, sources = {}, {}
@@ -32,7 +30,7 @@ def returned_arrays(fn, values):
             continue
         seen.add(value)
         op = defs.get(value)
-        if op is not None and op.prim in MAKERS and op.param("axis") is None:
+        if op is not None and TABLE[op.prim].makes_arrays and op.param("axis") is None:
             found.add(value)  # (along an axis, the argument is no scalar)
         todo.extend(sources.get(value, ()))
     return found

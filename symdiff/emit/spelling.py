@@ -1,6 +1,6 @@
 """How each IR operation is written as a Python expression (`ast` nodes).
 
-A mixin of the `Emitter` (emit.py), which supplies the display ``names``, the
+A mixin of the `Emitter` (emitter.py), which supplies the display ``names``, the
 NumPy alias ``np``, the ``builtins`` hidden by parameters, the values written
 with ``[()]`` (``unwrap``), the operations folded into expressions
 (``inlined``) and the defining operations (``_defs``); it collects the
@@ -11,13 +11,11 @@ from __future__ import annotations
 import ast
 import math
 
-from ..rules import primitives as prims
-from ..ir.shapes import is_numpy_value
 from ..ir.nodes import Var
+from ..ir.primitive import REDUCTION, TABLE
+from ..ir.shapes import is_numpy_value
 
 _NAMED_FLOATS = {math.pi: "pi", math.e: "e"}
-_METHODS = {"sum", "mean", "prod", "max", "min"}  # reductions spelled as methods
-_INDEXED = {"unindex": 2, "unindex_add": 2, "unindex_sum": 3}  # helper -> index's position
 
 
 class Spelling:
@@ -47,7 +45,7 @@ class Spelling:
 
     def expr(self, op):
         args = [self.atom(a) for a in op.args]
-        spelling = prims.PRIMS[op.prim].spelling
+        spelling = TABLE[op.prim].spelling
         node = getattr(self, "_spell_" + spelling[0].replace(".", "_"))(op, spelling, args)
         if op.target in self.unwrap:
             return ast.Subscript(node, ast.Tuple([], ast.Load()), ast.Load())
@@ -63,12 +61,13 @@ class Spelling:
         return ast.Compare(args[0], [spelling[1]()], [args[1]])
 
     def _spell_np(self, op, spelling, args):
-        if op.prim in _METHODS and is_numpy_value(op.args[0], self._defs,
-                                                   sized=op.param("axis") is not None):
+        record = TABLE[op.prim]
+        if record.shape == REDUCTION and op.prim in record.methods and \
+                is_numpy_value(op.args[0], self._defs, sized=op.param("axis") is not None):
             # The same reduction as the array's method, which skips np.sum's
             # Python wrapper: that costs more than summing a small array.
             return ast.Call(ast.Attribute(args[0], op.prim, ast.Load()), [], self._keywords(op))
-        if prims.PRIMS[op.prim].operands[:1] == ("*arrays",) or op.prim == "array":
+        if record.operands[0] in ("*arrays", "*items"):  # np.stack([a, b]), np.array([a, b])
             args = [ast.List(args, ast.Load())]
         return ast.Call(self._np_attr(spelling[1]), args, self._keywords(op))
 
@@ -79,8 +78,10 @@ class Spelling:
     def _spell_helper(self, op, spelling, args):
         if op.prim == "unreduce" and op.param("axis") is None and not op.param("keepdims"):
             return ast.Call(self._np_attr("full_like"), [args[1], args[0]], [])
-        if op.prim in _INDEXED:
-            args = args[:_INDEXED[op.prim]] + [self._index(args[_INDEXED[op.prim]:])]
+        operands = TABLE[op.prim].operands
+        if "*index" in operands:  # _unindex(g, x, np.s_[1:, 0])
+            at = operands.index("*index")
+            args = args[:at] + [self._index(args[at:])]
         self.helpers.add(spelling[1])
         return ast.Call(ast.Name(spelling[1], ast.Load()), args, self._keywords(op))
 
@@ -90,6 +91,13 @@ class Spelling:
             func = ast.Attribute(func, part, ast.Load()) if func.attr else self._np_attr(part)
         keywords = [ast.keyword(k, self.const(v)) for k, v in op.param("kwargs")]
         return ast.Call(func, args, keywords)
+
+    def _spell_call_callee(self, op, spelling, args):
+        """``print(...)``, ``log.info(...)``, ``'{}'.format(...)``: as the user
+        called it (see rules/python.py)."""
+        callee = op.param("callee")
+        keywords = [ast.keyword(k, self.const(v)) for k, v in op.params if k != "callee"]
+        return ast.Call(ast.parse(callee, mode="eval").body, args, keywords)
 
     def _spell_attr(self, op, spelling, args):
         return ast.Attribute(args[0], spelling[1], ast.Load())
@@ -124,7 +132,7 @@ class Spelling:
         return ast.Attribute(ast.Name(self.np, ast.Load()), name, ast.Load())
 
     def _keywords(self, op):
-        defaults = dict(prims.PRIMS[op.prim].params)
+        defaults = dict(TABLE[op.prim].params)
         return [ast.keyword(k, self.const(v)) for k, v in op.params
                 if k not in defaults or defaults[k] != v or type(defaults[k]) is not type(v)]
 

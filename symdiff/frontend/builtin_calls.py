@@ -1,7 +1,8 @@
 """Python builtins a differentiated function may call, and what calling each means."""
 import builtins
 
-from ..rules import primitives as prims
+from ..ir.primitive import primitive
+from .arguments import prim_call
 from .effects import no_gradient
 from ..errors import UnsupportedSyntaxError
 from ..ir.nodes import Const
@@ -15,14 +16,9 @@ BUILTIN_NAMES = {name: getattr(builtins, name) for name in
                  if hasattr(builtins, name)}
 
 
-def _prim_call(*args):
-    from .calls import prim_call
-    return prim_call(*args)
-
-
 def _builtin_prim(name):
     def lower(lw, args, kwargs, node):
-        return _prim_call(lw, prims.lookup(name), args, kwargs, node)
+        return prim_call(lw, primitive(name), args, kwargs, node)
     return lower
 
 
@@ -68,7 +64,7 @@ def _builtin_text(name):
                            f"`{name}()` takes no keyword arguments here",
                            f"pass the arguments by position: {name}(value)")
         atoms = [no_gradient(lw, lw.atom(a, node)) for a in args]
-        return lw.b.op(prims.call_prim(name, effect=False).name, *atoms, hint="text")
+        return lw.b.op("pure_call", *atoms, callee=name, hint="text")
     return lower
 
 

@@ -1,10 +1,11 @@
-"""What a call means: a NumPy primitive, a user's helper to inline, a marker.
+"""What a call means: a NumPy primitive, a user's helper to inline, or one of
+symdiff's own functions.
 
-Every callee is classified here, in order: symdiff's own API (markers such as
-`stop_gradient`), NumPy and `math` functions (primitives), Python builtins
-(builtins_.py), runtime helpers of generated code, and finally the user's own
-Python functions, which are lowered inline (inline.py) so they are
-differentiated through. print, logging and warnings calls are kept for what
+Every callee is classified here, in order: symdiff's own API
+(gradient_calls.py: `stop_gradient`, `cond`...), NumPy and `math` functions
+(primitives), Python builtins (builtin_calls.py), runtime helpers of
+generated code, and finally the user's own Python functions, which are
+lowered inline (inline.py) so they are differentiated through. print, logging and warnings calls are kept for what
 they do (effects.py).
 """
 from __future__ import annotations
@@ -19,15 +20,19 @@ import types
 
 import numpy as np
 
-from ..rules import primitives as prims
-from .builtin_calls import BUILTIN_CALLS
-from .effects import effect_call, is_effect
 from ..errors import NoDerivativeRuleError, UnknownNameError, UnsupportedSyntaxError
-from .inline import inline_closure, inline_function
-from ..ir.nodes import Const
-from .tapes import TAPE_SUMS, lower_tape_sum
+from ..ir.nodes import Const, FreeVar
+from ..ir.primitive import (TABLE, attribute_primitive, math_primitive, method_names,
+                            method_primitive, numpy_primitive)
+from ..rules.linalg import TAPE_SUMS
+from ..runtime import helpers as runtime
+from . import gradient_calls
+from .arguments import prim_call, static_value
+from .builtin_calls import BUILTIN_CALLS
 from .compile_time import NAMED_CONSTANTS, Closure, Static, Tup, from_python, is_atom
-from ..ir.nodes import FreeVar
+from .effects import effect_call, is_effect
+from .inline import inline_closure, inline_function
+from .tapes import lower_tape_sum
 
 _MISSING = object()
 
@@ -61,9 +66,8 @@ def apply(lw, callee, args, kwargs, node):
     if isinstance(callee, Closure):
         return inline_closure(lw, callee, args, kwargs, node)
     obj = callee.obj if isinstance(callee, Static) else None
-    from . import gradient_calls as markers
-    if obj is not None and markers.handles(obj):
-        return markers.lower(lw, obj, args, kwargs, node)
+    if obj is not None and gradient_calls.handles(obj):
+        return gradient_calls.lower(lw, obj, args, kwargs, node)
     prim = primitive_of(obj)
     if prim is not None and prim.name in TAPE_SUMS:
         return lower_tape_sum(lw, prim, args, node)
@@ -117,15 +121,16 @@ def primitive_of(obj):
     name = getattr(obj, "__name__", None)
     if not isinstance(name, str) or _is_python_builtin(obj):
         return None
-    for module in (np, np.linalg):
-        if getattr(module, name, None) is obj:
-            return prims.lookup(name)
-    if name in prims.MATH and getattr(math, name, None) is obj:
-        return prims.lookup(name)
-    from ..runtime import helpers as runtime
+    if getattr(np, name, None) is obj:
+        return numpy_primitive(name)
+    if getattr(np.linalg, name, None) is obj:  # (np.linalg.outer is not np.outer)
+        record = numpy_primitive(name)
+        return record if record is not None and record.spelling[0] == "np.linalg" else None
+    if getattr(math, name, None) is obj:
+        return math_primitive(name)
     helper = runtime.HELPERS.get(name) if name.startswith("_") else None
     if helper is not None and (helper is obj or _copy_of(obj, helper)):
-        return prims.lookup(name[1:])
+        return TABLE.get(name[1:])
     return None
 
 
@@ -173,71 +178,19 @@ def _numpy_call(lw, name, args, kwargs, node):
     return lw.b.op("npcall", *operands, func=name, kwargs=statics, hint=name.split(".")[-1])
 
 
-def prim_call(lw, prim, args, kwargs, node, first=None):
-    """Bind call arguments to ``prim``'s signature and make the operation."""
-    positional = list(args)
-    kwargs = dict(kwargs)
-    operands = [first] if first is not None else []
-    names = prim.operands[1:] if first is not None else prim.operands
-    for name in names:
-        if name.startswith("*"):
-            items = _star_items(prim, name, positional, kwargs)
-            operands.extend(lw.atom(i, node) for i in items)
-            continue
-        value = positional.pop(0) if positional else kwargs.pop(name, _MISSING)
-        if value is _MISSING:
-            raise lw.error(UnsupportedSyntaxError, node,
-                           f"`{prim.name}` needs the argument `{name}`",
-                           f"call it as np.{prim.name}({', '.join(prim.operands)}, ...)")
-        operands.append(lw.atom(value, node))
-    params = {}
-    for key, default in prim.params:
-        value = positional.pop(0) if positional else kwargs.pop(key, _MISSING)
-        if value is not _MISSING:
-            params[key] = static_value(lw, value, key, prim.name, node)
-    if positional or kwargs:
-        extra = ", ".join(list(kwargs) or [f"argument {len(names) + 1}"])
-        raise lw.error(UnsupportedSyntaxError, node,
-                       f"`{prim.name}` does not take {extra} here",
-                       f"call it as np.{prim.name}({', '.join(prim.operands)}, "
-                       f"{', '.join(k for k, _ in prim.params)})")
-    return lw.b.op(prim.name, *operands, **params)
-
-
-def _star_items(prim, name, positional, kwargs):
-    """What a star operand takes: a runtime helper's ``*values`` are the
-    positional arguments left; a NumPy function's (np.stack) one sequence."""
-    if prim.spelling[0] == "helper":
-        items = list(positional)
-        positional.clear()
-        return items
-    seq = positional.pop(0) if positional else kwargs.pop(name[1:], Tup(()))
-    return seq.items if isinstance(seq, Tup) else [seq]
-
-
-def static_value(lw, value, key, prim_name, node):
-    if isinstance(value, Const):
-        return value.value
-    if isinstance(value, Tup) and all(isinstance(i, Const) for i in value.items):
-        return tuple(i.value for i in value.items)
-    raise lw.error(UnsupportedSyntaxError, node,
-                   f"`{key}` of `{prim_name}` must be a constant",
-                   f"write `{key}` as a number or a tuple of numbers")
-
-
 def method_call(lw, base, name, node):
-    prim_name = prims.ARRAY_METHODS.get(name)
-    if prim_name is None:
+    prim = method_primitive(name)
+    if prim is None:
         raise _array_method_error(lw, name, node)
     args = [lw.expr(a) for a in node.args]
     kwargs = {k.arg: lw.expr(k.value) for k in node.keywords}
     if name in ("reshape", "transpose") and len(args) > 1:
         args = [Tup(tuple(args))]  # x.reshape(3, 4) is x.reshape((3, 4))
-    return prim_call(lw, prims.lookup(prim_name), args, kwargs, node, first=base)
+    return prim_call(lw, prim, args, kwargs, node, first=base)
 
 
 def _array_method_error(lw, name, node):
-    supported = ", ".join(f".{m}()" for m in sorted(prims.ARRAY_METHODS))
+    supported = ", ".join(f".{m}()" for m in method_names())
     if not hasattr(np.ndarray, name):
         # a parameter may be an object at run time, but symdiff takes it as an array
         return lw.error(UnsupportedSyntaxError, node,
@@ -255,18 +208,18 @@ def _array_method_error(lw, name, node):
 
 
 def array_attribute(lw, base, node):
-    prim_name = prims.ARRAY_ATTRIBUTES.get(node.attr)
-    if prim_name is None and isinstance(node.value, ast.Name) \
+    prim = attribute_primitive(node.attr)
+    if prim is None and isinstance(node.value, ast.Name) \
             and node.value.id in ("self", "cls"):
         raise lw.error(UnsupportedSyntaxError, node,
                        f"`{ast.unparse(node)}` reads an attribute of an object; symdiff "
                        "differentiates functions of arrays, not methods",
                        f"pass `{ast.unparse(node)}` to the function as an argument")
-    if prim_name is None:
+    if prim is None:
         raise lw.error(UnsupportedSyntaxError, node,
                        f"the array attribute `.{node.attr}` is not supported",
                        "use .T, .shape, .ndim or .size")
-    return lw.b.op(prim_name, base, hint=node.attr if node.attr != "T" else None)
+    return lw.b.op(prim.name, base, hint=node.attr if node.attr != "T" else None)
 
 
 def static_attribute(lw, obj, node):
@@ -296,8 +249,3 @@ def _missing_attribute(lw, obj, node):
     return lw.error(UnknownNameError, node,
                     f"`{ast.unparse(node)}` is not defined: {owner} has no attribute "
                     f"`{node.attr}`", hint)
-
-
-def lower_with(lw, node):
-    from . import gradient_calls as markers
-    markers.lower_with(lw, node)

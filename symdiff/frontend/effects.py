@@ -1,6 +1,6 @@
 """Calls made for what they do: print, logging, warnings.
 
-They are kept as they are in the forward pass (see prims.EFFECTS); what they
+They are kept as they are in the forward pass (see rules/python.py); what they
 read gets no gradient from them.
 """
 from __future__ import annotations
@@ -11,7 +11,6 @@ import logging
 import types
 import warnings
 
-from ..rules import primitives as prims
 from ..errors import UnsupportedSyntaxError
 from ..ir.nodes import Const, Var
 from .compile_time import Closure, Static
@@ -44,7 +43,7 @@ def effect_call(lw, node):
     operands = [_text_operand(lw, a, node) for a in node.args]
     params = {}
     for keyword in node.keywords:
-        if keyword.arg is None or keyword.arg in ("prim", "hint"):
+        if keyword.arg is None or keyword.arg in ("prim", "hint", "callee"):
             raise lw.error(UnsupportedSyntaxError, keyword.value,
                            f"`{ast.unparse(keyword)}` cannot be passed to "
                            f"`{ast.unparse(node.func)}` here",
@@ -57,8 +56,7 @@ def effect_call(lw, node):
                            "write it as a literal (e.g. end=\"\"), or log through a "
                            "module-level logger instead")
         params[keyword.arg] = value.value
-    return lw.b.op(prims.call_prim(spelled, effect=True).name, *operands, hint="_",
-                   **params)
+    return lw.b.op("effect_call", *operands, callee=spelled, hint="_", **params)
 
 
 def _callee_spelling(lw, func, node):
@@ -104,8 +102,7 @@ def _text_operand(lw, arg, node):
     if isinstance(arg, ast.JoinedStr):
         template, values = _format_template(lw, arg)
         atoms = [_text_operand(lw, v, node) for v in values]
-        return lw.b.op(prims.call_prim(repr(template) + ".format", effect=False).name,
-                       *atoms, hint="text")
+        return lw.b.op("pure_call", *atoms, callee=repr(template) + ".format", hint="text")
     value = lw.expr(arg)
     if isinstance(value, Static) and isinstance(arg, (ast.Name, ast.Attribute)):
         # a class passed along, e.g. warnings.warn(message, UserWarning)

@@ -82,7 +82,7 @@ def check(src):
 
 
 def _visit(src, node, found):
-    if _index_add(node):  # allowed into an array nothing else holds: see scatter.py
+    if _index_add(node):  # allowed into an array nothing else holds: see index_add.py
         for child in (node.target.value, node.target.slice, node.value):
             _visit(src, child, found)
         return
@@ -94,7 +94,7 @@ def _visit(src, node, found):
         _check_arguments(src, node, found)
     if isinstance(node, ast.With):
         # `with symdiff.gradient_override({...}):` is compile-time configuration,
-        # checked where the block is lowered (markers.lower_with); only its body
+        # checked where the block is lowered (gradient_calls.lower_with); only its body
         # is code to differentiate.
         for child in node.body:
             _visit(src, child, found)

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import ast
 
-from .. import controls as custom
+from .. import controls
 from ..errors import UnsupportedSyntaxError
-from ..ir.nodes import Const
+from ..ir.nodes import Const, FreeVar, If
 from .compile_time import Closure, Static, Tup
-from ..ir.nodes import FreeVar
+from .inline import inline_function
 
 
 def handles(obj):
@@ -46,7 +46,6 @@ def _lower_backward_as(lw, args, kwargs, node):
 def _lower_custom_call(lw, fn, args, kwargs, node):
     """A call of a @custom_gradient function: its value as the function computes
     it, its derivative from the ``backward`` it returns."""
-    from .inline import inline_function
     result = inline_function(lw, fn, args, kwargs, node)
     if not (isinstance(result, Tup) and len(result.items) == 2):
         raise lw.error(UnsupportedSyntaxError, node,
@@ -56,27 +55,25 @@ def _lower_custom_call(lw, fn, args, kwargs, node):
     inputs = [lw.atom(a, node) for a in args]
     out = lw.b.op("custom_value", lw.atom(value, node), *inputs,
                   rule=f"{fn.__name__}:{len(lw.b.customs)}")
-    lw.b.customs[out] = (lw, backward, node, fn.__name__)
+    lw.b.customs[out] = _backward_of(lw, backward, node, fn.__name__, len(inputs))
     return out
 
 
-def lower_custom_backward(r, op, g):
-    """The gradients of a custom_gradient call: its ``backward(g)``, inlined."""
-    from .calls import apply
-    lw, backward, node, name = r.b.customs[op.target]
-    with r.b.noting(f"custom gradient of {name}(), from its backward()"):
-        result = apply(lw, backward, [g], {}, node)
-    inputs = op.args[1:]
-    grads = list(result.items) if isinstance(result, Tup) else [result]
-    if len(grads) != len(inputs):
-        raise lw.error(UnsupportedSyntaxError, node,
-                       f"backward() of {name} returns {len(grads)} gradients for "
-                       f"{len(inputs)} inputs", "return one gradient per input")
-    out = [None]
-    for x, grad in zip(inputs, grads):
-        none = isinstance(grad, Const) and grad.value is None
-        out.append(None if none or not r.wants(x) else r.unbroadcast(lw.atom(grad, node), x))
-    return out
+def _backward_of(lw, backward, node, name, count):
+    """``backward(g)`` of a custom_gradient call, for the reverse pass to call
+    with the upstream gradient: the backward function inlined where the reverse
+    pass builds, one atom per input (None: no gradient)."""
+    def lower_backward(g):
+        result = lw.call(backward, [g], {}, node)
+        grads = list(result.items) if isinstance(result, Tup) else [result]
+        if len(grads) != count:
+            raise lw.error(UnsupportedSyntaxError, node,
+                           f"backward() of {name} returns {len(grads)} gradients for "
+                           f"{count} inputs", "return one gradient per input")
+        return [None if isinstance(grad, Const) and grad.value is None
+                else lw.atom(grad, node) for grad in grads]
+    lower_backward.note = f"custom gradient of {name}(), from its backward()"
+    return lower_backward
 
 
 def _lower_stop_gradient(lw, args, kwargs, node):
@@ -93,16 +90,14 @@ def _lower_cond(lw, args, kwargs, node):
                        "write symdiff.cond(x > 0, f, g, x), with f and g taking the "
                        "operands")
     pred, true_fn, false_fn, *operands = args
-    from .calls import apply
-    from ..ir.nodes import If
     cond_atom = lw.atom(pred, node)
     if not lw.b.facts.is_scalar(cond_atom):
         cond_atom = lw.b.op("scalar_predicate", cond_atom, hint="cond",
                             message=_where(lw, node))
     with lw.b.block() as then:
-        a = apply(lw, _callable(lw, true_fn, node), operands, {}, node)
+        a = lw.call(_callable(lw, true_fn, node), operands, {}, node)
     with lw.b.block() as orelse:
-        b = apply(lw, _callable(lw, false_fn, node), operands, {}, node)
+        b = lw.call(_callable(lw, false_fn, node), operands, {}, node)
     stmt = If(cond_atom, then, orelse, [], lw.src.loc(node))
     result = lw.merge(stmt, a, b, "t", node)
     lw.b.append(stmt)
@@ -124,7 +119,7 @@ def lower_with(lw, node):
     """``with symdiff.gradient_override({...}):`` overrides the ops made inside."""
     mapping = _override_mapping(lw, node)
     saved = lw.b.overrides
-    lw.b.overrides = {**saved, **custom.validate(mapping, lw.src.loc(node))}
+    lw.b.overrides = {**saved, **controls.validate(mapping, lw.src.loc(node))}
     try:
         for stmt in node.body:
             if isinstance(stmt, ast.Return):
@@ -144,7 +139,7 @@ def _override_mapping(lw, node):
     item = node.items[0] if len(node.items) == 1 else None
     call = item.context_expr if item is not None else None
     if not isinstance(call, ast.Call) or item.optional_vars is not None or \
-            getattr(lw.expr(call.func), "obj", None) is not custom.gradient_override:
+            getattr(lw.expr(call.func), "obj", None) is not controls.gradient_override:
         raise lw.error(UnsupportedSyntaxError, node, "`with` blocks are not supported here",
                        "only `with symdiff.gradient_override({...}):` may appear in a "
                        "differentiated function")
@@ -164,6 +159,6 @@ def _override_mapping(lw, node):
                    "write a dict literal like {'floor': 'identity'}, or a module-level dict")
 
 
-_LOWERINGS = {custom.stop_gradient: _lower_stop_gradient, custom.cond: _lower_cond,
-              custom.straight_through: _lower_straight_through,
-              custom.backward_as: _lower_backward_as}
+_LOWERINGS = {controls.stop_gradient: _lower_stop_gradient, controls.cond: _lower_cond,
+              controls.straight_through: _lower_straight_through,
+              controls.backward_as: _lower_backward_as}

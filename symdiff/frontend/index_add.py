@@ -27,7 +27,7 @@ _FRESH_CALLS = frozenset({"zeros", "ones", "full"})
 
 
 def lower_index_add(lowering, node):
-    """Lower ``NAME[index] += value`` (checked by syntax.py to be of this form)."""
+    """Lower ``NAME[index] += value`` (checked by fence.py to be of this form)."""
     name = node.target.value.id
     current = lowering.env.get(name)
     if not _fresh(lowering, name, current):

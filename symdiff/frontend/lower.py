@@ -9,15 +9,16 @@ import ast
 import builtins
 
 
-from . import fence as syntax, tapes
+from ..errors import (InPlaceWriteError, NonScalarOutputError, UnknownNameError,
+                      UnsupportedSyntaxError)
+from ..ir.nodes import Const, FreeVar, Function, If, Var
+from . import calls, fence, gradient_calls, loops, tapes
 from .branches import lower_if, merge
-from .subscripts import lower_index, lower_subscript
-from .early_exits import hoist_returns
 from .builtin_calls import BUILTIN_NAMES
-from ..errors import InPlaceWriteError, NonScalarOutputError, UnknownNameError, UnsupportedSyntaxError
-from ..ir.nodes import Const, If, Var
 from .compile_time import Closure, OneBranch, Static, Tup, from_python, is_atom
-from ..ir.nodes import FreeVar
+from .early_exits import hoist_returns
+from .index_add import lower_index_add
+from .subscripts import lower_index, lower_subscript
 
 _BINOPS = {ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply",
            ast.Div: "divide", ast.Pow: "power", ast.MatMult: "matmul",
@@ -31,13 +32,23 @@ _COMPARE = {ast.Gt: "greater", ast.GtE: "greater_equal", ast.Lt: "less",
 class Lowerer:
     """Lowers one function body into the shared builder's current block."""
 
-    def __init__(self, src, builder, depth=0):
-        syntax.check(src)
+    def __init__(self, src, builder, depth=0, env=None):
+        if env is None:  # (a closure's source was checked with the function around it)
+            fence.check(src)
         self.src = src
         self.b = builder
         self.depth = depth
-        self.env = {}
+        self.env = dict(env or {})
         self.loops = []   # (Loop, body block) of the loops being lowered, innermost last
+
+    def nested(self, src, env=None):
+        """A lowerer for a function this one calls (``env``: a closure's
+        names), building into the same place: its body is inlined here."""
+        return Lowerer(src, self.b, self.depth + 1, env)
+
+    def call(self, callee, args, kwargs, node):
+        """The value of calling ``callee`` (a compile-time value) here."""
+        return calls.apply(self, callee, args, kwargs, node)
 
     def error(self, cls, node, message, hint=None):
         return cls(message, self.src.loc(node), hint)
@@ -87,8 +98,7 @@ class Lowerer:
             self.bind(node.target, self.expr(node.value))
 
     def stmt_AugAssign(self, node):
-        if isinstance(node.target, ast.Subscript):  # syntax.py let only `g[i] += v` by
-            from .index_add import lower_index_add
+        if isinstance(node.target, ast.Subscript):  # fence.py lets only `g[i] += v` by
             return lower_index_add(self, node)
         op = _BINOPS.get(type(node.op))
         current = self.expr(ast.Name(node.target.id, ast.Load(), lineno=node.lineno,
@@ -122,23 +132,19 @@ class Lowerer:
         self.env[node.name] = Closure(node, self.env, self.src)
 
     def stmt_For(self, node):
-        from .loops import lower_for
-        lower_for(self, node)
+        loops.lower_for(self, node)
 
     def stmt_While(self, node):
-        from .loops import lower_while
-        lower_while(self, node)
+        loops.lower_while(self, node)
 
     def stmt_Break(self, node):
-        from .loops import BROKE
-        self.env[BROKE] = Const(True)
+        self.env[loops.BROKE] = Const(True)
 
     def stmt_Continue(self, node):
         pass  # the statements after it were moved into the other branch
 
     def stmt_With(self, node):
-        from .calls import lower_with
-        lower_with(self, node)
+        gradient_calls.lower_with(self, node)
 
     def bind(self, target, value):
         if isinstance(target, ast.Name):
@@ -249,11 +255,9 @@ class Lowerer:
     def expr_Attribute(self, node):
         base = self.expr(node.value)
         if is_atom(base):
-            from .calls import array_attribute
-            return array_attribute(self, base, node)
+            return calls.array_attribute(self, base, node)
         if isinstance(base, Static):
-            from .calls import static_attribute
-            return static_attribute(self, base.obj, node)
+            return calls.static_attribute(self, base.obj, node)
         raise self.error(UnsupportedSyntaxError, node,
                          f"cannot read `.{node.attr}` of `{ast.unparse(node.value)}`",
                          "read attributes of arrays (.T, .shape) and modules (np.pi) only")
@@ -338,13 +342,11 @@ class Lowerer:
         return Closure(node, self.env, self.src)
 
     def expr_Call(self, node):
-        from .calls import lower_call
-        return lower_call(self, node)
+        return calls.lower_call(self, node)
 
 
 def lower_function(src, builder):
     """Lower a top-level function: its parameters become `Var`s named after them."""
-    from ..ir.nodes import Function
     lowerer = Lowerer(src, builder)
     args = src.node.args
     nodes = args.posonlyargs + args.args + args.kwonlyargs

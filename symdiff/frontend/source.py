@@ -1,8 +1,8 @@
 """Reading a function's source: its syntax tree, lines and names.
 
 Finding a lambda on its line is in lambdas.py, the check that the file is
-still the code Python runs in stale.py, and places in the user's code
-(`caller_loc`, errors found at run time) in locate.py.
+still the code Python runs in staleness.py, and places in the user's code
+(`caller_loc`, errors found at run time) in symdiff/locations.py.
 """
 from __future__ import annotations
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from ..errors import UnsupportedSyntaxError
 from ..ir.nodes import Carry, Const, Loop, Tape, Var
+from ..rules.linalg import TAPE_SUMS
 from .compile_time import Static, Tup
 
 HINT = ("a list is supported only as a tape: `tape = []` before a loop, one "
@@ -132,11 +133,6 @@ def _read(lw, node, tape, target):
     for load, item in zip(loads, tape.items):
         lw.b.facts.shape[load] = lw.b.facts.key(item)
     return loads, names
-
-
-# How generated gradients add up a loop's outer products (see loop_reverse.py):
-# the helper, and which operand the loop-invariant matrix is.
-TAPE_SUMS = {"matmul_adjoint_a_sum": 1, "matmul_adjoint_b_sum": 2}
 
 
 def lower_tape_sum(lw, prim, args, node):

@@ -7,12 +7,10 @@ and `--x` never reach the generated code.
 from __future__ import annotations
 
 import contextlib
-import numbers
 
-from ..rules import primitives as prims
-from .nodes import Const, Op, Var
+from .nodes import Const, FreeVar, Op, Var, const_value
+from .primitive import is_effect
 from .shapes import Facts
-from ..optimize.folds import FOLDS
 
 _FOLDABLE = {
     "add": lambda a, b: a + b, "subtract": lambda a, b: a - b,
@@ -20,17 +18,13 @@ _FOLDABLE = {
 }
 
 
-def const_value(atom):
-    """The Python number an atom holds, or None."""
-    if isinstance(atom, Const) and isinstance(atom.value, numbers.Number) \
-            and not isinstance(atom.value, bool):
-        return atom.value
-    return None
-
-
 class Builder:
-    def __init__(self, facts=None):
+    """``folds``: primitive name -> fold(builder, args, constant values), a
+    rewrite tried before the operation is made (optimize/folds.py)."""
+
+    def __init__(self, facts=None, folds=None):
         self.facts = facts or Facts()
+        self.folds = folds or {}
         self.stmts = []
         self.loc = None
         self.named = set()  # vars that carry a user's name
@@ -53,13 +47,12 @@ class Builder:
         note = self.note
         op = Op(target, prim, args, tuple(sorted(params.items())), self.loc,
                 note, self.backward, self.overrides.get(prim, ""))
-        op.effect = prims.is_effect(prim)
+        op.effect = is_effect(prim)
         self.append(op)
         return target
 
     def free_var(self, value):
         """One FreeVar per distinct global object; same-named ones get _1, _2..."""
-        from .nodes import FreeVar
         if not isinstance(value, FreeVar):
             return value
         base, n = value.hint, 0
@@ -140,7 +133,7 @@ class Builder:
         values = [const_value(a) for a in args]
         if prim in _FOLDABLE and all(v is not None for v in values):
             return Const(_FOLDABLE[prim](*values))
-        fold = FOLDS.get(prim)
+        fold = self.folds.get(prim)
         return fold(self, args, values) if fold else None
 
 

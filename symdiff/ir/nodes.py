@@ -173,6 +173,12 @@ class Function:
     named: set = field(default_factory=set)   # vars that carry a user's name
 
 
+def const_value(atom):
+    """The Python number a constant holds (not a bool), or None."""
+    value = atom.value if isinstance(atom, Const) else None
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
 def is_var(atom):
     return isinstance(atom, Var)
 

@@ -9,28 +9,15 @@ goes back to it by the same reduction (``np.sum(g, axis=1, keepdims=True)``).
 """
 from __future__ import annotations
 
-from ..rules import primitives as prims
 from .nodes import Const, Var
+from .primitive import (ARRAY, ELEMENTWISE, FIRST, INDEX, OPERANDS, REDUCTION, SCALAR,
+                        SIZED, TABLE)
 
-SCALAR = "scalar"
 
-ELEMENTWISE = frozenset("""
-    add subtract multiply divide power negative invert bitwise_and bitwise_or
-    bitwise_xor floor_divide mod greater greater_equal less less_equal equal
-    not_equal exp exp2 expm1 log log2 log10 log1p sqrt cbrt square reciprocal
-    abs sin cos tan arcsin arccos arctan sinh cosh tanh arcsinh arccosh
-    arctanh sinc deg2rad rad2deg arctan2 hypot logaddexp logaddexp2 maximum
-    minimum fmax fmin clip where sign heaviside step floor ceil trunc
-    rint round isnan isinf isfinite logical_and logical_or logical_xor
-    logical_not stop_gradient
-""".split())
-_LIKE_FIRST = {"zeros_like", "ones_like", "full_like", "require_float",
-               "straight_through", "backward_as", "custom_value", "pass_gradient"}
-_LIKE_SECOND = {"sum_to", "unindex", "unindex_add", "unreduce", "prod_adjoint",
-                "matmul_adjoint_a_sum", "matmul_adjoint_b_sum"}
-_REDUCTIONS = {"sum", "mean", "prod", "max", "min", "norm"}
-_SCALARS = {"ndim", "size", "len", "float", "vdot", "require_scalar",
-            "scalar_predicate"}
+def is_elementwise(prim):
+    """Whether primitive ``prim`` works entry by entry (its operands broadcast)."""
+    record = TABLE.get(prim)
+    return record is not None and record.shape == ELEMENTWISE
 
 
 class Facts:
@@ -55,24 +42,23 @@ class Facts:
         self.shape[op.target] = self._infer(op)
 
     def _infer(self, op):
-        prim, args = op.prim, op.args
-        if prim in ELEMENTWISE:
-            return self.broadcast(op.target, *args)
-        if prim in _LIKE_FIRST:
-            return self.key(args[0])
-        if prim in _LIKE_SECOND:
-            return self.key(args[1])
-        if prim == "unindex_sum":
-            return self.key(args[2])
-        if prim in _REDUCTIONS:
+        record = TABLE.get(op.prim)
+        kind = record.shape if record is not None else None
+        if kind == ELEMENTWISE:
+            return self.broadcast(op.target, *op.args)
+        if type(kind) is tuple and kind[0] == "like":
+            return self.key(op.args[kind[1]])
+        if kind == REDUCTION:
             axis, keep = op.param("axis"), op.param("keepdims")
             if keep:
                 return ("kept", self.key(op.args[0]), axis)
             return SCALAR if axis is None else op.target
-        if prim in _SCALARS:
+        if kind == SCALAR:
             return SCALAR
-        if prim == "getitem":
+        if kind == INDEX:
             return self._index_key(op)
+        if callable(kind):
+            return kind(op, self)
         return op.target
 
     def _index_key(self, op):
@@ -124,35 +110,19 @@ class Facts:
         return self.defs.get(atom) if isinstance(atom, Var) else None
 
 
-# Helpers whose result is always a NumPy array or scalar; `_sum_to` may give
-# back a Python number, but only as a 0-d result.
-_ARRAY_HELPERS = {"unindex", "unindex_add", "unreduce", "matmul_adjoint_a",
-                  "matmul_adjoint_b", "dot_adjoint_a", "dot_adjoint_b",
-                  "prod_adjoint", "ties", "matmul_adjoint_a_sum", "matmul_adjoint_b_sum"}
-_NOT_ARRAYS = {"shape", "array_shape", "ndim", "size", "npcall"}  # tuples, ints, ...
-_SAME_AS_FIRST = {"binop", "unary", "compare", "identity", "subscript"}
-
-
 def is_numpy_value(atom, defs, sized=False, depth=12):
     """Whether ``atom`` is surely a NumPy array or scalar (never a Python number
     or list), so its methods (``.sum(axis=...)``) can be called. ``defs`` maps
     a Var to the Op defining it; a parameter may be a list: not known.
     ``sized``: the value has at least one axis (or the code fails anyway)."""
     op = defs.get(atom) if isinstance(atom, Var) else None
-    if op is None or depth == 0:
+    record = TABLE.get(op.prim) if op is not None else None
+    if record is None or depth == 0:
         return False
-    prim = prims.PRIMS.get(op.prim)
-    kind = prim.spelling[0] if prim is not None else None
-    if op.prim in _NOT_ARRAYS:
-        return False
-    if kind in ("np", "np.linalg"):
+    if record.result == ARRAY or record.result == SIZED and sized:
         return True
-    if kind == "helper":
-        return op.prim in _ARRAY_HELPERS or sized and op.prim == "sum_to"
-    if kind == "attr" or op.prim == "matmul":
-        return True  # .T and @: of Python's own values, only arrays have them
-    if kind in _SAME_AS_FIRST:  # a NumPy value meets a number: a NumPy value
-        operands = op.args if kind in ("binop", "compare") else op.args[:1]
+    if record.result in (OPERANDS, FIRST):  # a NumPy value meets a number: a NumPy value
+        operands = op.args if record.result == OPERANDS else op.args[:1]
         return any(is_numpy_value(a, defs, sized, depth - 1) for a in operands)
     return False
 

@@ -1,1 +1,34 @@
-"""optimize"""
+"""Optimisation passes on a derivative's IR, in the order `optimize` runs them.
+
+Each pass is ``pass(fn, builder) -> fn``: it rewrites ``fn`` (a
+`symdiff.ir.nodes.Function`) into something that computes the same values,
+and keeps its state in itself, never in a module. Algebra that needs no pass
+(``x * 1``, ``a + -b``, ``where(c, k * p, k * q)``) is done as operations are
+built: see `folds.py`, which the pipeline hands to the builder.
+"""
+from __future__ import annotations
+
+from .common import eliminate_common_subexpressions
+from .dead_code import eliminate_dead_code
+from .in_place import sums_in_place
+from .selects import branch_free_selects
+
+PASSES = (
+    branch_free_selects,             # np.where against a constant without a branch
+    eliminate_common_subexpressions,  # computed twice -> once; pass-throughs -> names
+    eliminate_dead_code,             # what the result does not need, and loop tapes
+    sums_in_place,                   # _unindex(a + b, ...) -> _unindex_sum(a, b, ...)
+)
+
+
+def optimize(fn, builder):
+    """``fn`` after every pass of `PASSES`, in order."""
+    for run in PASSES:
+        fn = run(fn, builder)
+    return fn
+
+
+def simplify(fn):
+    """The clean-up at the heart of `optimize`: shared work merged, dead code
+    dropped (for IR made by hand, as in tests)."""
+    return eliminate_dead_code(eliminate_common_subexpressions(fn))

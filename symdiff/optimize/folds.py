@@ -7,12 +7,8 @@ into something equal where it is finite: select after multiply).
 """
 from __future__ import annotations
 
-from ..ir.nodes import Const
-
-
-def const_value(atom):
-    value = getattr(atom, "value", None)
-    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+from ..ir.nodes import Const, const_value
+from ..ir.shapes import is_elementwise
 
 
 def _keeps_shape(b, kept, other):
@@ -301,10 +297,9 @@ def _is_signum(b, atom, value, c):
 def fold_size(b, args, values):
     """Only the shape matters: look through elementwise ops that keep it, so
     ``np.size(t ** 2)`` does not compute ``t ** 2``."""
-    from ..ir.shapes import ELEMENTWISE
     x = args[0]
     op = b.facts.producer(x)
-    while op is not None and op.prim in ELEMENTWISE:
+    while op is not None and is_elementwise(op.prim):
         same = [a for a in op.args if getattr(a, "hint", None) is not None
                 and b.facts.same_shape(a, x)]
         if not same:

@@ -43,6 +43,7 @@ def branch_free_selects(fn, builder):
                 fn.named.add(stmt.target)
             new += made
         block[:] = new
+    return fn
 
 
 def _product(stmt, products):

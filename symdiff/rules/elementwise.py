@@ -1,135 +1,134 @@
-"""Elementwise derivatives, derived by SymPy from one formula a function.
+"""Elementwise primitives: arithmetic, comparisons, and NumPy's math functions.
 
-Each entry is a function's formula over its operands ``a`` (and ``b``), in
-SymPy's spelling. SymPy differentiates it; where the derivative contains the
-function itself (``exp``, ``tanh``, ``sqrt``), the forward result ``out`` is
-reused. Adding a function SymPy knows is one line here (its spelling in
-generated code comes from prims.py). A `Rule` can instead give the partial
-derivatives explicitly, when a numerically better form exists.
-
-``safe`` is an operand value inside the function's domain; `where` uses it
-to keep the branch not taken from producing NaN or warnings.
+A differentiable one is one SymPy formula over its operands ``a`` (and
+``b``); SymPy derives the partial derivatives, and where the derivative
+contains the function itself (``exp``, ``tanh``, ``sqrt``) generated code
+reuses the forward result ``out``. Adding a function SymPy knows is one
+line. ``partials`` gives the derivatives instead, where a numerically better
+form exists; ``safe`` is a value inside the function's domain, per operand,
+that `where` puts in the branch it does not take.
 """
 from __future__ import annotations
 
-import functools
-from dataclasses import dataclass
+import ast
+
+from ..ir.nodes import Const
+from ..ir.primitive import ELEMENTWISE, Formula, define
+from .derive import elementwise_rule, elementwise_tangent
 
 
-@dataclass(frozen=True)
-class Rule:
-    formula: str
-    grads: tuple = ()       # explicit partial derivatives, one per operand
-    safe: tuple = ()        # a safe value per operand (None: any value is safe)
+def function(signature, formula, partials=(), safe=(), **fields):
+    """A differentiable elementwise NumPy function."""
+    return define(signature, fields.pop("spelling", None), ELEMENTWISE,
+                  formula=Formula(formula, partials, safe), **fields)
 
 
-R = Rule
-ELEMENTWISE = {
-    # ---- arithmetic -------------------------------------------------------------
-    "add": R("a + b"),
-    "subtract": R("a - b"),
-    "multiply": R("a * b"),
-    # -out / b, not -a / b ** 2: reuses the quotient, and b ** 2 can overflow
-    "divide": R("a / b", grads=("1 / b", "-out / b"), safe=(None, 1.0)),
-    "power": R("a ** b", grads=("b * a ** (b - 1)", "out * log(a)"), safe=(1.0, None)),
-    "negative": R("-a"),
-    "square": R("a ** 2"),
-    "reciprocal": R("1 / a", safe=(1.0,)),
-    "sqrt": R("sqrt(a)", safe=(1.0,)),
-    "cbrt": R("cbrt(a)", grads=("1 / (3 * out ** 2)",), safe=(1.0,)),
-    "abs": R("Abs(a)"),
-    # ---- exponentials and logarithms --------------------------------------------
-    "exp": R("exp(a)", safe=(0.0,)),
-    "exp2": R("2 ** a", safe=(0.0,)),
-    "expm1": R("exp(a) - 1", grads=("out + 1",), safe=(0.0,)),
-    "log": R("log(a)", safe=(1.0,)),
-    "log2": R("log(a, 2)", safe=(1.0,)),
-    "log10": R("log(a, 10)", safe=(1.0,)),
-    "log1p": R("log(1 + a)", safe=(0.0,)),
-    # a sigmoid, as one tanh: stable, and needs no forward value
-    "logaddexp": R("log(exp(a) + exp(b))",
-                   grads=("(1 + tanh((a - b) / 2)) / 2", "(1 + tanh((b - a) / 2)) / 2")),
-    "logaddexp2": R("log(2 ** a + 2 ** b, 2)", grads=("2 ** (a - out)", "2 ** (b - out)")),
-    # ---- trigonometry --------------------------------------------------------------
-    "sin": R("sin(a)"),
-    "cos": R("cos(a)"),
-    "tan": R("tan(a)", safe=(0.0,)),
-    "arcsin": R("asin(a)", safe=(0.0,)),
-    "arccos": R("acos(a)", safe=(0.0,)),
-    "arctan": R("atan(a)"),
-    "arctan2": R("atan2(a, b)", safe=(1.0, 1.0)),
-    "hypot": R("sqrt(a ** 2 + b ** 2)", safe=(1.0, 1.0)),  # rule: kinks.hypot_rule
-    "deg2rad": R("a * pi / 180"),
-    "rad2deg": R("a * 180 / pi"),
-    # ---- hyperbolic ----------------------------------------------------------------
-    "sinh": R("sinh(a)", safe=(0.0,)),
-    "cosh": R("cosh(a)", safe=(0.0,)),
-    "tanh": R("tanh(a)"),
-    "arcsinh": R("asinh(a)"),
-    "arccosh": R("acosh(a)", safe=(2.0,)),
-    "arctanh": R("atanh(a)", safe=(0.0,)),
-}
+def flat(signature, spelling=None, **fields):
+    """An elementwise primitive whose derivative is zero wherever it exists
+    (rounding, comparisons, logic: piecewise constant)."""
+    return define(signature, spelling, ELEMENTWISE, zero=True, **fields)
 
 
-def guard_value(prim, index, args):
-    """A value to put in operand ``index`` where its branch is not taken, or None.
-
-    None when any value is safe there: the function is total in that operand,
-    or the call's other operands make it so (``x ** 2``, ``x / 3``).
-    """
-    rule = ELEMENTWISE.get(prim)
-    if rule is None or index >= len(rule.safe) or rule.safe[index] is None:
-        return None
-    if prim == "power" and _is_natural(args[1]):
-        return None
-    return rule.safe[index]
-
-
-def _is_natural(atom):
-    value = getattr(atom, "value", None)
-    return isinstance(value, (int, float)) and not isinstance(value, bool) \
-        and float(value).is_integer() and value >= 0
+# ---- arithmetic --------------------------------------------------------------------
+function("add(a, b)", "a + b", spelling=("binop", ast.Add))
+function("subtract(a, b)", "a - b", spelling=("binop", ast.Sub))
+function("multiply(a, b)", "a * b", spelling=("binop", ast.Mult))
+# -out / b, not -a / b ** 2: reuses the quotient, and b ** 2 can overflow
+function("divide(a, b)", "a / b", partials=("1 / b", "-out / b"), safe=(None, 1.0),
+         spelling=("binop", ast.Div), aliases=("true_divide",))
+function("negative(a)", "-a", spelling=("unary", ast.USub), linear=(0,))
+function("square(a)", "a ** 2")
+function("reciprocal(a)", "1 / a", safe=(1.0,))
+function("sqrt(a)", "sqrt(a)", safe=(1.0,), math=("sqrt",))
+function("cbrt(a)", "cbrt(a)", partials=("1 / (3 * out ** 2)",), safe=(1.0,))
+function("abs(a)", "Abs(a)", aliases=("absolute", "fabs"), math=("fabs",))
 
 
-def partial(prim, index, constants):
-    """d prim / d operand ``index`` as a SymPy expression over ``a``, ``b``, ``out``.
-
-    ``constants`` pairs operand positions with the numbers the call passes
-    there (``x ** 2`` differentiates as ``2 * x``, not through ``log``).
-    """
-    return _partial(ELEMENTWISE[prim], index, constants)
-
-
-@functools.lru_cache(maxsize=None)
-def _partial(rule, index, constants):
-    """Cached by the rule itself, so a changed table entry is derived afresh."""
-    import sympy as sp
-    a, b, out = sp.symbols("a b out", real=True)
-    operands = (a, b)
-    known = {operands[i]: _number(sp, v) for i, v in constants}
-    formula = sp.sympify(rule.formula, locals={"a": a, "b": b}).xreplace(known)
-    if rule.grads:
-        derivative = sp.sympify(rule.grads[index], locals={"a": a, "b": b, "out": out})
-        derivative = derivative.xreplace(known)
-    else:
-        derivative = sp.diff(formula, operands[index])
-    return _reuse_output(sp, derivative, formula, out)
+def power_rule(r, op, g):
+    """a ** b. d/db = out * log(a), taken as 0 where a = 0 (there out is 0 for
+    b > 0), so a zero base gives no 0 * log(0) = NaN."""
+    a, b = op.args
+    if isinstance(a, Const) or not r.wants(b):
+        return elementwise_rule(r, op, g)
+    grads = elementwise_rule(r, op, g, skip=(1,))
+    grads[1] = r.unbroadcast(r.b.mul(g, r.b.mul(op.target, _safe_log(r.b, a))), b)
+    return grads
 
 
-def _number(sp, value):
-    if isinstance(value, bool):
-        value = int(value)
-    if isinstance(value, float) and value.is_integer() and abs(value) < 2 ** 53:
-        return sp.Integer(int(value))
-    return sp.Integer(value) if isinstance(value, int) else sp.Rational(value)
+def power_tangent(b, op, dargs):
+    """As reverse mode: d/db a ** b = out * log(a), taken as 0 where a = 0."""
+    x, _ = op.args
+    if dargs[1] is None or isinstance(x, Const):
+        return elementwise_tangent(b, op, dargs)
+    first = elementwise_tangent(b, op, [dargs[0], None]) if dargs[0] is not None else None
+    return b.total([first, b.mul(dargs[1], b.mul(op.target, _safe_log(b, x)))])
 
 
-def _reuse_output(sp, derivative, formula, out):
-    """Write ``formula`` (and its reciprocal) in ``derivative`` as ``out``."""
-    if formula.is_Symbol or formula.is_Number:
-        return derivative
-    replaced = derivative.xreplace({formula: out})
-    if formula.is_Pow:
-        inverse = sp.Pow(formula.base, -formula.exp)
-        replaced = replaced.xreplace({inverse: 1 / out})
-    return replaced
+def _safe_log(b, base):
+    nonzero = b.op("not_equal", base, Const(0.0), hint="nonzero")
+    return b.op("log", b.op("where", nonzero, base, Const(1.0), hint="safe_base"))
+
+
+function("power(a, b)", "a ** b", partials=("b * a ** (b - 1)", "out * log(a)"),
+         safe=(1.0, None), spelling=("binop", ast.Pow), reverse=power_rule,
+         forward=power_tangent, aliases=("pow",))
+
+# ---- exponentials and logarithms --------------------------------------------------------
+function("exp(a)", "exp(a)", safe=(0.0,), math=("exp",))
+function("exp2(a)", "2 ** a", safe=(0.0,))
+function("expm1(a)", "exp(a) - 1", partials=("out + 1",), safe=(0.0,), math=("expm1",))
+function("log(a)", "log(a)", safe=(1.0,), math=("log",))
+function("log2(a)", "log(a, 2)", safe=(1.0,), math=("log2",))
+function("log10(a)", "log(a, 10)", safe=(1.0,), math=("log10",))
+function("log1p(a)", "log(1 + a)", safe=(0.0,), math=("log1p",))
+# a sigmoid, as one tanh: stable, and needs no forward value
+function("logaddexp(a, b)", "log(exp(a) + exp(b))",
+         partials=("(1 + tanh((a - b) / 2)) / 2", "(1 + tanh((b - a) / 2)) / 2"))
+function("logaddexp2(a, b)", "log(2 ** a + 2 ** b, 2)",
+         partials=("2 ** (a - out)", "2 ** (b - out)"))
+
+# ---- trigonometry ---------------------------------------------------------------------
+function("sin(a)", "sin(a)", math=("sin",))
+function("cos(a)", "cos(a)", math=("cos",))
+function("tan(a)", "tan(a)", safe=(0.0,), math=("tan",))
+function("arcsin(a)", "asin(a)", safe=(0.0,), aliases=("asin",), math=("asin",))
+function("arccos(a)", "acos(a)", safe=(0.0,), aliases=("acos",), math=("acos",))
+function("arctan(a)", "atan(a)", aliases=("atan",), math=("atan",))
+function("arctan2(a, b)", "atan2(a, b)", safe=(1.0, 1.0), aliases=("atan2",),
+         math=("atan2",))
+function("deg2rad(a)", "a * pi / 180")
+function("rad2deg(a)", "a * 180 / pi")
+
+# ---- hyperbolic -----------------------------------------------------------------------
+function("sinh(a)", "sinh(a)", safe=(0.0,), math=("sinh",))
+function("cosh(a)", "cosh(a)", safe=(0.0,), math=("cosh",))
+function("tanh(a)", "tanh(a)", math=("tanh",))
+function("arcsinh(a)", "asinh(a)", aliases=("asinh",), math=("asinh",))
+function("arccosh(a)", "acosh(a)", safe=(2.0,), aliases=("acosh",), math=("acosh",))
+function("arctanh(a)", "atanh(a)", safe=(0.0,), aliases=("atanh",), math=("atanh",))
+
+# ---- no derivative rule yet (reported where a gradient reaches them) ----------------------
+define("sinc(a)", shape=ELEMENTWISE)
+define("mod(a, b)", ("binop", ast.Mod), ELEMENTWISE)
+
+# ---- piecewise constant: zero derivative ------------------------------------------------
+flat("sign(a)")
+flat("floor(a)", math=("floor",))
+flat("ceil(a)", math=("ceil",))
+flat("trunc(a)", math=("trunc",))
+flat("rint(a)")
+flat("round(a; decimals=0)", aliases=("around", "round_"), methods=("round",))
+flat("heaviside(a, b)")
+flat("floor_divide(a, b)", ("binop", ast.FloorDiv))
+for _name, _op in [("bitwise_and", ast.BitAnd), ("bitwise_or", ast.BitOr),
+                   ("bitwise_xor", ast.BitXor)]:
+    flat(f"{_name}(a, b)", ("binop", _op))
+flat("invert(a)", ("unary", ast.Invert))
+
+# ---- comparisons and logic: boolean masks -------------------------------------------------
+for _name, _op in [("greater", ast.Gt), ("greater_equal", ast.GtE), ("less", ast.Lt),
+                   ("less_equal", ast.LtE), ("equal", ast.Eq), ("not_equal", ast.NotEq)]:
+    flat(f"{_name}(a, b)", ("compare", _op), boolean=True)
+for _signature in ("isnan(a)", "isinf(a)", "isfinite(a)", "logical_and(a, b)",
+                   "logical_or(a, b)", "logical_xor(a, b)", "logical_not(a)"):
+    flat(_signature, boolean=True)

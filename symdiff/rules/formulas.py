@@ -15,7 +15,9 @@ import os
 import tempfile
 import threading
 
-from .elementwise import ELEMENTWISE, partial
+import functools
+
+from ..ir.primitive import TABLE
 
 SHIPPED = os.path.join(os.path.dirname(__file__), "derived.json")
 _memory = {}
@@ -24,8 +26,8 @@ _loaded = False
 
 
 def key(prim, index, constants):
-    rule = ELEMENTWISE[prim]
-    text = repr((rule.formula, rule.grads, prim, index, constants))
+    formula = TABLE[prim].formula
+    text = repr((formula.formula, formula.partials, prim, index, constants))
     return hashlib.sha1(text.encode()).hexdigest()[:16]
 
 
@@ -88,14 +90,60 @@ def _save_user_cache():
         pass
 
 
+def partial(prim, index, constants):
+    """d prim / d operand ``index`` as a SymPy expression over ``a``, ``b``, ``out``.
+
+    ``constants`` pairs operand positions with the numbers the call passes
+    there (``x ** 2`` differentiates as ``2 * x``, not through ``log``).
+    """
+    return _partial(TABLE[prim].formula, index, constants)
+
+
+@functools.lru_cache(maxsize=None)
+def _partial(formula, index, constants):
+    """Cached by the formula itself, so a changed record is derived afresh."""
+    import sympy as sp
+    a, b, out = sp.symbols("a b out", real=True)
+    operands = (a, b)
+    known = {operands[i]: _number(sp, v) for i, v in constants}
+    expression = sp.sympify(formula.formula, locals={"a": a, "b": b}).xreplace(known)
+    if formula.partials:
+        derivative = sp.sympify(formula.partials[index], locals={"a": a, "b": b, "out": out})
+        derivative = derivative.xreplace(known)
+    else:
+        derivative = sp.diff(expression, operands[index])
+    return _reuse_output(sp, derivative, expression, out)
+
+
+def _number(sp, value):
+    if isinstance(value, bool):
+        value = int(value)
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2 ** 53:
+        return sp.Integer(int(value))
+    return sp.Integer(value) if isinstance(value, int) else sp.Rational(value)
+
+
+def _reuse_output(sp, derivative, formula, out):
+    """Write ``formula`` (and its reciprocal) in ``derivative`` as ``out``."""
+    if formula.is_Symbol or formula.is_Number:
+        return derivative
+    replaced = derivative.xreplace({formula: out})
+    if formula.is_Pow:
+        inverse = sp.Pow(formula.base, -formula.exp)
+        replaced = replaced.xreplace({inverse: 1 / out})
+    return replaced
+
+
 # Constants worth shipping: the exponents people write.
 _EXPONENTS = (2, 3, 4, 0.5, 1.5, -1, -2, -0.5)
 
 
 def shipped_keys():
     """Every (prim, index, constants) in the shipped table."""
-    for prim, rule in ELEMENTWISE.items():
-        arity = 2 if "b" in _symbols(rule.formula) else 1
+    for prim, record in sorted(TABLE.items()):
+        if record.formula is None:
+            continue
+        arity = 2 if "b" in _symbols(record.formula.formula) else 1
         for index in range(arity):
             yield prim, index, ()
     for p in _EXPONENTS:
@@ -116,4 +164,5 @@ def write_shipped():
 
 
 if __name__ == "__main__":
+    from symdiff import rules  # noqa: F401 (fills the table)
     print(f"wrote {write_shipped()} derivatives to {SHIPPED}")

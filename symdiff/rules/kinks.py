@@ -12,9 +12,10 @@ the whole gradient.
 """
 from __future__ import annotations
 
-from ..optimize.folds import const_value
-from ..ir.nodes import Const
-from .arrays import KINK_NOTE
+from ..ir.nodes import Const, const_value
+from ..ir.primitive import ARRAY, ELEMENTWISE, NEW, Formula, define
+
+KINK_NOTE = "kink policy: ties split the gradient evenly"
 
 # Below this size, ``x - c`` cannot overflow where x does not (in float32 or
 # wider), so the step against the constant c is written out.
@@ -127,6 +128,35 @@ def hypot_rule(r, op, g):
                 for x in op.args]
 
 
+# ---- forward mode ------------------------------------------------------------------------
+def where_tangent(b, op, dargs):
+    cond, x, y = op.args
+    _, dx, dy = dargs
+    if dx is None and dy is None:
+        return None
+    return b.op("where", cond, dx if dx is not None else Const(0.0),
+                dy if dy is not None else Const(0.0))
+
+
+def maximum_tangent(b, op, dargs):
+    """maximum, minimum, fmax, fmin: each tangent times its operand's share."""
+    x, y = op.args
+    return b.total([b.mul(d, share(b, op.prim, p, q))
+                    for d, p, q in ((dargs[0], x, y), (dargs[1], y, x)) if d is not None])
+
+
+def clip_tangent(b, op, dargs):
+    shares = clip_shares(b, *op.args, [d is not None for d in dargs])
+    return b.total([b.mul(d, s) for d, s in zip(dargs, shares) if d is not None and s is not None])
+
+
+def hypot_tangent(b, op, dargs):
+    """d hypot(a, b) = (a da + b db) / out; 0 at the origin (a kink, as in reverse)."""
+    positive = b.op("greater", op.target, Const(0.0), hint="nonzero")
+    safe = b.op("where", positive, op.target, Const(1.0), hint="safe_hypot")
+    return b.total([b.mul(d, b.div(x, safe)) for x, d in zip(op.args, dargs) if d is not None])
+
+
 def _number(atom):
     """A constant that is not NaN."""
     value = const_value(atom)
@@ -135,3 +165,18 @@ def _number(atom):
 
 def _is_none(atom):
     return isinstance(atom, Const) and atom.value is None
+
+
+# ---- the records ---------------------------------------------------------------------------
+define("where(condition, a, b)", shape=ELEMENTWISE, reverse=where_rule, forward=where_tangent,
+       makes_arrays=True)
+for _name in ("maximum", "minimum", "fmax", "fmin"):
+    define(f"{_name}(a, b)", shape=ELEMENTWISE, reverse=maximum_rule, forward=maximum_tangent)
+define("clip(a, a_min, a_max)", shape=ELEMENTWISE, reverse=clip_rule, forward=clip_tangent,
+       methods=("clip",))
+define("hypot(a, b)", shape=ELEMENTWISE, formula=Formula("sqrt(a ** 2 + b ** 2)",
+                                                         safe=(1.0, 1.0)),
+       reverse=hypot_rule, forward=hypot_tangent, math=("hypot",))
+# the shares of generated code: piecewise constant (see runtime/helpers.py)
+define("step(a, b)", ("helper", "_step"), ELEMENTWISE, zero=True)
+define("ties(hits, like; axis=None)", ("helper", "_ties"), NEW, zero=True, result=ARRAY)

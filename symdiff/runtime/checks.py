@@ -1,6 +1,6 @@
 """The checks generated gradients make of their inputs and outputs.
 
-Runtime helpers like those of runtime.py (which imports them, so they are
+Runtime helpers like those of helpers.py (which imports them, so they are
 helpers too): the command line copies their source into the modules it
 writes, so each is plain NumPy and names only other helpers.
 """

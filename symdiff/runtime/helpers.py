@@ -2,11 +2,12 @@
 
 Each is plain NumPy. The CLI copies the source of the ones a gradient uses
 into the module it writes, so written modules never import symdiff. Each is
-also a primitive (see prims.py), so generated code can be differentiated again.
+also a primitive (see symdiff/rules/), so generated code can be differentiated again.
 """
 import numpy as np
 
-from .checks import _broadcast_shape, _fail, _require_float, _require_scalar, _scalar_predicate
+from .checks import (  # noqa: F401 (helpers too: see HELPERS)
+    _broadcast_shape, _fail, _require_float, _require_scalar, _scalar_predicate)
 
 
 def _as_gradient(g, like):
@@ -252,10 +253,15 @@ def _dot_adjoint_b(g, a, b):
     return np.moveaxis(out, 0, -2) if np.ndim(b) > 1 else out
 
 
-def _prod_adjoint(g, a, axis=None, keepdims=False):
-    """The gradient of ``np.prod(a, axis)``: exact even where ``a`` has zeros.
+def _prod_others(a, *directions, axis=None):
+    """Each entry of ``a``: the product of the other entries ``np.prod(a,
+    axis)`` multiplies it with, exact where entries are zero (prefix times
+    suffix products, no division): the gradient of that product.
 
-    Each entry gets the product of the others, as prefix times suffix products.
+    With directions ``w1 .. wm`` (arrays like ``a``), the derivative of that
+    along all of them: for each entry, the sum over distinct other entries
+    ``i1 .. im`` of ``w1[i1] ... wm[im]`` times the product of the rest, which
+    makes the product's derivatives of every order exact at zeros too.
     """
     a = np.asarray(a)
     axes = tuple(range(a.ndim)) if axis is None else \
@@ -263,21 +269,47 @@ def _prod_adjoint(g, a, axis=None, keepdims=False):
     kept = tuple(i for i in range(a.ndim) if i not in axes)
     kept_shape = tuple(a.shape[i] for i in kept)
     n = int(np.prod([a.shape[i] for i in axes]))
-    # the reduced axes last
-    work = np.transpose(a, kept + axes).reshape(kept_shape + (n,))
-    ones = np.ones_like(work[..., :1])
-    left = np.cumprod(np.concatenate([ones, work[..., :-1]], axis=-1),
-                      axis=-1)
-    right = np.cumprod(np.concatenate([ones, work[..., :0:-1]], axis=-1),
-                       axis=-1)[..., ::-1]
-    if keepdims:
-        out_shape = tuple(1 if i in axes else k for i, k in enumerate(a.shape))
+
+    def grouped(x):  # the entries multiplied together along the last axis
+        x = np.broadcast_to(np.asarray(x), a.shape)
+        return np.transpose(x, kept + axes).reshape(kept_shape + (n,))
+
+    work = grouped(a)
+    if not directions:
+        ones = np.ones_like(work[..., :1])
+        left = np.cumprod(np.concatenate([ones, work[..., :-1]], axis=-1), axis=-1)
+        right = np.cumprod(np.concatenate([ones, work[..., :0:-1]], axis=-1),
+                           axis=-1)[..., ::-1]
+        others = left * right
     else:
-        out_shape = kept_shape
-    g = np.broadcast_to(_as_gradient(g, a), out_shape).reshape(kept_shape)
-    spread = g[..., None] * (left * right)
-    spread = spread.reshape(kept_shape + tuple(a.shape[i] for i in axes))
-    return np.transpose(spread, np.argsort(kept + axes))
+        others = _directional_others(work, [grouped(w) for w in directions])
+    others = others.reshape(kept_shape + tuple(a.shape[i] for i in axes))
+    return np.transpose(others, np.argsort(kept + axes))
+
+
+def _directional_others(work, ws):
+    """`_prod_others` along directions ``ws``, on groups along the last axis:
+    the coefficient of ``t1 ... tm`` in the product of the other entries of
+    ``work + t1 w1 + ... + tm wm`` (each ``t`` squares to 0). One pass from
+    each end keeps the coefficient of each subset of the ``t``'s."""
+    m, n = len(ws), work.shape[-1]
+    subsets = 1 << m
+    dtype = np.result_type(work, *ws)
+    prefix = np.zeros((subsets,) + work.shape, dtype)
+    suffix = np.zeros((subsets,) + work.shape, dtype)
+    for table, order in ((prefix, range(n)), (suffix, range(n - 1, -1, -1))):
+        state = np.zeros((subsets,) + work.shape[:-1], dtype)
+        state[0] = 1
+        for k in order:
+            table[..., k] = state
+            grown = state * work[..., k]
+            for subset in range(1, subsets):
+                for bit in range(m):
+                    if subset >> bit & 1:
+                        grown[subset] += state[subset ^ (1 << bit)] * ws[bit][..., k]
+            state = grown
+    full = subsets - 1
+    return sum(prefix[subset] * suffix[full ^ subset] for subset in range(subsets))
 
 
 def _step(a, b):

@@ -1,22 +1,9 @@
-"""Rules for the ways users change gradients: stop_gradient, straight_through,
-backward_as, custom_gradient calls, and registered rules named in overrides."""
+"""Overrides: an operation whose gradient a registered rule replaces
+(``overrides={"floor": "identity"}``, `symdiff.gradient_override`)."""
 from __future__ import annotations
 
 from ..controls import registered_rule
 from ..ir.nodes import FreeVar
-
-
-def straight_through_rule(r, op, g):
-    return [None, r.unbroadcast(g, op.args[1])]   # the value's, the other's derivative
-
-
-def backward_as_rule(r, op, g):
-    return [None, r.unbroadcast(g, op.args[1])]   # downstream saw `clean`: so does this
-
-
-def custom_value_rule(r, op, g):
-    from ..frontend.gradient_calls import lower_custom_backward
-    return lower_custom_backward(r, op, g)
 
 
 def override_rule(name):

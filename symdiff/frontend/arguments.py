@@ -1,0 +1,120 @@
+"""Binding a call's arguments: to a primitive's signature (operands, then
+compile-time parameters), or to a Python function's parameters, as Python
+would, with an error naming the parameter for each mistake."""
+from __future__ import annotations
+
+import ast
+import difflib
+
+from ..errors import UnsupportedSyntaxError
+from ..ir.nodes import Const
+from .compile_time import Tup, from_python
+
+_MISSING = object()
+
+
+def prim_call(lw, prim, args, kwargs, node, first=None):
+    """Bind call arguments to ``prim``'s signature and make the operation."""
+    positional = list(args)
+    kwargs = dict(kwargs)
+    operands = [first] if first is not None else []
+    names = prim.operands[1:] if first is not None else prim.operands
+    for name in names:
+        if name.startswith("*"):
+            items = _star_items(prim, name, positional, kwargs)
+            operands.extend(lw.atom(i, node) for i in items)
+            continue
+        value = positional.pop(0) if positional else kwargs.pop(name, _MISSING)
+        if value is _MISSING:
+            raise lw.error(UnsupportedSyntaxError, node,
+                           f"`{prim.name}` needs the argument `{name}`",
+                           f"call it as np.{prim.name}({', '.join(prim.operands)}, ...)")
+        operands.append(lw.atom(value, node))
+    params = {}
+    for key, default in prim.params:
+        value = positional.pop(0) if positional else kwargs.pop(key, _MISSING)
+        if value is not _MISSING:
+            params[key] = static_value(lw, value, key, prim.name, node)
+    if positional or kwargs:
+        extra = ", ".join(list(kwargs) or [f"argument {len(names) + 1}"])
+        raise lw.error(UnsupportedSyntaxError, node,
+                       f"`{prim.name}` does not take {extra} here",
+                       f"call it as np.{prim.name}({', '.join(prim.operands)}, "
+                       f"{', '.join(k for k, _ in prim.params)})")
+    return lw.b.op(prim.name, *operands, **params)
+
+
+def _star_items(prim, name, positional, kwargs):
+    """What a star operand takes: a runtime helper's ``*values`` are the
+    positional arguments left; a NumPy function's (np.stack) one sequence."""
+    if prim.spelling[0] == "helper":
+        items = list(positional)
+        positional.clear()
+        return items
+    seq = positional.pop(0) if positional else kwargs.pop(name[1:], Tup(()))
+    return seq.items if isinstance(seq, Tup) else [seq]
+
+
+def static_value(lw, value, key, prim_name, node):
+    if isinstance(value, Const):
+        return value.value
+    if isinstance(value, Tup) and all(isinstance(i, Const) for i in value.items):
+        return tuple(i.value for i in value.items)
+    raise lw.error(UnsupportedSyntaxError, node,
+                   f"`{key}` of `{prim_name}` must be a constant",
+                   f"write `{key}` as a number or a tuple of numbers")
+
+
+def bind_arguments(sub, fnode, defaults, kwdefaults, args, kwargs, node, lw, lowered=False):
+    """Bind a call's arguments to the parameters of ``fnode`` (a def or lambda)
+    in ``sub.env``, as Python would."""
+    spec = fnode.args
+    names = [a.arg for a in spec.posonlyargs + spec.args]
+    defaults = list(defaults or ())
+    default_of = dict(zip(names[len(names) - len(defaults):], defaults))
+    default_of.update(kwdefaults or {})
+    signature = f"{getattr(fnode, 'name', 'lambda')}({ast.unparse(spec)})"
+    rest = _check_arguments(lw, node, names, [a.arg for a in spec.kwonlyargs], args,
+                            kwargs, signature)
+    for name, value in zip(names, args):
+        sub.env[name] = value
+    for name in rest:
+        if name in kwargs:
+            sub.env[name] = kwargs[name]
+        elif name in default_of:
+            value = default_of[name]
+            sub.env[name] = value if lowered else from_python(name, value)
+        else:
+            raise lw.error(UnsupportedSyntaxError, node,
+                           f"`{ast.unparse(node.func)}` is missing the argument `{name}`",
+                           f"pass `{name}`: it has no default in `{signature}`")
+
+
+def _check_arguments(lw, node, names, kwonly, args, kwargs, signature):
+    """Too many positional arguments, one given twice, or an unknown keyword;
+    the parameters left for keywords and defaults."""
+    callee = ast.unparse(node.func)
+    if len(args) > len(names):
+        raise lw.error(UnsupportedSyntaxError, node,
+                       f"`{callee}` takes {len(names)} positional arguments "
+                       f"but {len(args)} were given",
+                       f"it is defined as `{signature}`: pass one value for each parameter")
+    twice = sorted(set(kwargs) & set(names[:len(args)]))
+    if twice:
+        raise lw.error(UnsupportedSyntaxError, node,
+                       f"`{callee}` got the argument `{twice[0]}` twice, by position and "
+                       "by keyword", f"pass it once; it is defined as `{signature}`")
+    rest = names[len(args):] + kwonly
+    unknown = sorted(set(kwargs) - set(rest))
+    if unknown:  # checked before missing ones: a misspelt keyword leaves one missing
+        raise lw.error(UnsupportedSyntaxError, node,
+                       f"`{callee}` got unexpected arguments {unknown}",
+                       _keyword_hint(unknown[0], rest, signature))
+    return rest
+
+
+def _keyword_hint(given, params, signature):
+    close = difflib.get_close_matches(given, params, n=1)
+    if close:
+        return f"did you mean `{close[0]}`? It is defined as `{signature}`"
+    return f"it is defined as `{signature}`"

@@ -1,0 +1,145 @@
+"""Common-subexpression elimination: every operation computed twice is replaced
+by the first result (forward and backward passes share work this way), and
+operations whose value is their first operand become plain references.
+
+Operations run for what they do (``Op.effect``: print, logging, input checks)
+are never merged; an input check of values a check of its kind passed before
+is dropped (it cannot fail).
+"""
+from __future__ import annotations
+
+import math
+
+from ..ir.nodes import If, Loop, Op, Var
+
+# Operations whose value is their first operand (their meaning was for the
+# reverse pass only).
+ALIASES = frozenset({"stop_gradient", "straight_through", "backward_as", "custom_value"})
+# The checks generated code makes of its inputs (value: the first operand).
+CHECKS = frozenset({"require_float", "require_scalar"})
+
+
+def eliminate_common_subexpressions(fn, builder=None):
+    _SharedValues().run(fn)
+    return fn
+
+
+class _SharedValues:
+    def __init__(self):
+        self.written = {}  # tape var -> what its writer appends
+
+    def run(self, fn):
+        subst = {}
+        fn.body = self.block(fn.body, subst, {})
+        fn.result = replace_atoms(fn.result, subst)
+
+    def block(self, stmts, subst, seen):
+        out = []
+        for stmt in stmts:
+            if isinstance(stmt, Op):
+                stmt.args = tuple(replace_atoms(a, subst) for a in stmt.args)
+                if stmt.prim in ALIASES or _checked_before(stmt, seen):
+                    subst[stmt.target] = stmt.args[0]
+                    continue
+                key = _key(stmt)
+                if key is not None and key in seen:
+                    subst[stmt.target] = seen[key]
+                    continue
+                if key is not None:
+                    seen[key] = stmt.target
+                out.append(stmt)
+            elif isinstance(stmt, If):
+                stmt.cond = replace_atoms(stmt.cond, subst)
+                stmt.then = self.block(stmt.then, subst, dict(seen))
+                stmt.orelse = self.block(stmt.orelse, subst, dict(seen))
+                for m in stmt.merges:
+                    m.then, m.orelse = replace_atoms(m.then, subst), replace_atoms(m.orelse, subst)
+                out.append(stmt)
+            elif isinstance(stmt, Loop):
+                self.loop(stmt, subst, seen)
+                out.append(stmt)
+            else:
+                raise TypeError(f"CSE has no method for {type(stmt).__name__}")
+        return out
+
+    def loop(self, loop, subst, seen):
+        """Inside a loop, reuse what was computed before it (hoisting invariant
+        work); nothing computed inside is visible after it."""
+        loop.bounds = tuple(replace_atoms(b, subst) for b in loop.bounds)
+        for tape in loop.reads:  # a value saved twice is read once
+            first = {}
+            for item, load in zip(self.written.get(tape.var, ()), tape.items):
+                key = atom_key(item)
+                if key is not None and key in first:
+                    subst[load] = first[key]
+                elif key is not None:
+                    first[key] = load
+        for carry in loop.carried:
+            carry.init = replace_atoms(carry.init, subst)
+        inner = dict(seen)
+        loop.cond_block = self.block(loop.cond_block, subst, inner)
+        loop.cond = replace_atoms(loop.cond, subst)
+        loop.body = self.block(loop.body, subst, inner)
+        for carry in loop.carried:
+            carry.update = replace_atoms(carry.update, subst)
+        loop.exit = replace_atoms(loop.exit, subst)
+        for tape in loop.writes:
+            tape.items = [replace_atoms(a, subst) for a in tape.items]
+            self.written[tape.var] = tape.items
+
+
+def _checked_before(op, seen):
+    """Whether ``op`` is an input check that cannot fail: of values a check of
+    its kind passed before, on every path (a hessian's inner gradient checks
+    its arguments again), or of constants that pass. Its value is its first
+    operand. (Such values after the first leave a `require_scalar` kept.)"""
+    if op.prim not in CHECKS:
+        return False
+    keys = [("checked", op.prim, atom_key(a)) for a in op.args]
+    known = [k in seen or _passes(op.prim, a) for k, a in zip(keys, op.args)]
+    if all(known):
+        return True
+    if op.prim == "require_scalar":  # (one message for all: nothing to realign)
+        op.args = op.args[:1] + tuple(a for a, k in zip(op.args[1:], known[1:]) if not k)
+    seen.update((k, True) for k in keys if k[2] is not None)
+    return False
+
+
+def _passes(check, atom):
+    """A constant a check passes: a Python float, or any Python number for
+    `require_scalar`."""
+    value = getattr(atom, "value", None) if not isinstance(atom, Var) else None
+    kinds = (float,) if check == "require_float" else (float, int)
+    return isinstance(value, kinds)
+
+
+def _key(op):
+    if op.effect:  # two prints of the same value print twice
+        return None
+    args = tuple(atom_key(a) for a in op.args)
+    if any(a is None for a in args):
+        return None
+    return (op.prim, args, op.params)
+
+
+def atom_key(atom):
+    if isinstance(atom, Var):
+        return ("var", atom.uid)
+    value = atom.value
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, slice):  # slices are not hashable before Python 3.12
+        return ("slice", value.start, value.stop, value.step)
+    try:
+        hash(value)
+    except TypeError:
+        return None
+    return ("const", type(value).__name__, value)
+
+
+def replace_atoms(value, subst):
+    if isinstance(value, tuple):
+        return tuple(replace_atoms(v, subst) for v in value)
+    while isinstance(value, Var) and value in subst:
+        value = subst[value]
+    return value

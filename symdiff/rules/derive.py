@@ -1,0 +1,178 @@
+"""The derivative rules of a primitive, from its record.
+
+A record gives its rules explicitly, or they follow from what it is:
+
+- an elementwise ``Formula``: the chain rule with SymPy's partial derivatives
+  (reverse and forward mode alike);
+- ``linear`` in some operands (``sum``, ``reshape``, ``concatenate``): the
+  tangent is the primitive applied to the tangents, as JAX derives JVPs of
+  linear primitives (its reverse rule, the transpose, is still written out);
+- ``multilinear`` (a product such as ``matmul``): one term per operand;
+- ``passes`` (``float(x)``, an input check): value and derivative pass through;
+- ``zero``: no derivative at all.
+
+Reverse rules are ``rule(r, op, g) -> [adjoint or None per operand]``; ``r``
+is the reverse pass (``r.b`` builds operations, ``r.wants(atom)`` says
+whether an operand needs a gradient, ``r.unbroadcast(c, x)`` sums ``c`` back
+to the shape of ``x``). Forward rules are ``rule(b, op, tangents) ->
+tangent`` with ``b`` the builder and None for a zero tangent.
+"""
+from __future__ import annotations
+
+from ..errors import NoDerivativeRuleError
+from ..ir.nodes import Const
+from ..ir.primitive import TABLE
+from .formulas import local
+from .translate import build
+
+
+class NoRule(KeyError):
+    """The primitive has no rule for this mode (reported where it is met)."""
+
+
+def reverse_rule(name):
+    """The reverse rule of ``name``; None if its derivative is zero."""
+    prim = TABLE.get(name)
+    if prim is None:
+        raise NoRule(name)
+    if prim.zero:
+        return None
+    if prim.reverse is not None:
+        return prim.reverse
+    if prim.passes:
+        return pass_through
+    if prim.formula is not None:
+        return elementwise_rule
+    raise NoRule(name)
+
+
+def forward_rule(name):
+    """The forward (tangent) rule of ``name``; None if its derivative is zero."""
+    prim = TABLE.get(name)
+    if prim is None:
+        raise NoRule(name)
+    if prim.zero:
+        return None
+    if prim.forward is not None:
+        return prim.forward
+    if prim.passes:
+        return first_tangent
+    if prim.linear:
+        return linear_tangent
+    if prim.multilinear:
+        return multilinear_tangent
+    if prim.formula is not None:
+        return elementwise_tangent
+    raise NoRule(name)
+
+
+# ---- elementwise functions: partial derivatives from SymPy -------------------------
+def elementwise_rule(r, op, g, skip=()):
+    """Chain rule for an elementwise function; operand positions in ``skip``
+    are left to the caller (their entry is None)."""
+    constants = formula_constants(op)
+    env = _formula_env(op)
+    env["G"] = g
+    grads = []
+    for i, x in enumerate(op.args):
+        if not r.wants(x) or i in skip:
+            grads.append(None)
+            continue
+        grads.append(r.unbroadcast(build(_local(op, i, constants), env, r.b), x))
+    return grads
+
+
+def elementwise_tangent(b, op, dargs):
+    constants = formula_constants(op)
+    env = _formula_env(op)
+    terms = [build(_local(op, i, constants), {**env, "G": d}, b)
+             for i, d in enumerate(dargs) if d is not None]
+    return b.total(terms)
+
+
+def _formula_env(op):
+    env = {"a": op.args[0], "out": op.target}
+    if len(op.args) > 1:
+        env["b"] = op.args[1]
+    return env
+
+
+def _local(op, index, constants):
+    """The cached derivative tree, or a located error if SymPy's derivative
+    uses a function NumPy spelling is not known for."""
+    try:
+        return local(op.prim, index, constants)
+    except NotImplementedError as exc:
+        raise NoDerivativeRuleError(f"`{op.prim}`: {exc}", op.loc,
+                                    "give the function explicit partial derivatives: "
+                                    "Formula(..., partials=(...)) in its record") from None
+
+
+def formula_constants(op):
+    """The constant operands a derivative is specialised on: only power's
+    exponent (``x ** 2`` differentiates as ``2 * x``, not through ``log``);
+    other constants are plugged in as values."""
+    if op.prim != "power":
+        return ()
+    return tuple((i, x.value) for i, x in enumerate(op.args) if isinstance(x, Const)
+                 and isinstance(x.value, (int, float)) and not isinstance(x.value, bool))
+
+
+def guard_value(prim, index, args):
+    """A value to put in operand ``index`` where its `where` branch is not
+    taken, or None: when any value is safe there (the function is total in
+    that operand, or the call's other operands make it so: ``x ** 2``)."""
+    record = TABLE.get(prim)
+    formula = record.formula if record is not None else None
+    if formula is None or index >= len(formula.safe) or formula.safe[index] is None:
+        return None
+    if prim == "power" and _is_natural(args[1]):
+        return None
+    return formula.safe[index]
+
+
+def _is_natural(atom):
+    value = getattr(atom, "value", None)
+    return isinstance(value, (int, float)) and not isinstance(value, bool) \
+        and float(value).is_integer() and value >= 0
+
+
+# ---- derived forward rules -------------------------------------------------------------
+def linear_tangent(b, op, dargs):
+    """Jointly linear in the operands ``linear`` names: the primitive applied
+    to their tangents (zeros where one has none); other operands as they are."""
+    positions = _positions(TABLE[op.prim].linear, len(op.args))
+    if all(dargs[i] is None for i in positions):
+        return None
+    args = list(op.args)
+    for i in positions:
+        args[i] = dargs[i] if dargs[i] is not None else b.op("zeros_like", op.args[i])
+    return b.op(op.prim, *args, **dict(op.params))
+
+
+def multilinear_tangent(b, op, dargs):
+    """Linear in each operand: d f(x, y) = f(dx, y) + f(x, dy)."""
+    terms = []
+    for i, d in enumerate(dargs):
+        if d is not None:
+            args = list(op.args)
+            args[i] = d
+            terms.append(b.op(op.prim, *args, **dict(op.params)))
+    return b.total(terms)
+
+
+def _positions(linear, count):
+    """``linear`` with "all" (every operand, a sequence included) expanded."""
+    return range(count) if linear == "all" else linear
+
+
+def pass_through(r, op, g):
+    return [g] + [None] * (len(op.args) - 1)
+
+
+def first_tangent(b, op, dargs):
+    return dargs[0]
+
+
+def second_tangent(b, op, dargs):
+    return dargs[1]

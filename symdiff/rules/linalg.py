@@ -1,0 +1,127 @@
+"""Products and linear algebra: matmul, dot, outer, vdot, inv, det.
+
+The adjoint helpers of a product (``_matmul_adjoint_a`` and friends: the
+gradient of one operand for any ranks) are primitives too: they are linear
+in the gradient and in the other operand, so their own rules are products.
+"""
+from __future__ import annotations
+
+import ast
+
+from ..ir.primitive import ARRAY, NEW, SCALAR, define, like
+
+
+def _like(r, value, like_):
+    """Tell the shape facts that ``value`` has exactly the shape of ``like_``."""
+    r.facts.shape[value] = r.facts.key(like_)
+    return value
+
+
+# ---- products -----------------------------------------------------------------------------
+def matmul_rule(r, op, g):
+    """matmul and dot; the helpers return gradients of exactly each operand's shape."""
+    a, b = op.args
+    return [_like(r, r.b.op(op.prim + "_adjoint_a", g, a, b), a) if r.wants(a) else None,
+            _like(r, r.b.op(op.prim + "_adjoint_b", g, a, b), b) if r.wants(b) else None]
+
+
+def outer_rule(r, op, g):
+    a, b = op.args
+    return [r.b.op("reshape", r.b.op("matmul", g, r.b.op("ravel", b)), r.b.op("shape", a))
+            if r.wants(a) else None,
+            r.b.op("reshape", r.b.op("matmul", r.b.op("ravel", a), g), r.b.op("shape", b))
+            if r.wants(b) else None]
+
+
+def vdot_rule(r, op, g):
+    a, b = op.args
+    return [r.b.mul(g, b) if r.wants(a) else None, r.b.mul(g, a) if r.wants(b) else None]
+
+
+define("matmul(a, b)", ("binop", ast.MatMult), NEW, reverse=matmul_rule, multilinear=True,
+       result=ARRAY)
+define("dot(a, b)", reverse=matmul_rule, multilinear=True, methods=("dot",))
+define("outer(a, b)", reverse=outer_rule, multilinear=True)
+define("vdot(a, b)", shape=SCALAR, reverse=vdot_rule, multilinear=True)
+define("inner(a, b)")  # no derivative rule yet
+
+
+# ---- the adjoints of products, as primitives ---------------------------------------------------
+def matmul_adjoint_rule(r, op, h):
+    """Second derivatives. ``a_bar = L_b^T g`` where ``L_b(a) = a @ b``, so
+    <h, a_bar> = <h @ b, g>: g gets ``h @ b``, b gets the adjoint of ``h @ b``.
+    """
+    g, a, b = op.args
+    forward, side = op.prim.rsplit("_adjoint_", 1)
+    if side == "a":
+        return [r.unbroadcast(r.b.op(forward, h, b), g) if r.wants(g) else None, None,
+                _like(r, r.b.op(forward + "_adjoint_b", g, h, b), b) if r.wants(b) else None]
+    return [r.unbroadcast(r.b.op(forward, a, h), g) if r.wants(g) else None,
+            _like(r, r.b.op(forward + "_adjoint_a", g, a, h), a) if r.wants(a) else None, None]
+
+
+def matmul_adjoint_tangent(b, op, dargs):
+    """Bilinear in (g, the other operand); the operand itself gives only a shape."""
+    g, x, y = op.args
+    dg, dx, dy = dargs
+    other = 2 if op.prim.endswith("_a") else 1
+    terms = [b.op(op.prim, dg, x, y) if dg is not None else None]
+    if dargs[other] is not None:
+        args = [g, x, y]
+        args[other] = dargs[other]
+        terms.append(b.op(op.prim, *args))
+    return b.total(terms)
+
+
+for _product in ("matmul", "dot"):
+    for _side in ("a", "b"):
+        define(f"{_product}_adjoint_{_side}(g, a, b)", ("helper", f"_{_product}_adjoint_{_side}"),
+               NEW, reverse=matmul_adjoint_rule, forward=matmul_adjoint_tangent, result=ARRAY)
+
+# What a loop's gradient gathers for a matrix it multiplies by (ad/loops.py):
+# the factors are saved on a tape and added up after the loop in one product.
+# Reading generated code back, frontend/tapes.py lowers such a call to the loop
+# it stands for, so it is differentiated as that loop. Helper -> the position
+# of the matrix among the adjoint's operands.
+TAPE_SUMS = {"matmul_adjoint_a_sum": 1, "matmul_adjoint_b_sum": 2}
+define("matmul_adjoint_a_sum(parts, a)", ("helper", "_matmul_adjoint_a_sum"), like(1),
+       result=ARRAY)
+define("matmul_adjoint_b_sum(parts, b)", ("helper", "_matmul_adjoint_b_sum"), like(1),
+       result=ARRAY)
+
+
+# ---- inverse and determinant -----------------------------------------------------------------
+def _transposed(b, matrix):
+    """The matrices of a stack, each transposed."""
+    return b.op("swapaxes", matrix, axis1=-1, axis2=-2)
+
+
+def inv_rule(r, op, g):
+    """d(A^-1) = -A^-1 dA A^-1, so A_bar = -A^-T g A^-T."""
+    inverse_t = _transposed(r.b, op.target)
+    return [r.b.neg(r.b.op("matmul", r.b.op("matmul", inverse_t, g), inverse_t))]
+
+
+def inv_tangent(b, op, dargs):
+    if dargs[0] is None:
+        return None
+    return b.neg(b.op("matmul", b.op("matmul", op.target, dargs[0]), op.target))
+
+
+def det_rule(r, op, g):
+    """d det(A) = det(A) tr(A^-1 dA), so A_bar = g det(A) A^-T (per matrix)."""
+    a = op.args[0]
+    scale = r.b.op("expand_dims", r.b.mul(g, op.target), axis=(-2, -1))
+    return [r.b.mul(scale, _transposed(r.b, r.b.op("inv", a)))]
+
+
+def det_tangent(b, op, dargs):
+    if dargs[0] is None:
+        return None
+    a = op.args[0]
+    trace = b.op("sum", b.mul(_transposed(b, b.op("inv", a)), dargs[0]), axis=(-2, -1))
+    return b.mul(op.target, trace)
+
+
+define("inv(a)", ("np.linalg", "inv"), like(0), reverse=inv_rule, forward=inv_tangent)
+define("det(a)", ("np.linalg", "det"), NEW, reverse=det_rule, forward=det_tangent)

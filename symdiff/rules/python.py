@@ -1,0 +1,32 @@
+"""Python's own values and calls: shapes, lengths, conversions, the calls a
+function makes for what they do (print, logging), and the checks generated
+code makes of its inputs. None has a derivative of its own but ``float(x)``
+and the checks, whose value (and gradient) is their first operand."""
+from __future__ import annotations
+
+from ..ir.primitive import NEW, OTHER, SCALAR, define, like
+
+define("shape(a)", shape=NEW, zero=True, result=OTHER, attribute="shape")
+# x.shape of a value known to be an array: cheaper than np.shape (loops save these)
+define("array_shape(a)", ("attr", "shape"), NEW, zero=True, result=OTHER)
+define("ndim(a)", shape=SCALAR, zero=True, result=OTHER, attribute="ndim")
+define("size(a)", shape=SCALAR, zero=True, result=OTHER, attribute="size")
+define("len(a)", ("call", "len"), SCALAR, zero=True)
+define("float(a)", ("call", "float"), SCALAR, passes=True)
+# any other NumPy function, for values that need no gradient (np.arange, ...)
+define("npcall(*args; func='', kwargs=())", ("npcall",), NEW)
+
+# print(...), log.info(...), warnings.warn(...): kept as the user wrote them, in
+# the forward pass only; ``callee`` is how generated code names the function.
+# str(x), repr(x) and the '...'.format(x) an f-string becomes are pure.
+# What they read is a stop_gradient value: no derivative to take.
+define("effect_call(*args; callee='')", ("call_callee",), NEW, zero=True, effect=True)
+define("pure_call(*args; callee='')", ("call_callee",), NEW, zero=True)
+
+# The checks of generated code (runtime/checks.py): an error at the user's
+# line for bad input, else the first operand. Kept even when nothing reads them.
+define("require_scalar(a, *more; message='')", ("helper", "_require_scalar"), SCALAR,
+       passes=True, effect=True)
+define("require_float(a, *more; message='', messages=())", ("helper", "_require_float"),
+       like(0), passes=True, effect=True)
+define("scalar_predicate(a; message='')", ("helper", "_scalar_predicate"), SCALAR, zero=True)
