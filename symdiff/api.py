@@ -1,4 +1,5 @@
-"""The public entry points: grad, value_and_grad, source."""
+"""The public entry points: grad, value_and_grad, vjp, jvp, jacobian, hessian,
+source and show_ir."""
 from __future__ import annotations
 
 import functools
@@ -7,10 +8,11 @@ import unicodedata
 
 import numpy as np
 
-from .pipeline import compile_gradient
 from .controls import active_overrides, validate
-from .runtime.loader import load
+from .ir.printer import format_function
 from .locations import caller_loc
+from .pipeline import STAGES, compile_gradient
+from .runtime.loader import load
 
 _cache = {}
 _lock = threading.RLock()
@@ -128,6 +130,38 @@ def source(df):
     if text is None:
         raise TypeError(f"{df!r} was not made by symdiff")
     return text
+
+
+class IRText(str):
+    """The IR as text; shown as text (not a quoted string) at a prompt."""
+
+    def __repr__(self):
+        return str(self)
+
+
+def show_ir(f, stage="optimized", *, wrt=0, mode="grad", overrides=None):
+    """The IR of ``f``'s derivative at ``stage``, as text: "lowered" (``f``
+    itself, as the compiler reads it), "gradient" (after differentiation),
+    "optimized" (after the optimisation passes: what the source is written
+    from), or "all". ``f`` may also be a function `grad` (or another entry
+    point) made: its ``wrt``, mode and overrides are used then."""
+    stages = STAGES if stage == "all" else (stage,)
+    if any(s not in STAGES for s in stages):
+        raise ValueError(f"stage={stage!r}: choose one of {', '.join(STAGES)} or 'all'")
+    if hasattr(f, "__wrapped_function__"):
+        f, wrt, mode, overrides = (f.__wrapped_function__, f.__symdiff_wrt__,
+                                   f.__symdiff_mode__, f.__symdiff_overrides__)
+    overrides = {**active_overrides(), **(validate(overrides, caller_loc()) if overrides
+                                          else {})}
+    seen = {}
+
+    def observe(name, fn):
+        if name in stages:
+            seen[name] = format_function(fn)
+    compile_gradient(f, wrt, mode, overrides, observe=observe)
+    if len(stages) == 1:
+        return IRText(seen[stages[0]])
+    return IRText("\n".join(f"# {name}\n{seen[name]}" for name in stages))
 
 
 def _compile(f, wrt, mode, overrides):

@@ -35,14 +35,20 @@ class Compiled:
     deps: tuple = ()   # (namespace, name, value) the compiled code relied on
 
 
-def compile_gradient(fn, wrt, mode="grad", overrides=None):
+STAGES = ("lowered", "gradient", "optimized")
+
+
+def compile_gradient(fn, wrt, mode="grad", overrides=None, observe=None):
+    """`Compiled` source of the derivative of ``fn``. ``observe(stage, fn)``,
+    if given, sees the IR after each of `STAGES` (and may print it: the next
+    stage changes it in place)."""
     src = read_source(fn)
     limit = sys.getrecursionlimit()
     try:
         # Lowering recurses once per nesting level of an expression; a chain of
         # hundreds of nested operations is fine Python, so allow for it.
         sys.setrecursionlimit(max(limit, 20_000))
-        return _compile(src, wrt, mode, overrides)
+        return _compile(src, wrt, mode, overrides, observe or _unobserved)
     except RecursionError:
         node = _deepest(src.node)
         raise UnsupportedSyntaxError(
@@ -68,17 +74,24 @@ def _deepest(root):
     return best
 
 
-def _compile(src, wrt, mode, overrides):
+def _unobserved(stage, fn):
+    pass
+
+
+def _compile(src, wrt, mode, overrides, observe):
     builder = Builder(folds=FOLDS)
     builder.overrides = dict(overrides or {})
     ir_fn = lower_function(src, builder)
+    observe("lowered", ir_fn)
     wrt_vars, wrt_names = _resolve_wrt(ir_fn, wrt, src)
     if mode == "jvp":
         grad_fn = jvp_function(ir_fn, builder, wrt_vars)
     else:
         grad_fn = differentiate(ir_fn, builder, wrt_vars, mode,
                                 many=isinstance(wrt_names, tuple))
+    observe("gradient", grad_fn)
     grad_fn = optimize(grad_fn, builder)
+    observe("optimized", grad_fn)
     name = f"{mode}_{src.name}" if src.name.isidentifier() else mode
     _rename_clashing_globals(grad_fn, {name} | set(runtime.HELPERS) | _BUILTINS)
     alias = _numpy_alias(grad_fn)

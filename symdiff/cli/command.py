@@ -11,6 +11,7 @@ import os
 import sys
 
 from .. import __version__
+from ..api import show_ir
 from .fd_check import parse_shapes, run_check
 from ..errors import CommandLineError, SymdiffError, report
 from .targets import load_file, parse_spec
@@ -21,6 +22,7 @@ examples:
   symdiff models.py::loss --wrt w,b          print the module for loss, d/d(w, b)
   symdiff models.py -o generated/grads.py    every @symdiff.grad function in models.py
   symdiff models.py::loss --check --shapes w=3 b= x=10,3
+  symdiff --ir models.py::loss               the IR after each compiler stage
 
 Each module defines grad_FUNC and value_and_grad_FUNC and needs only NumPy.
 exit status: 0 done (check passed), 1 check failed, 2 error"""
@@ -71,6 +73,9 @@ def _parser():
                         help="with --check: each argument's shape, e.g. x=3,4 (x= scalar)")
     parser.add_argument("--tol", type=float, default=1e-5,
                         help="with --check: the largest error that passes (default 1e-5)")
+    parser.add_argument("--ir", action="store_true",
+                        help="print FUNC's intermediate representation after each stage "
+                             "(lowered, gradient, optimized) instead of the module")
     return parser
 
 
@@ -80,6 +85,11 @@ def _run(args):
     shapes = parse_shapes(args.shapes)
     user = load_file(path)
     targets = user.targets(func, _parse_wrt(args.wrt))
+    if args.ir:
+        target = targets[0]
+        sys.stdout.write(show_ir(target.fn, "all", wrt=target.wrt,
+                                 overrides=target.overrides or None))
+        return 0
     compiled = compile_all(targets)
     text = render(compiled, user)
     if args.check:
@@ -105,6 +115,9 @@ def _validate(args, func):
     if args.check and (func is None or not args.shapes):
         raise CommandLineError("--check needs one function and its argument shapes",
                                hint="e.g. symdiff models.py::loss --check --shapes w=3 x=10,3")
+    if args.ir and (func is None or args.check or args.output not in (None, "-")):
+        raise CommandLineError("--ir prints the IR of one function",
+                               hint="e.g. symdiff --ir models.py::loss [--wrt w]")
     if args.shapes and not args.check:
         raise CommandLineError("--shapes goes with --check", hint="add --check")
     if args.check and args.output == "-":

@@ -283,37 +283,3 @@ def use_counts(fn):
         else:
             use(value)
     return counts
-
-
-def dump(fn):
-    """A readable listing of ``fn``, for debugging and tests."""
-    lines = [f"def {fn.name}({', '.join(map(repr, fn.params))}):"]
-    _dump_block(fn.body, lines, "    ")
-    lines.append(f"    return {fn.result!r}")
-    return "\n".join(lines)
-
-
-def _dump_block(stmts, lines, pad):
-    for stmt in stmts:
-        if isinstance(stmt, Op):
-            params = "".join(f", {k}={v!r}" for k, v in stmt.params)
-            args = ", ".join(map(repr, stmt.args))
-            lines.append(f"{pad}{stmt.target!r} = {stmt.prim}({args}{params})")
-        elif isinstance(stmt, If):
-            lines.append(f"{pad}if {stmt.cond!r}:")
-            _dump_block(stmt.then, lines, pad + "    ")
-            lines.append(f"{pad}else:")
-            _dump_block(stmt.orelse, lines, pad + "    ")
-            for m in stmt.merges:
-                lines.append(f"{pad}{m.target!r} = phi({m.then!r}, {m.orelse!r})")
-        elif isinstance(stmt, Loop):
-            carried = ", ".join(f"{c.param!r}={c.init!r}->{c.update!r}->{c.out!r}"
-                                for c in stmt.carried)
-            tapes = "".join(f" {kind} {t.var!r}={t.items!r}" for kind, tapes in
-                            (("reads", stmt.reads), ("writes", stmt.writes)) for t in tapes)
-            lines.append(f"{pad}loop {stmt.kind} {stmt.index!r} {stmt.bounds!r} "
-                         f"[{carried}]{tapes}:")
-            _dump_block(stmt.cond_block, lines, pad + "  ? ")
-            _dump_block(stmt.body, lines, pad + "    ")
-        else:
-            raise TypeError(f"cannot dump IR node {type(stmt).__name__}")
