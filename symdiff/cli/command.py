@@ -22,7 +22,6 @@ examples:
   symdiff models.py::loss --wrt w,b          print the module for loss, d/d(w, b)
   symdiff models.py -o generated/grads.py    every @symdiff.grad function in models.py
   symdiff models.py::loss --check --shapes w=3 b= x=10,3
-  symdiff --ir models.py::loss               the IR after each compiler stage
 
 Each module defines grad_FUNC and value_and_grad_FUNC and needs only NumPy.
 exit status: 0 done (check passed), 1 check failed, 2 error"""
@@ -74,8 +73,7 @@ def _parser():
     parser.add_argument("--tol", type=float, default=1e-5,
                         help="with --check: the largest error that passes (default 1e-5)")
     parser.add_argument("--ir", action="store_true",
-                        help="print FUNC's intermediate representation after each stage "
-                             "(lowered, gradient, optimized) instead of the module")
+                        help="print FUNC's IR after each compiler stage instead of the module")
     return parser
 
 
