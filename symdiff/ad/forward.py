@@ -8,12 +8,15 @@ loop and an ``if`` one ``if``.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..errors import NoDerivativeRuleError
 from ..frontend.compile_time import Tup
 from ..ir.nodes import Carry, Const, FreeVar, Function, If, Loop, Merge, Op, Var, walk
 from ..ir.shapes import SCALAR, is_elementwise
 from ..rules import NoRule, forward_rule
 from ..rules.derive import second_tangent
+from .backward_as import add_shadows
 from .where_guards import guard_wheres
 
 
@@ -22,6 +25,8 @@ class Forward:
         self.b = builder
         self.dot = {}  # var -> tangent atom
         self.tape_dots = {}  # tape var -> positions whose tangents follow the items
+        self.shadow = {}  # var -> its clean copy, downstream of backward_as
+        self.copies = set()  # the clean copies: values only rules read
 
     def tangent(self, atom):
         return self.dot.get(atom) if isinstance(atom, Var) else None
@@ -38,7 +43,7 @@ class Forward:
 
     def _op(self, op):
         dargs = [self.tangent(a) for a in op.args]
-        if all(d is None for d in dargs):
+        if all(d is None for d in dargs) or op.target in self.copies:
             return
         try:
             rule = forward_rule(op.prim)
@@ -52,7 +57,7 @@ class Forward:
                 f"forward mode (jvp) has no rule for {what}", op.loc,
                 "use symdiff.vjp / grad, which know every rule")
         made = len(self.b.stmts)
-        tangent = self._derivative(rule, op, dargs)
+        tangent = self._derivative(rule, self._as_seen(op), dargs)
         built = self.b.stmts[made:]
         if tangent is not None:
             if is_elementwise(op.prim):
@@ -66,6 +71,16 @@ class Forward:
                     # a tangent has its primal's shape: say so, for later folds
                     self.b.facts.shape[tangent] = self.b.facts.key(op.target)
             self.dot[op.target] = tangent
+
+    def _as_seen(self, op):
+        """``op`` with the clean copies backward_as asks for in place of its
+        values: derivatives downstream of it are taken as if ``clean`` stood
+        there, in forward mode as in reverse mode."""
+        if not self.shadow:
+            return op
+        return replace(op, target=self.shadow.get(op.target, op.target),
+                       args=tuple(self.shadow.get(a, a) if isinstance(a, Var) else a
+                                  for a in op.args))
 
     def _derivative(self, rule, op, dargs):
         """``rule``'s tangent, built with the algebra the builder allows in
@@ -206,6 +221,9 @@ def jvp_function(fn, builder, wrt):
     """``f(x, ..., x_dot, ...) -> (value, J x_dot)``."""
     guard_wheres(fn, builder)
     fwd = Forward(builder)
+    fwd.shadow = add_shadows(fn, builder)
+    cleans = {s.args[1] for s in walk(fn.body) if isinstance(s, Op) and s.prim == "backward_as"}
+    fwd.copies = {v for v in fwd.shadow.values() if isinstance(v, Var)} - cleans
     tangents = []
     taken = {p.hint for p in fn.params} | {a.hint for a in _globals(fn.body)}
     for p in wrt:

@@ -46,10 +46,13 @@ def prim_call(lw, prim, args, kwargs, node, first=None):
 
 def _star_items(prim, name, positional, kwargs):
     """What a star operand takes: a runtime helper's ``*values`` are the
-    positional arguments left; a NumPy function's (np.stack) one sequence."""
+    positional arguments left (its ``*index``, the parts of an ``np.s_[...]``);
+    a NumPy function's (np.stack) one sequence."""
     if prim.spelling[0] == "helper":
         items = list(positional)
         positional.clear()
+        if name == "*index" and len(items) == 1 and isinstance(items[0], Tup):
+            return list(items[0].items)
         return items
     seq = positional.pop(0) if positional else kwargs.pop(name[1:], Tup(()))
     return seq.items if isinstance(seq, Tup) else [seq]

@@ -12,7 +12,8 @@ from .compile_time import Tup, is_atom
 BUILTIN_NAMES = {name: getattr(builtins, name) for name in
                  ("abs", "len", "float", "max", "min", "round", "range", "print",
                   "int", "bool", "tuple", "list", "zip", "enumerate", "sum",
-                  "isinstance", "None", "True", "False", "str", "repr", "format")
+                  "isinstance", "None", "True", "False", "str", "repr", "format",
+                  "slice")
                  if hasattr(builtins, name)}
 
 
@@ -68,6 +69,20 @@ def _builtin_text(name):
     return lower
 
 
+def _builtin_slice(lw, args, kwargs, node):
+    """slice(stop), slice(start, stop[, step]): a constant when its bounds are
+    (as ``x[1:]`` makes), else the slice primitive (generated code writes
+    ``slice(n - 2, None, None)`` for bounds computed at run time)."""
+    if kwargs or not 1 <= len(args) <= 3:
+        raise lw.error(UnsupportedSyntaxError, node, "`slice()` takes 1 to 3 bounds",
+                       "write slice(start, stop, step), or x[start:stop]")
+    bounds = [lw.atom(a, node) for a in ([Const(None)] + args if len(args) == 1 else args)]
+    bounds += [Const(None)] * (3 - len(bounds))
+    if all(isinstance(b, Const) for b in bounds):
+        return Const(slice(*(b.value for b in bounds)))
+    return lw.b.op("slice", *bounds, hint="s")
+
+
 BUILTIN_CALLS = {
     builtins.abs: _builtin_prim("abs"), builtins.len: _builtin_prim("len"),
     builtins.float: _builtin_prim("float"), builtins.round: _builtin_prim("round"),
@@ -75,4 +90,5 @@ BUILTIN_CALLS = {
     builtins.min: _builtin_minmax("min", "minimum"),
     builtins.sum: _builtin_sum, builtins.str: _builtin_text("str"),
     builtins.repr: _builtin_text("repr"), builtins.format: _builtin_text("format"),
+    builtins.slice: _builtin_slice,
 }

@@ -71,6 +71,8 @@ def apply(lw, callee, args, kwargs, node):
     prim = primitive_of(obj)
     if prim is not None and prim.name in TAPE_SUMS:
         return lower_tape_sum(lw, prim, args, node)
+    if prim is not None and prim.name == "apply_rule":
+        return gradient_calls.lower_registered_rule(lw, args, node)
     if prim is not None:
         return prim_call(lw, prim, args, kwargs, node)
     if obj is not None and obj in BUILTIN_CALLS:

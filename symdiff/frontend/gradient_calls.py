@@ -76,6 +76,25 @@ def _backward_of(lw, backward, node, name, count):
     return lower_backward
 
 
+def lower_registered_rule(lw, args, node):
+    """``_apply_rule(rule, g, *inputs)`` in generated code read back: the
+    registered rule called inline, so that it is differentiated in turn; a
+    None gradient is zeros, as at run time."""
+    if len(args) < 3:
+        raise lw.error(UnsupportedSyntaxError, node,
+                       "`_apply_rule` calls a gradient rule on a gradient and the inputs",
+                       "call it as `_apply_rule(rule, g, x, ...)`")
+    rule, g, *inputs = args
+    result = lw.call(_callable(lw, rule, node), [g, *inputs], {}, node)
+    grads = list(result.items) if isinstance(result, Tup) else [result]
+    if len(grads) != len(inputs):
+        raise lw.error(UnsupportedSyntaxError, node,
+                       f"the gradient rule returns {len(grads)} gradients for "
+                       f"{len(inputs)} inputs", "return one gradient per input")
+    return Tup(tuple(lw.b.op("zeros_like", lw.atom(x, node)) if isinstance(grad, Const)
+                     and grad.value is None else grad for x, grad in zip(inputs, grads)))
+
+
 def _lower_stop_gradient(lw, args, kwargs, node):
     if len(args) != 1 or kwargs:
         raise lw.error(UnsupportedSyntaxError, node, "stop_gradient takes one argument",

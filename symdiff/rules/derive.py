@@ -166,6 +166,14 @@ def _positions(linear, count):
     return range(count) if linear == "all" else linear
 
 
+def refused(message, hint):
+    """A rule that is an error where it is needed: a mode a primitive does not
+    have by design (the message says why, the hint what to do instead)."""
+    def refuse(_, op, __):
+        raise NoDerivativeRuleError(f"`{op.prim}`: {message}", op.loc, hint)
+    return refuse
+
+
 def pass_through(r, op, g):
     return [g] + [None] * (len(op.args) - 1)
 

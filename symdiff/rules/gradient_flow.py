@@ -5,7 +5,7 @@ in their derivatives. Overrides by registered rules are applied in ad/."""
 from __future__ import annotations
 
 from ..ir.primitive import ELEMENTWISE, NEW, define, like
-from .derive import second_tangent
+from .derive import refused, second_tangent
 
 
 def straight_through_rule(r, op, g):
@@ -32,8 +32,12 @@ define("straight_through(fwd, bwd)", ("identity",), like(0), reverse=straight_th
 define("backward_as(value, clean)", ("identity",), like(0), reverse=backward_as_rule,
        forward=second_tangent)
 define("custom_value(value, *inputs; rule='')", ("identity",), like(0),
-       reverse=custom_value_rule)
+       reverse=custom_value_rule,
+       forward=refused("a custom_gradient function defines only its reverse derivative "
+                       "(its backward), so forward mode (jvp) cannot go through it",
+                       "use symdiff.grad, vjp, jacobian or hessian, which use the backward"))
 # a gradient passed on unchanged, kept as its own line to carry its comment
 define("pass_gradient(a)", ("identity",), like(0), passes=True)
-# a registered rule called on a gradient (an override): opaque, no derivative
-define("apply_rule(rule, g, *inputs)", ("helper", "_apply_rule"), NEW)
+# a registered rule called on a gradient (an override)
+define("apply_rule(rule, g, *inputs)", ("helper", "_apply_rule"), NEW,
+       read_back_as="a call of the rule (frontend/gradient_calls.py)")

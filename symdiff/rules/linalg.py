@@ -85,9 +85,9 @@ for _product in ("matmul", "dot"):
 # of the matrix among the adjoint's operands.
 TAPE_SUMS = {"matmul_adjoint_a_sum": 1, "matmul_adjoint_b_sum": 2}
 define("matmul_adjoint_a_sum(parts, a)", ("helper", "_matmul_adjoint_a_sum"), like(1),
-       result=ARRAY)
+       result=ARRAY, read_back_as="the loop it stands for (frontend/tapes.py)")
 define("matmul_adjoint_b_sum(parts, b)", ("helper", "_matmul_adjoint_b_sum"), like(1),
-       result=ARRAY)
+       result=ARRAY, read_back_as="the loop it stands for (frontend/tapes.py)")
 
 
 # ---- inverse and determinant -----------------------------------------------------------------
