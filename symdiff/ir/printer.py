@@ -20,6 +20,7 @@ import os
 from .nodes import Const, FreeVar, If, Loop, Op, Var
 
 _COMMENT_COLUMN = 44
+_ERROR_TEXT = ("message", "messages")  # what a failed check says: not shown
 
 
 def format_function(fn):
@@ -55,8 +56,7 @@ class _Printer:
     # -- text -------------------------------------------------------------------------
     def function(self):
         params = ", ".join(self.name(p) for p in self.fn.params)
-        where = f"  # {_short(self.fn.loc)}" if self.fn.loc is not None else ""
-        self.lines.append(f"{self.fn.name}({params}):{where}")
+        self.lines.append(f"{self.fn.name}({params}):")
         self.block(self.fn.body, "  ")
         self.lines.append(f"  return {self.name(_plain(self.fn.result))}")
         return "\n".join(self.lines) + "\n"
@@ -86,7 +86,8 @@ class _Printer:
 
     def op(self, op, pad):
         args = [self.name(a) for a in op.args]
-        args += [f"{k}={_constant(v)}" for k, v in op.params]
+        args += [f"{k}={_constant(v)}" for k, v in op.params
+                 if k not in _ERROR_TEXT]
         call = f"{op.prim}({', '.join(args)})"
         if op.effect and op.prim != "require_float" and op.prim != "require_scalar":
             self.emit(call, pad, op)

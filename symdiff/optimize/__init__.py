@@ -1,4 +1,5 @@
-"""Optimisation passes on a derivative's IR, in the order `optimize` runs them.
+"""Stage 3, optimisation: passes on a derivative's IR, in the order `optimize`
+runs them.
 
 Each pass is ``pass(fn, builder) -> fn``: it rewrites ``fn`` (a
 `symdiff.ir.nodes.Function`) into something that computes the same values,
