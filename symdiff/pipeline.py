@@ -12,7 +12,8 @@ from . import __version__
 from .optimize.folds import FOLDS
 from .runtime import helpers as runtime
 from .ir.builder import Builder
-from .emit.emitter import Emitter
+from .emit.emitter import Emitter, free_variables
+from .emit.signature import with_defaults
 from .errors import UnsupportedSyntaxError, WrtError
 from .frontend.lower import lower_function
 from .ad.forward import jvp_function
@@ -110,7 +111,8 @@ def _compile(src, wrt, mode, overrides, observe):
     free.update(_callee_globals(grad_fn, builder))
     free.update({alias: getattr(builtins, b) for b, alias in emitter.builtins.items()})
     if mode in ("grad", "value_and_grad"):
-        text = _with_defaults(text, name, src, alias, free)
+        taken = set(runtime.HELPERS) | {alias, "np"} | _BUILTINS
+        text = with_defaults(text, name, src, free, taken)
     helpers = {h for h in emitter.helpers if h in runtime.HELPERS}
     deps = {(id(scope), name): (scope, name, value) for scope, name, value in builder.deps}
     return Compiled(name, text, helpers, free, origin, wrt_names, alias,
@@ -148,72 +150,6 @@ def _callee_globals(fn, builder):
     return out
 
 
-# -- the user's defaults, kept in the gradient's signature ---------------------------------
-def _with_defaults(text, name, src, np_alias, free):
-    """``text`` with its ``def`` line carrying the defaults and keyword-only
-    markers of the user's function, so the gradient is called like it."""
-    args = src.node.args
-    if not (args.defaults or args.kwonlyargs):
-        return text
-    positional = args.posonlyargs + args.args
-    defaults = list(getattr(src.fn, "__defaults__", None) or ())
-    kwdefaults = dict(getattr(src.fn, "__kwdefaults__", None) or {})
-    written = dict(zip([a.arg for a in positional][len(positional) - len(args.defaults):],
-                       args.defaults))
-    written.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults)})
-    first = len(positional) - len(defaults)
-    parts = []
-    for i, a in enumerate(positional):
-        parts.append(a.arg if i < first else
-                     f"{a.arg}={_default(a.arg, defaults[i - first], written.get(a.arg), src, np_alias, free)}")
-    if args.kwonlyargs:
-        parts.append("*")
-        for a in args.kwonlyargs:
-            parts.append(a.arg if a.arg not in kwdefaults else
-                         f"{a.arg}={_default(a.arg, kwdefaults[a.arg], written.get(a.arg), src, np_alias, free)}")
-    _, _, rest = text.partition("\n")
-    return _wrap_def(f"def {name}(", parts) + "\n" + rest
-
-
-def _default(param, value, node, src, np_alias, free):
-    """How the ``def`` line writes a default: as a literal, as the user's
-    module-level name for it, or as a name made for it."""
-    try:
-        text = repr(value)
-        back = ast.literal_eval(text)
-        if type(back) is type(value) and back == value:
-            return text
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        pass
-    taken = set(runtime.HELPERS) | {np_alias, "np"} | _BUILTINS
-    if isinstance(node, ast.Name) and src.globals.get(node.id, _MISSING) is value \
-            and node.id not in taken and free.get(node.id, value) is value:
-        free[node.id] = value
-        return node.id
-    made = f"_default_{param}"
-    free[made] = value
-    return made
-
-
-def _wrap_def(start, parts):
-    """``def name(a, b=1, ...):`` on lines of at most 79 characters."""
-    line = start + ", ".join(parts) + "):"
-    if len(line) <= 79:
-        return line
-    pad = " " * len(start)
-    lines, current = [], start
-    for i, part in enumerate(parts):
-        piece = part + ("," if i < len(parts) - 1 else "):")
-        fresh = current in (start, pad)
-        if not fresh and len(current) + 1 + len(piece) > 79:
-            lines.append(current)
-            current, fresh = pad, True
-        current += piece if fresh else " " + piece
-    lines.append(current)
-    return "\n".join(lines)
-
-
-_MISSING = object()
 
 _WHAT = {"grad": "Gradient", "value_and_grad": "Value and gradient",
          "vjp": "Vector-Jacobian product", "jvp": "Jacobian-vector product"}
@@ -247,8 +183,7 @@ def _resolve_wrt(ir_fn, wrt, src):
 
 
 def _free(fn):
-    from .emit.emitter import _free_vars
-    return _free_vars(fn)
+    return free_variables(fn)
 
 
 def _numpy_alias(fn):

@@ -12,7 +12,7 @@ import textwrap
 
 from ..ir.nodes import Const, FreeVar, If, Loop, Op, Var, use_counts, walk
 from ..ir.primitive import TABLE
-from .in_place import accumulations, scatters
+from .in_place_writes import accumulations, scatters
 from .layout import fit_comment, strip_parens, wrap
 from .names import CALLED_BUILTINS, assign_names, builtin_aliases
 from .spelling import Spelling
@@ -38,7 +38,7 @@ class Emitter(Spelling):
         self._decide_inlining(self.fn.body, depth=0)
         self.accumulations = accumulations(self.fn.body, self.counts)
         fixed = {p: p.hint for p in self.fn.params}
-        fixed.update({v: v.hint for v in _free_vars(self.fn)})
+        fixed.update({v: v.hint for v in free_variables(self.fn)})
         reserved = {self.np, *CALLED_BUILTINS} | helper_names() | callee_roots(self.fn.body)
         self.builtins = builtin_aliases(set(fixed.values()), reserved)
         reserved |= set(self.builtins.values())
@@ -93,7 +93,7 @@ class Emitter(Spelling):
 
     def _scatter(self, op, lines, pad):
         """``x_bar = <buffer>`` then ``x_bar[index] += g``: the sum of two index
-        gradients in one array (see optimize/in_place.py)."""
+        gradients in one array (see in_place_writes.py)."""
         buffer, placed = self.scatters[op.target]
         name, first = self.names[op.target], self._text(buffer)
         if first != name:
@@ -296,7 +296,8 @@ def _use_counts(fn):
     return counts
 
 
-def _free_vars(fn):
+def free_variables(fn):
+    """The globals ``fn`` reads (emitted under their own names)."""
     return {a for op in _ops(fn.body) for a in op.args if isinstance(a, FreeVar)}
 
 

@@ -94,7 +94,7 @@ class Spelling:
 
     def _spell_call_callee(self, op, spelling, args):
         """``print(...)``, ``log.info(...)``, ``'{}'.format(...)``: as the user
-        called it (see rules/python.py)."""
+        called it (see rules/python_values.py)."""
         callee = op.param("callee")
         keywords = [ast.keyword(k, self.const(v)) for k, v in op.params if k != "callee"]
         return ast.Call(ast.parse(callee, mode="eval").body, args, keywords)

@@ -1,6 +1,6 @@
 """Calls made for what they do: print, logging, warnings.
 
-They are kept as they are in the forward pass (see rules/python.py); what they
+They are kept as they are in the forward pass (see rules/python_values.py); what they
 read gets no gradient from them.
 """
 from __future__ import annotations

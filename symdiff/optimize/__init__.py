@@ -9,9 +9,9 @@ built: see `folds.py`, which the pipeline hands to the builder.
 """
 from __future__ import annotations
 
-from .common import eliminate_common_subexpressions
+from .common_subexpressions import eliminate_common_subexpressions
 from .dead_code import eliminate_dead_code
-from .in_place import sums_in_place
+from .sums_in_place import sums_in_place
 from .selects import branch_free_selects
 
 PASSES = (
