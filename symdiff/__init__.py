@@ -1,12 +1,11 @@
 """symdiff: gradients of NumPy functions, as readable Python source."""
-__version__ = "0.1.0"
-
 from .api import (grad, hessian, jacobian, jvp, show_ir, source,  # noqa: E402
                   value_and_grad, vjp)
 from .controls import (backward_as, cond, custom_gradient,  # noqa: E402
                        gradient_override, register_gradient, stop_gradient,
                        straight_through)
 from .errors import SymdiffError  # noqa: E402
+from .version import __version__  # noqa: E402
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "jacobian", "hessian", "source", "show_ir",
            "stop_gradient", "straight_through", "backward_as", "cond", "register_gradient",

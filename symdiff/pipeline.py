@@ -8,7 +8,7 @@ import sys
 import unicodedata
 from dataclasses import dataclass
 
-from . import __version__
+from .version import __version__
 from .optimize.folds import FOLDS
 from .runtime import helpers as runtime
 from .ir.builder import Builder

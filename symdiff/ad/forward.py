@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..errors import NoDerivativeRuleError
-from ..frontend.compile_time import Tup
 from ..ir.nodes import Carry, Const, FreeVar, Function, If, Loop, Merge, Op, Var, walk
 from ..ir.shapes import SCALAR, is_elementwise
 from ..rules import NoRule, forward_rule
@@ -233,7 +232,7 @@ def jvp_function(fn, builder, wrt):
         fwd.dot[p] = t
         tangents.append(t)
     body = fwd.block(fn.body)
-    result = _plain(fn.result)
+    result = fn.result
     with builder.into(body):
         out = fwd.result_tangent(result)
     return Function(fn.name, list(fn.params) + tangents, body, (result, out), fn.loc,
@@ -253,6 +252,3 @@ def _globals(stmts):
             if isinstance(a, FreeVar)}
 
 
-def _plain(value):
-    """A returned tuple (``return a, b``) as a Python tuple of atoms."""
-    return tuple(_plain(v) for v in value.items) if isinstance(value, Tup) else value

@@ -10,7 +10,6 @@ from collections import defaultdict
 from dataclasses import replace
 
 from ..errors import NoDerivativeRuleError, NonScalarOutputError, UnsupportedSyntaxError
-from ..frontend.compile_time import Tup, is_atom
 from ..ir.nodes import Const, Function, If, Loop, Merge, Op, Var, branch_definitions
 from ..ir.shapes import SCALAR, is_elementwise
 from ..rules import NoRule, reverse_rule
@@ -293,9 +292,9 @@ def differentiate(fn, builder, wrt, mode, many=None):
     rev.original = {v: k for k, v in rev.shadow.items() if isinstance(v, Var)}
     builder.stmts = list(fn.body)
     result, params = fn.result, list(fn.params)
-    if isinstance(result, Tup) and mode != "vjp":
+    if isinstance(result, tuple) and mode != "vjp":
         raise NonScalarOutputError(
-            f"the function returns {len(result.items)} values; {mode} needs one scalar",
+            f"the function returns {len(result)} values; {mode} needs one scalar",
             fn.loc, "return one scalar (the sum of the parts, say), or use symdiff.vjp "
             "or symdiff.jacobian, which take functions with several outputs")
     seeds = [(result, Const(1.0))]
@@ -373,15 +372,11 @@ def _shape_sources(fn, facts, result):
 def _vjp_seeds(builder, result, seed, loc):
     """The result as atoms (tuples as Python tuples) and its (value, cotangent)
     pairs: a function returning a tuple takes a tuple of cotangents."""
-    if is_atom(result):
+    if not isinstance(result, tuple):
         builder.facts.shape[seed] = builder.facts.key(result)
         return result, [(result, seed)]
-    if not isinstance(result, Tup):
-        raise NonScalarOutputError("the function returns something that is not an "
-                                   "array, a number or a tuple of them", loc,
-                                   "return arrays or numbers")
     items, pairs = [], []
-    for k, item in enumerate(result.items):
+    for k, item in enumerate(result):
         part = builder.op("getitem", seed, Const(k), hint=seed.hint)
         value, more = _vjp_seeds(builder, item, part, loc)
         items.append(value)

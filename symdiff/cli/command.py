@@ -10,7 +10,7 @@ import argparse
 import os
 import sys
 
-from .. import __version__
+from ..version import __version__
 from ..api import show_ir
 from .fd_check import parse_shapes, run_check
 from ..errors import CommandLineError, SymdiffError, report

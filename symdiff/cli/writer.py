@@ -16,7 +16,7 @@ import tempfile
 import textwrap
 import types
 
-from .. import __version__
+from ..version import __version__
 from ..runtime import helpers as runtime
 from ..pipeline import compile_gradient, module_header
 from ..controls import is_registered

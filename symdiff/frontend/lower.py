@@ -366,7 +366,19 @@ def lower_function(src, builder):
     if isinstance(result, Var) and result not in builder.named:
         result.hint = src.name if src.name.isidentifier() else "value"
         builder.named.add(result)
-    return Function(src.name, params, builder.stmts, result, src.loc(src.node))
+    return Function(src.name, params, builder.stmts, _returned(result, src), src.loc(src.node))
+
+
+def _returned(value, src):
+    """What the function returns, as the IR holds it: an atom, or a tuple of
+    them (nested as the user's tuples are)."""
+    if is_atom(value):
+        return value
+    if isinstance(value, Tup):
+        return tuple(_returned(v, src) for v in value.items)
+    raise NonScalarOutputError("the function returns something that is not an array, a "
+                               "number or a tuple of them", src.loc(src.node),
+                               "return arrays or numbers")
 
 
 def _bind_defaults(lowerer, src):

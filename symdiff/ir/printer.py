@@ -58,7 +58,7 @@ class _Printer:
         params = ", ".join(self.name(p) for p in self.fn.params)
         self.lines.append(f"{self.fn.name}({params}):")
         self.block(self.fn.body, "  ")
-        self.lines.append(f"  return {self.name(_plain(self.fn.result))}")
+        self.lines.append(f"  return {self.name(self.fn.result)}")
         return "\n".join(self.lines) + "\n"
 
     def emit(self, text, pad, stmt=None):
@@ -156,8 +156,3 @@ def _constant(value):
 def _short(loc):
     return f"{os.path.basename(loc.filename)}:{loc.lineno}"
 
-
-def _plain(value):
-    """A returned tuple of values (the frontend's `Tup`) as a Python tuple."""
-    items = getattr(value, "items", None)
-    return tuple(_plain(v) for v in items) if isinstance(items, tuple) else value
