@@ -186,7 +186,7 @@ def _compile(f, wrt, mode, overrides):
             return hit[0]
         compiled = compile_gradient(f, wrt, mode, overrides)
         fn = load(compiled.source, compiled.name, compiled.origin, compiled.free,
-                  compiled.np_alias)
+                  compiled.np_alias, compiled.modules)
         fn.__wrapped_function__ = f  # what the CLI needs to rebuild this gradient
         fn.__symdiff_wrt__ = wrt
         fn.__symdiff_mode__ = mode

@@ -13,7 +13,7 @@ import functools
 
 from . import rules  # noqa: F401 (the table of primitives)
 from .errors import RegistrationError
-from .ir.primitive import numpy_names, numpy_primitive
+from .ir.primitive import named_primitive, primitive_names
 from .locations import caller_loc
 
 
@@ -89,9 +89,10 @@ def validate(mapping, loc=None):
                                 "pass a dict mapping op names to registered gradient names")
     out = {}
     for op, rule in mapping.items():
-        record = numpy_primitive(str(op).lower())
+        record = named_primitive(str(op).lower())
         if record is None or record.spelling[0] == "call_callee":
-            ops = [n for n in numpy_names() if numpy_primitive(n).spelling[0] != "call_callee"]
+            ops = [n for n in primitive_names()
+                   if named_primitive(n).spelling[0] != "call_callee"]
             raise RegistrationError(f"unknown op {op!r} in gradient overrides", loc,
                                     _closest(str(op).lower(), ops, "op"))
         if rule not in _rules:

@@ -12,7 +12,7 @@ from .version import __version__
 from .optimize.folds import FOLDS
 from .runtime import helpers as runtime
 from .ir.builder import Builder
-from .emit.emitter import Emitter, free_variables
+from .emit.emitter import Emitter, free_variables, module_roots
 from .emit.signature import with_defaults
 from .errors import UnsupportedSyntaxError, WrtError
 from .frontend.lower import lower_function
@@ -34,6 +34,7 @@ class Compiled:
     wrt_names: tuple
     np_alias: str = "np"
     deps: tuple = ()   # (namespace, name, value) the compiled code relied on
+    modules: tuple = ()  # other libraries' modules it calls into ("scipy.special")
 
 
 STAGES = ("lowered", "gradient", "optimized")
@@ -94,7 +95,8 @@ def _compile(src, wrt, mode, overrides, observe):
     grad_fn = optimize(grad_fn, builder)
     observe("optimized", grad_fn)
     name = f"{mode}_{src.name}" if src.name.isidentifier() else mode
-    _rename_clashing_globals(grad_fn, {name} | set(runtime.HELPERS) | _BUILTINS)
+    _rename_clashing_globals(grad_fn, {name} | set(runtime.HELPERS) | _BUILTINS |
+                             module_roots(grad_fn.body))
     alias = _numpy_alias(grad_fn)
     gradients = grad_fn.result if mode == "grad" else grad_fn.result[1]
     emitter = Emitter(grad_fn, np_alias=alias, unwrap=returned_arrays(grad_fn, gradients))
@@ -116,7 +118,7 @@ def _compile(src, wrt, mode, overrides, observe):
     helpers = {h for h in emitter.helpers if h in runtime.HELPERS}
     deps = {(id(scope), name): (scope, name, value) for scope, name, value in builder.deps}
     return Compiled(name, text, helpers, free, origin, wrt_names, alias,
-                    tuple(deps.values()))
+                    tuple(deps.values()), tuple(sorted(emitter.modules)))
 
 
 # Builtins generated code or a written module's helpers may call; a global of

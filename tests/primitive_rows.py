@@ -1,47 +1,26 @@
 """One row (or a few) per primitive of the table: a call of it as user code
 spells it, on arguments inside its domain and away from its kinks.
 
-A row is ``(primitive, function, args)``; ``tests/test_primitives.py`` checks
-each with `check_grads`. Runtime helpers of generated code are called as
-generated code calls them (they are primitives too). Each lambda has a line
-of its own (symdiff finds a lambda by its line).
+A row is ``(primitive, function, args)``, optionally with a dict of options
+for `check_grads` (``reference``, ``forward``); ``tests/test_primitives.py``
+checks each. Runtime helpers of generated code are called as generated code
+calls them (they are primitives too). Each lambda has a line of its own
+(symdiff finds a lambda by its line). Families of primitives keep their rows
+in ``tests/rows_<family>.py`` (a ``ROWS`` list, and ``REFUSED`` for those
+without rules yet), which this module gathers.
 """
+import glob
+import importlib
+import os
+
 import numpy as np
 
 import symdiff
+from row_inputs import between, inside, matrix, pos, u
 from symdiff.runtime.helpers import (_dot_adjoint_a, _dot_adjoint_b, _matmul_adjoint_a,
                                      _matmul_adjoint_b, _prod_others, _require_float,
                                      _require_scalar, _scalar_predicate, _step, _sum_to,
                                      _ties, _unindex, _unindex_add, _unindex_sum, _unreduce)
-
-_rng = np.random.default_rng(20261124)
-
-
-def u(*shape):
-    """Uniform in (-1, 1), none within 0.1 of 0 (sign, abs and ties are away)."""
-    x = _rng.uniform(0.1, 1.0, size=shape) * _rng.choice([-1.0, 1.0], size=shape)
-    return float(x) if not shape else x
-
-
-def pos(*shape, lo=0.5, hi=2.0):
-    x = _rng.uniform(lo, hi, size=shape)
-    return float(x) if not shape else x
-
-
-def inside(*shape):
-    """Inside (-0.8, 0.8): arcsin, arctanh, tan."""
-    return pos(*shape, lo=-0.8, hi=0.8)
-
-
-def between(*shape):
-    """Between integers: floor, ceil, round and friends are flat there."""
-    return _rng.integers(-3, 3, size=shape) + _rng.uniform(0.2, 0.4, size=shape)
-
-
-def matrix(*batch, n=3):
-    """Well-conditioned square matrices (a stack for a ``batch`` shape)."""
-    return np.eye(n) * 3.0 + _rng.uniform(-1, 1, size=batch + (n, n))
-
 
 INDEX = np.array([0, 2, 2])  # a repeated position: its gradient is added up
 
@@ -268,3 +247,9 @@ REFUSED = [
     ("vstack", lambda a, b: np.vstack([a, b]), (u(3), u(3))),
     ("npcall", lambda a: np.cumprod(a), (u(3),)),
 ]
+
+
+for _path in sorted(glob.glob(os.path.join(os.path.dirname(__file__), "rows_*.py"))):
+    _family = importlib.import_module(os.path.basename(_path)[:-3])
+    ROWS += _family.ROWS
+    REFUSED += getattr(_family, "REFUSED", [])

@@ -57,8 +57,9 @@ def render(compiled, user):
     free = _merged_free(compiled)
     rules = {name: free.pop(name) for name in sorted(free) if is_registered(free[name])}
     aliases = {np_alias(c) for c in compiled} | ({"np"} if helpers or rules else set())
+    modules = sorted(set().union(*(getattr(c, "modules", ()) for c in compiled)))
     _check_clashes(compiled, helpers, aliases, free, user)
-    parts = [_header(compiled, user) + "".join(_imports(aliases, free, user))]
+    parts = [_header(compiled, user) + "".join(_imports(aliases, free, user, modules))]
     parts += [helper_source(name) for name in helpers]
     parts += [rule_source(rule) for rule in rules.values()]
     parts += [c.source for c in compiled]
@@ -102,9 +103,9 @@ def _merged_free(compiled):
     return free
 
 
-def _imports(aliases, free, user):
+def _imports(aliases, free, user, modules=()):
     """Import lines: NumPy and other libraries, then the user's own modules."""
-    plain = {("numpy", a) for a in aliases}
+    plain = {("numpy", a) for a in aliases} | {(m, m) for m in modules}
     froms = {}
     for name in sorted(free):
         module, attr = _origin(name, free[name], user)

@@ -27,6 +27,7 @@ class Emitter(Spelling):
         self.np = np_alias
         self.unwrap = unwrap  # vars written ``...[()]``: see scalar_results.py
         self.helpers = set()
+        self.modules = set()  # modules other than NumPy the code calls into
         self.counts = _use_counts(fn)
         self.inlined = {}
         self.names = {}
@@ -39,7 +40,8 @@ class Emitter(Spelling):
         self.accumulations = accumulations(self.fn.body, self.counts)
         fixed = {p: p.hint for p in self.fn.params}
         fixed.update({v: v.hint for v in free_variables(self.fn)})
-        reserved = {self.np, *CALLED_BUILTINS} | helper_names() | callee_roots(self.fn.body)
+        reserved = {self.np, *CALLED_BUILTINS} | helper_names() | \
+            callee_roots(self.fn.body) | module_roots(self.fn.body)
         self.builtins = builtin_aliases(set(fixed.values()), reserved)
         reserved |= set(self.builtins.values())
         shared = {t: buffer for t, (buffer, _) in self.scatters.items()}
@@ -304,6 +306,13 @@ def free_variables(fn):
 def helper_names():
     """The names of the runtime helpers generated code may call."""
     return {p.spelling[1] for p in TABLE.values() if p.spelling[0] == "helper"}
+
+
+def module_roots(stmts):
+    """The first names of the modules generated code calls functions of
+    (``scipy`` of ``scipy.special.gammaln``): no variable or global takes them."""
+    return {TABLE[s.prim].spelling[1].split(".")[0] for s in walk(stmts)
+            if isinstance(s, Op) and TABLE[s.prim].spelling[0] == "module"}
 
 
 def callee_roots(stmts):

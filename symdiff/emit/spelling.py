@@ -71,6 +71,17 @@ class Spelling:
             args = [ast.List(args, ast.Load())]
         return ast.Call(self._np_attr(spelling[1]), args, self._keywords(op))
 
+    def _spell_module(self, op, spelling, args):
+        """``scipy.special.gammaln(x)``: a function of another library, by its
+        full name (generated code imports the module; see `modules`)."""
+        _, module, name = spelling
+        parts = module.split(".") + [name]
+        func = ast.Name(parts[0], ast.Load())
+        for part in parts[1:]:
+            func = ast.Attribute(func, part, ast.Load())
+        self.modules.add(module)
+        return ast.Call(func, args, self._keywords(op))
+
     def _spell_np_linalg(self, op, spelling, args):
         func = ast.Attribute(self._np_attr("linalg"), spelling[1], ast.Load())
         return ast.Call(func, args, self._keywords(op))

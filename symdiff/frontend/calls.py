@@ -16,14 +16,16 @@ import difflib
 import inspect
 import math
 import numbers
+import sys
 import types
 
 import numpy as np
 
 from ..errors import NoDerivativeRuleError, UnknownNameError, UnsupportedSyntaxError
 from ..ir.nodes import Const, FreeVar
-from ..ir.primitive import (TABLE, attribute_primitive, math_primitive, method_names,
-                            method_primitive, numpy_primitive)
+from ..ir.primitive import (TABLE, attribute_primitive, function_modules,
+                            function_primitive, math_primitive, method_names,
+                            method_primitive)
 from ..rules.linalg import TAPE_SUMS
 from ..runtime import helpers as runtime
 from . import gradient_calls
@@ -123,11 +125,10 @@ def primitive_of(obj):
     name = getattr(obj, "__name__", None)
     if not isinstance(name, str) or _is_python_builtin(obj):
         return None
-    if getattr(np, name, None) is obj:
-        return numpy_primitive(name)
-    if getattr(np.linalg, name, None) is obj:  # (np.linalg.outer is not np.outer)
-        record = numpy_primitive(name)
-        return record if record is not None and record.spelling[0] == "np.linalg" else None
+    for module_name in function_modules():  # (np.linalg.outer is not np.outer)
+        module = sys.modules.get(module_name)
+        if module is not None and getattr(module, name, None) is obj:
+            return function_primitive(module_name, name)
     if getattr(math, name, None) is obj:
         return math_primitive(name)
     helper = runtime.HELPERS.get(name) if name.startswith("_") else None

@@ -81,10 +81,19 @@ class Primitive:
 
 
 TABLE = {}          # name -> Primitive
-_NUMPY_NAMES = {}   # NumPy spelling (name or alias) -> name
+_NAMES = {}         # name or alias -> name (the names overrides may use)
+_FUNCTIONS = {}     # (module, function name or alias) -> name
 _METHODS = {}       # array method -> name
 _ATTRIBUTES = {}    # array attribute -> name
 _MATH = {}          # math function -> name
+
+
+# Spellings of functions of a module, and the module user code finds them in:
+# ("np", "sum") is np.sum; ("module", "scipy.special", "gammaln") is
+# scipy.special.gammaln (generated code imports scipy.special for it).
+# An operator is a NumPy function too (np.add, np.negative, np.greater).
+_SPELLED_MODULES = {"np": "numpy", "np.linalg": "numpy.linalg", "binop": "numpy",
+                    "unary": "numpy", "compare": "numpy"}
 
 
 def define(signature, spelling=None, shape=NEW, **fields):
@@ -96,12 +105,18 @@ def define(signature, spelling=None, shape=NEW, **fields):
         raise ValueError(f"primitive {name!r} is defined twice")
     if spelling is None:
         spelling = ("np", name)
-    fields.setdefault("result", _RESULTS.get(spelling[0], OTHER))
+    fields.setdefault("result", ARRAY if spelling[0] == "module" else
+                      _RESULTS.get(spelling[0], OTHER))
     prim = Primitive(name, operands, params, spelling, shape, **fields)
     TABLE[name] = prim
-    _NUMPY_NAMES.setdefault(name, name)
+    _NAMES.setdefault(name, name)
     for alias in prim.aliases:
-        _NUMPY_NAMES[alias] = name
+        _NAMES[alias] = name
+    module = spelling[1] if spelling[0] == "module" else _SPELLED_MODULES.get(spelling[0])
+    if module is not None:
+        for spelled in (spelling[-1] if spelling[0] in ("np", "np.linalg", "module")
+                        else name,) + prim.aliases:
+            _FUNCTIONS[(module, spelled)] = name
     for method in prim.methods:
         _METHODS[method] = name
     if prim.attribute:
@@ -128,10 +143,22 @@ def primitive(name):
     return TABLE[name]
 
 
-def numpy_primitive(name):
-    """The primitive NumPy calls ``name`` (``absolute`` is ``abs``), or None."""
-    found = _NUMPY_NAMES.get(name)
+def named_primitive(name):
+    """The primitive named (or aliased) ``name`` (``absolute`` is ``abs``), or None."""
+    found = _NAMES.get(name)
     return TABLE[found] if found is not None else None
+
+
+def function_primitive(module, name):
+    """The primitive the function ``name`` of ``module`` is (``"numpy.linalg",
+    "inv"``; ``"scipy.special", "gammaln"``), or None."""
+    found = _FUNCTIONS.get((module, name))
+    return TABLE[found] if found is not None else None
+
+
+def function_modules():
+    """The modules whose functions are primitives (``numpy``, ``scipy.special``...)."""
+    return sorted({module for module, _ in _FUNCTIONS})
 
 
 def method_primitive(name):
@@ -154,9 +181,9 @@ def method_names():
     return sorted(_METHODS)
 
 
-def numpy_names():
-    """Every NumPy name a primitive answers to (for messages and overrides)."""
-    return sorted(_NUMPY_NAMES)
+def primitive_names():
+    """Every name a primitive answers to (for messages and overrides)."""
+    return sorted(_NAMES)
 
 
 def is_effect(name):
