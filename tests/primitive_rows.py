@@ -172,6 +172,9 @@ ROWS = [
     ("inv", lambda a: np.linalg.inv(a), (matrix(2),)),
     ("det", lambda a: np.linalg.det(a), (matrix(),)),
     ("det", lambda a: np.linalg.det(a), (matrix(2),)),
+    ("slogdet", lambda a: np.linalg.slogdet(a)[1], (matrix(),)),
+    ("slogdet", lambda a: np.linalg.slogdet(a)[0] * np.linalg.slogdet(a)[1], (matrix(2),)),
+    ("output", lambda a: np.linalg.slogdet(-a)[1] + np.sum(a), (matrix(),)),
     # ---- reductions ------------------------------------------------------------------------------
     ("sum", lambda a: np.sum(a), (u(2, 3),)),
     ("sum", lambda a: np.sum(a, axis=1), (u(2, 3),)),

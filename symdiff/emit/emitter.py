@@ -10,7 +10,7 @@ import ast
 import os
 import textwrap
 
-from ..ir.nodes import Const, FreeVar, If, Loop, Op, Var, use_counts, walk
+from ..ir.nodes import Const, FreeVar, If, Loop, Op, Var, blocks, use_counts, walk
 from ..ir.primitive import TABLE
 from .in_place_writes import accumulations, scatters
 from .layout import fit_comment, strip_parens, wrap
@@ -36,6 +36,8 @@ class Emitter(Spelling):
     # -- the whole function ------------------------------------------------------------
     def function(self, name, doc):
         self.scatters = scatters(self.fn.body, self.counts)
+        self.unpacked = _unpacked_outputs(self.fn.body, self.counts)
+        self.read_by_unpacking = {out.target for outs in self.unpacked.values() for out in outs}
         self._decide_inlining(self.fn.body, depth=0)
         self.accumulations = accumulations(self.fn.body, self.counts)
         fixed = {p: p.hint for p in self.fn.params}
@@ -64,7 +66,7 @@ class Emitter(Spelling):
         start = len(lines)
         for stmt in stmts:
             if isinstance(stmt, Op):
-                if stmt.target not in self.inlined:
+                if stmt.target not in self.inlined and stmt.target not in self.read_by_unpacking:
                     self._comment(stmt, lines, pad)
                     self._op(stmt, lines, pad)
             elif isinstance(stmt, If):
@@ -78,6 +80,13 @@ class Emitter(Spelling):
         return len(lines) > start
 
     def _op(self, op, lines, pad):
+        outputs = self.unpacked.get(op.target)
+        if outputs is not None:  # w, v = np.linalg.eigh(a)
+            names = ["_"] * len(TABLE[op.prim].outputs)
+            for out in outputs:
+                names[out.param("index")] = self.names[out.target]
+            lines.extend(wrap(f"{pad}{', '.join(names)} = {ast.unparse(self.expr(op))}"))
+            return
         if op.target in self.accumulations:
             grad = ast.unparse(self.atom(op.args[1]))
             lines.extend(wrap(f"{pad}{self.names[op.target]} += {grad}"))
@@ -268,6 +277,28 @@ def _docstring(doc):
     first, newline, rest = doc.partition("\n")
     first = "\n    ".join(textwrap.wrap(f'"""{first}', 75, break_long_words=False))
     return f'    {first}{newline}{rest}"""'
+
+
+def _unpacked_outputs(stmts, counts):
+    """Multi-output operations whose results are all read right after them
+    (by `output` operations, nothing else): written as one unpacking
+    assignment. Maps the operation's target to its output operations."""
+    found = {}
+    for block in [stmts] + [b for s in walk(stmts) for b in blocks(s)]:
+        for i, op in enumerate(block):
+            if not isinstance(op, Op) or not TABLE[op.prim].outputs:
+                continue
+            outputs = []
+            for after in block[i + 1:]:
+                if not (isinstance(after, Op) and after.prim == "output"
+                        and after.args[0] is op.target):
+                    break
+                outputs.append(after)
+            # (one output read: `np.linalg.slogdet(a)[1]` reads as well, inlined)
+            if len(outputs) > 1 and counts.get(op.target) == len(outputs) and len(
+                    {out.param("index") for out in outputs}) == len(outputs):
+                found[op.target] = outputs
+    return found
 
 
 def _name_entries(stmts):

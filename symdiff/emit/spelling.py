@@ -122,6 +122,9 @@ class Spelling:
     def _spell_slice(self, op, spelling, args):
         return ast.Call(ast.Name(self._builtin("slice"), ast.Load()), args, [])
 
+    def _spell_output(self, op, spelling, args):
+        return ast.Subscript(args[0], ast.Constant(op.param("index")), ast.Load())
+
     def _spell_tuple(self, op, spelling, args):
         return ast.Tuple(args, ast.Load())
 

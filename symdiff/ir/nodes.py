@@ -68,6 +68,15 @@ class FreeVar(Var):
 
 
 @dataclass(frozen=True)
+class OutputPart:
+    """Part of the adjoint of a multi-output operation's tuple: ``value`` is the
+    adjoint of its output ``index`` (the reverse pass gathers the parts)."""
+
+    index: int
+    value: object
+
+
+@dataclass(frozen=True)
 class Const:
     value: object
 
