@@ -40,11 +40,15 @@ class Lowerer:
         self.depth = depth
         self.env = dict(env or {})
         self.loops = []   # (Loop, body block) of the loops being lowered, innermost last
+        self.inlining = frozenset({getattr(src.fn, "__code__", None)})  # (recursion)
+        self.loop_locals = {}  # name first assigned inside a loop -> the loop's line
 
     def nested(self, src, env=None):
         """A lowerer for a function this one calls (``env``: a closure's
         names), building into the same place: its body is inlined here."""
-        return Lowerer(src, self.b, self.depth + 1, env)
+        sub = Lowerer(src, self.b, self.depth + 1, env)
+        sub.inlining = self.inlining
+        return sub
 
     def call(self, callee, args, kwargs, node):
         """The value of calling ``callee`` (a compile-time value) here."""
@@ -249,6 +253,13 @@ class Lowerer:
         if hasattr(builtins, name) and not name.startswith("_"):
             # defined, but not in the language: calling it says so
             return Static(getattr(builtins, name))
+        if name in self.loop_locals:
+            raise self.error(UnknownNameError, node,
+                             f"`{name}` is first assigned inside the loop at line "
+                             f"{self.loop_locals[name]}, so here it is defined only if the "
+                             "loop ran",
+                             f"assign `{name}` before the loop (e.g. `{name} = 0.0`), so "
+                             "that it has a value however many times the loop runs")
         raise self.error(UnknownNameError, node, f"name `{name}` is not defined",
                          "define it before this line, or pass it as an argument")
 
