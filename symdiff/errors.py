@@ -11,6 +11,12 @@ class SymdiffError(Exception):
 
     Carries ``filename``, ``lineno``, ``col_offset`` (0-based, like ``ast``),
     the offending ``source_line`` and a ``hint`` saying how to fix it.
+
+    Each subclass also derives from the built-in exception Python or NumPy
+    raises for the same kind of mistake, where there is one (a wrong shape is
+    a ValueError, a wrong dtype a TypeError, an undefined name a NameError),
+    so ordinary ``except`` clauses catch it. Modules written by the
+    ``symdiff`` command raise classes of the same names and built-in bases.
     """
 
     def __init__(self, message, loc=None, hint=None):
@@ -62,32 +68,32 @@ class InPlaceWriteError(UnsupportedSyntaxError):
     array with another name or the caller."""
 
 
-class UnknownNameError(SymdiffError):
+class UnknownNameError(SymdiffError, NameError):
     """A name that is not defined where it is used."""
 
 
-class NoDerivativeRuleError(SymdiffError):
+class NoDerivativeRuleError(SymdiffError, NotImplementedError):
     """A call whose derivative symdiff does not know."""
 
 
-class WrtError(SymdiffError):
+class WrtError(SymdiffError, ValueError):
     """``wrt`` names an argument the function does not have, or one twice."""
 
 
-class NonScalarOutputError(SymdiffError):
+class NonScalarOutputError(SymdiffError, ValueError):
     """``grad`` of a function whose value is not a scalar."""
 
 
-class NonFloatArgumentError(SymdiffError):
+class NonFloatArgumentError(SymdiffError, TypeError):
     """A differentiated argument that is not a floating-point value."""
 
 
-class ArrayPredicateError(SymdiffError):
+class ArrayPredicateError(SymdiffError, ValueError):
     """A branch (``if``, ``a if c else b``, ``symdiff.cond``) whose condition is
     an array, not a scalar."""
 
 
-class RegistrationError(SymdiffError):
+class RegistrationError(SymdiffError, ValueError):
     """A gradient rule registered twice, or an unknown override."""
 
 

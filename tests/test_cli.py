@@ -4,6 +4,8 @@ Every invocation is a subprocess; the independent ones run in parallel once per
 module (fixture `runs`), and the tests look at their results.
 """
 import concurrent.futures
+import contextlib
+import io
 import importlib.util
 import json
 import os
@@ -16,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import symdiff
 from numeric import numeric_grad
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -260,6 +263,47 @@ def test_written_check_fails_without_symdiff_as_value_error(runs, work):
     assert "losses.py:" in got and "scalar output" in got and "\nhint: " in got
 
 
+# A bad input to a written module and to the in-process gradient: the class's
+# name, its built-in bases and the message's first line.
+SAME_ERROR = """
+def raised(fn, *args):
+    try:
+        fn(*args)
+    except Exception as e:
+        return [type(e).__name__, sorted(b.__name__ for b in type(e).__mro__
+                                         if b.__module__ == "builtins"),
+                [b.__name__ for b in type(e).__mro__].index("SymdiffError") > 0,
+                str(e).splitlines()[0]]
+print(json.dumps([raised(grad_dot, np.ones((2, 3)), np.ones(3)),
+                  raised(grad_dot, np.ones(3, dtype=int), np.ones(3))]))
+"""
+
+
+def test_written_modules_raise_the_classes_symdiff_raises(runs, work):
+    assert runs["dot_file"].returncode == 0, runs["dot_file"].stderr
+    written = blocked(work / "dot_grad.py", SAME_ERROR, work)
+    sys.path.insert(0, str(work))
+    try:
+        losses = importlib.import_module("losses")
+        ns = {"json": json, "np": np, "grad_dot": symdiff.grad(losses.dot)}
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(SAME_ERROR, ns)
+    finally:
+        sys.path.remove(str(work))
+        sys.modules.pop("losses", None)
+    in_process = json.loads(out.getvalue())
+    assert [w[:3] for w in written] == [p[:3] for p in in_process]
+    assert written[0][:2] == ["NonScalarOutputError",
+                              ["BaseException", "Exception", "ValueError", "object"]]
+    assert written[1][:2] == ["NonFloatArgumentError",
+                              ["BaseException", "Exception", "TypeError", "object"]]
+    assert all(w[2] for w in written)  # under SymdiffError
+    # the same words; in-process the path is the file's, in the module its name
+    for w, p in zip(written, in_process):
+        assert p[3].endswith(w[3]), (w[3], p[3])
+
+
 def test_committed_example_is_current_and_runs_without_symdiff(runs):
     done = runs["example"]
     assert done.returncode == 0, done.stderr
@@ -393,5 +437,6 @@ def test_a_written_module_checking_several_values_is_differentiated_again(tmp_pa
     assert "_require_float(a, b, messages=(" in rows[0].__symdiff_source__
     with pytest.raises(symdiff.SymdiffError):
         rows[0](np.ones(2), 1.0)  # the written check, differentiated, still checks
-    with pytest.raises(ValueError, match="argument `b`"):
+    with pytest.raises(TypeError, match="argument `b`") as info:
         module.grad_loss(0.5, 1, 0.5)  # the second argument is an int
+    assert type(info.value) is module.NonFloatArgumentError

@@ -4,9 +4,17 @@
 import numpy as np
 
 
+class SymdiffError(Exception):
+    """Base of the errors the checks of this module raise."""
+
+
+class NonFloatArgumentError(SymdiffError, TypeError):
+    """A differentiated argument that is not a floating-point value."""
+
+
 def _fail(kind, message, hint):
-    """Raise the error a check found, as a ValueError with its hint."""
-    raise ValueError(f"{message}\nhint: {hint}")
+    """Raise the error a check found: the class named ``kind``, above."""
+    raise globals()[kind](f"{message}\nhint: {hint}")
 
 
 def _require_float(value, *more, message="", messages=()):

@@ -364,7 +364,26 @@ def lower_function(src, builder):
     if isinstance(result, Var) and result not in builder.named:
         result.hint = src.name if src.name.isidentifier() else "value"
         builder.named.add(result)
-    return Function(src.name, params, builder.stmts, result, src.loc(src.node))
+    fn = Function(src.name, params, builder.stmts, result, src.loc(src.node))
+    fn.return_loc = _return_loc(src)
+    return fn
+
+
+def _return_loc(src):
+    """Where the function's value comes from, for errors about it (a
+    non-scalar output): its one `return`, or a lambda's body; None when
+    several `return`s may give the value."""
+    if isinstance(src.node, ast.Lambda):
+        return src.loc(src.node.body)
+    found, todo = [], list(src.node.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Return):
+            found.append(node)
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
+                                   ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(node))
+    return src.loc(found[0]) if len(found) == 1 else None
 
 
 def _bind_defaults(lowerer, src):

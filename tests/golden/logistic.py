@@ -5,7 +5,7 @@ def grad_logistic(w, X, y, lam):
     logaddexp_z = np.logaddexp(0.0, z)
     t = y * z
     t_1 = logaddexp_z - t
-    _require_scalar(lam, message='golden_functions.py:15:1')
+    _require_scalar(lam, message='golden_functions.py:18:5')
     # L17: loss = np.mean(np.logaddexp(0.0, z) - y * z)
     t_bar = np.full_like(t_1, 1.0 / np.size(t_1))
     logaddexp_z_bar = _sum_to(t_bar, logaddexp_z)

@@ -11,7 +11,7 @@ def grad_scalar_expression(a, b, c):
     exp_negative_b = np.exp(-b)
     add_exp_negative_b = 1.0 + exp_negative_b
     e = sqrt_add_power_d - np.log(add_exp_negative_b)
-    _require_scalar(a, b, c, message='golden_functions.py:58:1')
+    _require_scalar(a, b, c, message='golden_functions.py:61:5')
     # L60: e = np.sqrt(d ** 2 + 1.0) - np.log(1.0 + np.exp(-b))
     t_bar = -d
     add_exp_negative_b_bar = t_bar / add_exp_negative_b
