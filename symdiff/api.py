@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
 import unicodedata
 
@@ -93,6 +94,7 @@ def jacobian(f=None, wrt=0, *, overrides=None):
         return tuple(blocks) if several else blocks[0]
 
     jacobian_fn.__symdiff_source__ = source(pullback)
+    jacobian_fn.__wrapped__ = f
     jacobian_fn.__name__ = "jacobian_" + getattr(f, "__name__", "f")
     return jacobian_fn
 
@@ -117,8 +119,7 @@ def _stack(rows, out_shape, arg):
 def _arg(args, wrt, f):
     if isinstance(wrt, int):
         return args[wrt]
-    import inspect
-    names = list(inspect.signature(getattr(f, "__wrapped_function__", f)).parameters)
+    names = list(inspect.signature(f).parameters)
     return args[names.index(wrt)]
 
 
@@ -153,7 +154,11 @@ def _compile(f, wrt, mode, overrides):
         compiled = compile_gradient(f, wrt, mode, overrides)
         fn = load(compiled.source, compiled.name, compiled.origin, compiled.free,
                   compiled.np_alias)
-        fn.__wrapped_function__ = f  # what the CLI needs to rebuild this gradient
+        # The gradient takes f's arguments (vjp and jvp: and the seeds): say so
+        # before __wrapped__, which inspect.signature would otherwise follow.
+        fn.__signature__ = inspect.signature(fn)
+        fn.__wrapped__ = f  # as functools.wraps has it; the CLI rebuilds from it
+        fn.__wrapped_function__ = f  # the name before 0.2 (deprecated)
         fn.__symdiff_wrt__ = wrt
         fn.__symdiff_mode__ = mode
         fn.__symdiff_overrides__ = dict(overrides or {})

@@ -314,7 +314,7 @@ def test_committed_example_is_current_and_runs_without_symdiff(runs):
     got = blocked(GENERATED, f"w = np.array({w.tolist()}); x = np.array({x.tolist()})\n"
                   f"y = np.array({y.tolist()}); v, (gw, gb) = value_and_grad_logistic_loss("
                   f"w, {b}, x, y)\nprint(json.dumps([v, gw.tolist(), float(gb)]))", ROOT)
-    loss = _example().logistic_loss.__wrapped_function__
+    loss = _example().logistic_loss.__wrapped__
     np.testing.assert_allclose(got[0], loss(w, b, x, y), rtol=1e-12)
     np.testing.assert_allclose(got[1], numeric_grad(loss, (w, b, x, y), 0), rtol=1e-6)
     np.testing.assert_allclose(got[2], numeric_grad(loss, (w, b, x, y), 1), rtol=1e-6)

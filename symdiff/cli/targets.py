@@ -130,7 +130,7 @@ def _decorated(module, path):
 
 
 def _as_target(obj):
-    fn = getattr(obj, "__wrapped_function__", None)
+    fn = getattr(obj, "__wrapped__", None)
     if fn is None or not hasattr(obj, "__symdiff_wrt__"):
         return None
     return Target(fn, obj.__symdiff_wrt__, dict(getattr(obj, "__symdiff_overrides__", {})))
