@@ -19,7 +19,14 @@ class SymdiffError(Exception):
     ``symdiff`` command raise classes of the same names and built-in bases.
     """
 
-    def __init__(self, message, loc=None, hint=None):
+    message: str
+    hint: str | None
+    filename: str | None
+    lineno: int | None
+    col_offset: int | None
+    source_line: str | None
+
+    def __init__(self, message: str, loc: object = None, hint: str | None = None) -> None:
         self.message = message
         self.hint = hint
         self.filename = getattr(loc, "filename", None)
@@ -28,18 +35,18 @@ class SymdiffError(Exception):
         self.source_line = getattr(loc, "line", None)
         super().__init__(message)
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.format()
 
     def __reduce__(self):  # keep the location across pickling (multiprocessing)
         return (_rebuild, (type(self), self.__dict__.copy()))
 
-    def location(self):
+    def location(self) -> str:
         if self.filename is None:
             return ""
         return f"{self.filename}:{self.lineno}:{(self.col_offset or 0) + 1}"
 
-    def format(self):
+    def format(self) -> str:
         where = self.location()
         text = f"{where}: {self.message}" if where else self.message
         if self.source_line and self.source_line.strip():

@@ -6,7 +6,7 @@ import builtins
 import os
 import sys
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from . import __version__
 from .rules import primitives as prims
@@ -23,6 +23,7 @@ from .optimize.selects import branch_free_selects
 from .optimize.simplify import simplify
 from .frontend.source import read_source
 from .emit.scalar_results import returned_arrays
+from .log import StageTimer
 
 
 @dataclass
@@ -35,17 +36,22 @@ class Compiled:
     wrt_names: tuple
     np_alias: str = "np"
     deps: tuple = ()   # (namespace, name, value) the compiled code relied on
+    timer: StageTimer = field(default_factory=StageTimer, compare=False, repr=False)
 
 
-def compile_gradient(fn, wrt, mode="grad", overrides=None):
-    src = read_source(fn)
+def compile_gradient(fn, wrt, mode="grad", overrides=None, timer=None):
+    timer = timer or StageTimer()
+    with timer("read"):
+        src = read_source(fn)
     limit = sys.getrecursionlimit()
     try:
         # Lowering recurses once per nesting level of an expression; a chain of
         # hundreds of nested operations is fine Python, so allow for it.
         sys.setrecursionlimit(max(limit, 20_000))
         with prims.call_scope():
-            return _compile(src, wrt, mode, overrides)
+            compiled = _compile(src, wrt, mode, overrides, timer)
+        compiled.timer = timer  # the caller logs it, with the times of its own stages
+        return compiled
     except RecursionError:
         node = _deepest(src.node)
         raise UnsupportedSyntaxError(
@@ -71,19 +77,27 @@ def _deepest(root):
     return best
 
 
-def _compile(src, wrt, mode, overrides):
+def _compile(src, wrt, mode, overrides, timer):
     builder = Builder()
     builder.overrides = dict(overrides or {})
-    ir_fn = lower_function(src, builder)
+    with timer("lower"):
+        ir_fn = lower_function(src, builder)
     wrt_vars, wrt_names = _resolve_wrt(ir_fn, wrt, src)
-    if mode == "jvp":
-        grad_fn = jvp_function(ir_fn, builder, wrt_vars)
-    else:
-        grad_fn = differentiate(ir_fn, builder, wrt_vars, mode,
-                                many=isinstance(wrt_names, tuple))
-    branch_free_selects(grad_fn, builder)
-    grad_fn = simplify(grad_fn)
-    sums_in_place(grad_fn)
+    with timer("differentiate"):
+        if mode == "jvp":
+            grad_fn = jvp_function(ir_fn, builder, wrt_vars)
+        else:
+            grad_fn = differentiate(ir_fn, builder, wrt_vars, mode,
+                                    many=isinstance(wrt_names, tuple))
+    with timer("optimize"):
+        branch_free_selects(grad_fn, builder)
+        grad_fn = simplify(grad_fn)
+        sums_in_place(grad_fn)
+    with timer("emit"):
+        return _emit(src, mode, ir_fn, grad_fn, builder, wrt_names)
+
+
+def _emit(src, mode, ir_fn, grad_fn, builder, wrt_names):
     name = f"{mode}_{src.name}" if src.name.isidentifier() else mode
     _rename_clashing_globals(grad_fn, {name} | set(runtime.HELPERS) | _BUILTINS)
     alias = _numpy_alias(grad_fn)

@@ -614,7 +614,7 @@ def test_logging_runs_in_the_forward_pass(caplog):
         with pytest.warns(UserWarning, match="slow path"):
             g = symdiff.grad(logs_module_level)(X)
     np.testing.assert_allclose(g, np.exp(X))
-    messages = [r.getMessage() for r in caplog.records]
+    messages = [r.getMessage() for r in caplog.records if r.name != "symdiff"]
     assert messages == [f"norm={np.linalg.norm(X)}", f"sum={np.sum(X)}"]
 
 
