@@ -33,7 +33,9 @@ Overrides = Optional[Mapping[str, str]]
 @overload
 def grad(f: Callable[P, Any], wrt: Wrt = 0, *, overrides: Overrides = None,
          verbose: bool = False) -> Callable[P, Any]: ...
-@overload  # noqa: E302
+
+
+@overload
 def grad(f: None = None, wrt: Wrt = 0, *, overrides: Overrides = None,
          verbose: bool = False) -> Callable[[Callable[P, Any]], Callable[P, Any]]: ...
 
@@ -67,7 +69,9 @@ def grad(f: Callable[P, Any] | None = None, wrt: Wrt = 0, *, overrides: Override
 @overload
 def value_and_grad(f: Callable[P, Any], wrt: Wrt = 0, *, overrides: Overrides = None,
                    verbose: bool = False) -> Callable[P, tuple[Any, Any]]: ...
-@overload  # noqa: E302
+
+
+@overload
 def value_and_grad(f: None = None, wrt: Wrt = 0, *, overrides: Overrides = None,
                    verbose: bool = False
                    ) -> Callable[[Callable[P, Any]], Callable[P, tuple[Any, Any]]]: ...
@@ -85,7 +89,9 @@ def value_and_grad(f: Callable[P, Any] | None = None, wrt: Wrt = 0, *,
 @overload
 def vjp(f: Callable[..., Any], wrt: Wrt = 0, *, overrides: Overrides = None,
         verbose: bool = False) -> Callable[..., tuple[Any, Any]]: ...
-@overload  # noqa: E302
+
+
+@overload
 def vjp(f: None = None, wrt: Wrt = 0, *, overrides: Overrides = None,
         verbose: bool = False
         ) -> Callable[[Callable[..., Any]], Callable[..., tuple[Any, Any]]]: ...
@@ -103,7 +109,9 @@ def vjp(f: Callable[..., Any] | None = None, wrt: Wrt = 0, *, overrides: Overrid
 @overload
 def jvp(f: Callable[..., Any], wrt: Wrt = 0, *,
         verbose: bool = False) -> Callable[..., tuple[Any, Any]]: ...
-@overload  # noqa: E302
+
+
+@overload
 def jvp(f: None = None, wrt: Wrt = 0, *, verbose: bool = False
         ) -> Callable[[Callable[..., Any]], Callable[..., tuple[Any, Any]]]: ...
 
@@ -119,7 +127,9 @@ def jvp(f: Callable[..., Any] | None = None, wrt: Wrt = 0, *, verbose: bool = Fa
 @overload
 def jacobian(f: Callable[P, Any], wrt: Wrt = 0, *, overrides: Overrides = None,
              verbose: bool = False) -> Callable[P, Any]: ...
-@overload  # noqa: E302
+
+
+@overload
 def jacobian(f: None = None, wrt: Wrt = 0, *, overrides: Overrides = None,
              verbose: bool = False) -> Callable[[Callable[P, Any]], Callable[P, Any]]: ...
 
@@ -167,7 +177,9 @@ def jacobian(f: Callable[P, Any] | None = None, wrt: Wrt = 0, *,
 @overload
 def hessian(f: Callable[P, Any], wrt: Wrt = 0, *, overrides: Overrides = None,
             verbose: bool = False) -> Callable[P, Any]: ...
-@overload  # noqa: E302
+
+
+@overload
 def hessian(f: None = None, wrt: Wrt = 0, *, overrides: Overrides = None,
             verbose: bool = False) -> Callable[[Callable[P, Any]], Callable[P, Any]]: ...
 

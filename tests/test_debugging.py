@@ -11,6 +11,7 @@ import numpy as np
 import symdiff
 
 USER = textwrap.dedent("""\
+    # user_loss.py
     import numpy as np
     import symdiff
 
@@ -43,7 +44,7 @@ def test_default_traceback_shows_the_generated_line_and_the_users_place(tmp_path
     lines = done.stderr.splitlines()
     frame = next(i for i, line in enumerate(lines) if "grad_loss-" in line)
     assert lines[frame].strip().startswith('File "') and "in grad_loss" in lines[frame]
-    assert lines[frame + 1].strip() == "z = np.reshape(y, (5,))  # user_loss.py:7"
+    assert lines[frame + 1].strip() == "z = np.reshape(y, (5,))  # user_loss.py:8"
     assert "ValueError: cannot reshape" in lines[-1]
 
 
@@ -54,7 +55,7 @@ def test_pdb_steps_through_the_gradient(tmp_path):
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "grad_loss()" in out                      # stopped in the gradient
-    assert "y = log_x + 1.0  # user_loss.py:6" in out   # ll shows its lines
+    assert "y = log_x + 1.0  # user_loss.py:7" in out   # ll shows its lines
     assert "array([1.        , 1.69314718" in out     # p y: a forward value
 
 
