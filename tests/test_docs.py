@@ -23,9 +23,11 @@ def _setup(tmp_path):
     for d in (work, home, bin_dir):
         d.mkdir()
     # `python` and `symdiff` are this interpreter and this checkout's symdiff
-    (bin_dir / "python").symlink_to(sys.executable)
-    (bin_dir / "symdiff").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m symdiff "$@"\n')
-    (bin_dir / "symdiff").chmod(0o755)
+    # (scripts, not links: a virtual environment's python finds its packages
+    # from where it is called)
+    for name, args in (("python", ""), ("symdiff", " -m symdiff")):
+        (bin_dir / name).write_text(f'#!/bin/sh\nexec "{sys.executable}"{args} "$@"\n')
+        (bin_dir / name).chmod(0o755)
     package_parent = os.path.dirname(os.path.dirname(os.path.abspath(symdiff.__file__)))
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("SYMDIFF_", "PYTEST_", "XDG_CACHE")) and k != "COLUMNS"}
