@@ -12,6 +12,7 @@ import numpy as np
 
 from .pipeline import compile_gradient
 from .controls import active_overrides, validate
+from .errors import WrtError
 from .runtime.loader import load
 from .locations import caller_loc
 from .log import StageTimer, logger, verbose as verbose_logging
@@ -256,7 +257,10 @@ def _compile_cached(f, wrt, mode, overrides):
             logger.debug("%s of %s: cache %s (hits %d, misses %d); compiling", mode,
                          _describe(f), why, _stats["hits"], _stats["misses"])
         timer = StageTimer()
-        compiled = compile_gradient(f, wrt, mode, overrides, timer=timer)
+        try:
+            compiled = compile_gradient(f, wrt, mode, overrides, timer=timer)
+        except WrtError as err:
+            raise _at_the_call(err) from None
         with timer("load"):
             fn = load(compiled.source, compiled.name, compiled.origin, compiled.free,
                       compiled.np_alias)
@@ -275,6 +279,16 @@ def _compile_cached(f, wrt, mode, overrides):
             logger.debug("%s: %s", compiled.name, timer.report())
             logger.debug("%s: source in %s", compiled.name, fn.__code__.co_filename)
         return fn
+
+
+def _at_the_call(err):
+    """A bad ``wrt`` is a mistake of the call that gave it (or of the decorator):
+    the error points there, and names the function's ``def`` in its hint."""
+    call = caller_loc()
+    if call is None or err.filename is None:
+        return err
+    return WrtError(err.message, call, f"{err.hint} (the parameters of the function "
+                                       f"at {os.path.basename(err.filename)}:{err.lineno})")
 
 
 def cache_info():

@@ -550,16 +550,28 @@ WRT = [
 @pytest.mark.parametrize("wrt, words, hint", [case[1:] for case in WRT],
                          ids=[case[0] for case in WRT])
 def test_wrt_names_an_argument_of_the_function(wrt, words, hint):
+    """The mistake is in the call that gave ``wrt``: the error points there."""
     with pytest.raises(SymdiffError) as info:
-        symdiff.grad(two_args, wrt=wrt)
-    check(info.value, WrtError, "wrt", "def", *words)
+        symdiff.grad(two_args, wrt=wrt)  # E:wrt-call
+    check(info.value, WrtError, "wrt-call", "symdiff.grad", *words)
     assert hint in info.value.hint
+    lineno, _ = where("wrt", "def")
+    assert f"(the parameters of the function at test_errors.py:{lineno})" in info.value.hint
 
 
 def test_wrt_empty_tuple():
     with pytest.raises(SymdiffError) as info:
-        symdiff.grad(two_args, wrt=())
-    check(info.value, WrtError, "wrt", "def")
+        symdiff.grad(two_args, wrt=())  # E:wrt-empty
+    check(info.value, WrtError, "wrt-empty", "symdiff.grad")
+
+
+def test_a_bad_wrt_in_a_decorator_points_at_the_decorator():
+    with pytest.raises(WrtError) as info:
+        @symdiff.grad(wrt="nope")  # E:wrt-decorator
+        def f(x):
+            return x * 2.0
+    lineno, _ = where("wrt-decorator", "symdiff.grad")
+    assert info.value.lineno in (lineno, lineno + 1)  # the def's line on Python 3.10
 
 
 # -- non-scalar output -------------------------------------------------------------------
