@@ -1,6 +1,7 @@
 """Debugging through generated code: tracebacks show its lines (and so the
 user's place they name) with Python's own traceback printer, and pdb steps
 through it."""
+import inspect
 import os
 import subprocess
 import sys
@@ -79,3 +80,17 @@ def test_a_second_derivative_names_the_users_line_not_the_generated_file():
     text = symdiff.source(symdiff.vjp(symdiff.grad(loss)))
     here = os.path.basename(__file__)
     assert f"# {here}:{loss.__code__.co_firstlineno + 1}" in text
+
+
+def test_an_unwritable_cache_falls_back_to_a_pseudo_file(tmp_path, monkeypatch):
+    blocked = tmp_path / "not-a-directory"
+    blocked.write_text("")
+    monkeypatch.setenv("SYMDIFF_CACHE_DIR", str(blocked))
+
+    def cached_nowhere(x):
+        return np.sum(np.cos(x) * 3.0)
+
+    df = symdiff.grad(cached_nowhere)
+    assert df.__code__.co_filename.startswith("<symdiff>/grad_cached_nowhere-")
+    assert inspect.getsource(df.__code__) == symdiff.source(df)
+    np.testing.assert_allclose(df(np.array([0.5])), -3.0 * np.sin([0.5]))
