@@ -191,6 +191,7 @@ class Function:
     result: object
     loc: Loc | None = None
     named: set = field(default_factory=set)   # vars that carry a user's name
+    return_loc: Loc | None = None  # the one `return` giving the value (None: several)
 
 
 def const_value(atom):
