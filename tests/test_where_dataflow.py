@@ -253,3 +253,63 @@ def test_jvp_of_the_vjp_of_a_returned_value():
     dot = symdiff.jvp(pullback, wrt=0)(x, cot, t)[1][1]
     expected = _directional(lambda x_: pullback(x_, cot)[1], (x,), 0, t)[0]
     np.testing.assert_allclose(dot, expected, rtol=1e-6, atol=1e-8)
+# ---- 3. a value read only by the branch not taken ----------------------------------------
+def read_by_the_branch_not_taken(x):
+    u = np.sqrt(x)
+    y = u if np.sum(x) > 10.0 else x
+    return np.sum(y)
+
+
+def read_by_an_elif(x):
+    u = np.sqrt(x)
+    v = u * 2.0
+    if np.sum(x) > 10.0:
+        y = x
+    elif np.sum(x) > 5.0:
+        y = v + u
+    else:
+        y = x ** 2
+    return np.sum(y)
+
+
+def read_by_two_ifs_on_one_condition(x):
+    u = np.sqrt(x)
+    big = np.sum(x) > 10.0
+    y = u if big else x
+    z = u * 3.0 if big else 1.0
+    return np.sum(y * z)
+
+
+def read_by_cond(x):
+    u = np.sqrt(x)
+    return np.sum(symdiff.cond(np.sum(x) > 10.0, lambda v: v * 2.0, lambda v: x, u))
+
+
+def read_in_a_loop_body(x):
+    acc = 0.0
+    for i in range(2):
+        u = np.sqrt(x - i)
+        acc = acc + (u if np.sum(x) > 10.0 else x)
+    return np.sum(acc)
+
+
+BRANCH_POINTS = [np.array([1.0, -1.0]), np.array([3.0, 4.0]), np.array([6.0, 5.0])]
+
+
+@pytest.mark.parametrize("f", [read_by_the_branch_not_taken, read_by_an_elif,
+                               read_by_two_ifs_on_one_condition, read_by_cond])
+@pytest.mark.parametrize("x", BRANCH_POINTS, ids=["else", "small", "large"])
+def test_a_branch_not_taken_adds_no_nan(f, x):
+    check(f, (x,))
+
+
+@pytest.mark.parametrize("x", BRANCH_POINTS, ids=["else", "small", "large"])
+def test_a_branch_not_taken_in_a_loop_body(x):
+    # First order only: differentiated again, the value crosses the loop's
+    # tape, which does not know which branch read it (docs/semantics.md).
+    check_first_order(read_in_a_loop_body, (x,))
+
+
+def test_the_branch_not_taken_is_not_differentiated():
+    got = _quiet(symdiff.grad(read_by_the_branch_not_taken), np.array([1.0, -1.0]))
+    np.testing.assert_array_equal(got, [1.0, 1.0])

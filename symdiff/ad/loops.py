@@ -37,6 +37,8 @@ def backward_loop(rev, loop):
         return  # nothing the loop computes reaches the result
     tape = Tape(Var("tape"), [])
     mapping, view, recomputed = _tape_plan(rev, loop, tape)
+    rev.origin.update((new, old) for old, new in mapping.items()  # (reads: reverse.py)
+                      if isinstance(new, Var) and new is not old)
     rev.branch_of.update(branch_definitions(view))
     for old, new in list(mapping.items()):  # backward_as: the view's clean copies
         if old in rev.shadow:

@@ -11,7 +11,8 @@ from dataclasses import replace
 
 from ..errors import NoDerivativeRuleError, NonScalarOutputError, UnsupportedSyntaxError
 from ..ir.shapes import ELEMENTWISE, SCALAR
-from ..ir.nodes import Const, Function, If, Loop, Merge, Op, Var, branch_definitions
+from ..ir.nodes import (Const, Function, If, Loop, Merge, Op, Var, branch_definitions,
+                        saved, use_counts, uses, walk)
 from .loops import TapeBar, backward_loop, loop_activity
 from .where_guards import Guards, guard_wheres, zero_by_product
 from ..rules.custom import override_rule
@@ -33,6 +34,9 @@ class Reverse:
         self.shadow = {}  # var -> its clean copy, downstream of backward_as
         self.original = {}  # clean copy -> var
         self.branch_of = {}  # var -> the (If, side) branches defining it, innermost first
+        self.reads = {}  # var -> how many times the forward function reads it
+        self.origin = {}  # var of a loop's copy of its body -> the var it copies
+        self.placed_in = {}  # id(If) -> {side: ops differentiated in that branch}
         self.shift_free = set()  # subtractions whose shift gets no gradient (shifts.py)
         self.cancelled = None  # that shift, while its subtraction is differentiated
 
@@ -88,6 +92,7 @@ class Reverse:
         ``(value, adjoint)`` pairs in ``seeds``."""
         self.active = _activity(self.fn.body, set(wrt))
         self.branch_of = branch_definitions(self.fn.body)
+        self.reads = _read_counts(self.fn.body, self.fn.result)
         if not self.shadow and not self.guards.cone_of:  # (masks and shadows: not followed)
             self.shift_free = shift_free(self.fn.body, tuple(v for v, _ in seeds), self.facts)
         for value, seed in seeds:
@@ -100,7 +105,11 @@ class Reverse:
             grads = [g if g is not None else self.zeros(p) for p, g in zip(wrt, grads)]
         return stmts, grads
 
-    def backward_block(self, stmts):
+    def backward_block(self, stmts, placed=False):
+        """The backward statements of ``stmts``; ``placed``: operations were
+        already placed in branches (see _place_in_branches)."""
+        if not placed:
+            self._place_in_branches(stmts)
         for stmt in reversed(stmts):
             if isinstance(stmt, Op):
                 self.backward_op(stmt)
@@ -190,6 +199,62 @@ class Reverse:
         if producer is not None and producer.backward and grad not in self.b.named:
             grad.hint = arg.hint + "_bar"
 
+    def _place_in_branches(self, stmts):
+        """Which operations of ``stmts`` (a function's body, or the copy of a
+        loop's body its reverse loop runs) to differentiate inside a branch.
+
+        An operation whose value is read only inside one side of `if`s on one
+        condition (directly, or by operations placed there; at every nesting
+        level where that holds) has its backward run inside that branch of the
+        first of those `if`s, and the others hand it their adjoints (as they
+        do for a value that branch defines). So the branch not taken computes
+        nothing for it: no zero adjoint meets a value that may be NaN there
+        (``sqrt(x)`` read only by ``u if c else x``), and no work is done.
+        Never into a loop: a value read by a loop's body stays where it is."""
+        reads, order, home = _read_places(stmts)
+        placed = {}  # id(op) -> its place: ((id(If), side), ...)
+        ifs = {id(s): s for s in walk(stmts) if isinstance(s, If)}
+        for op in reversed([s for s in walk(stmts) if isinstance(s, Op)]):
+            var = op.target
+            found = reads.get(var, [])
+            if not found or not self.wants(var) or \
+                    len(found) != self.reads.get(self._origin(var), 0):
+                continue
+            base = home[id(op)]
+            paths = [placed.get(id(reader), path) if reader is not None else path
+                     for path, reader in found]
+            if any(path[:len(base)] != base for path in paths):
+                continue  # read by a later `if` on its own branch's condition
+            tails = [path[len(base):] for path in paths]
+            chain = self._common_branches(tails, ifs, order)
+            if chain:
+                placed[id(op)] = base + chain
+                where, side = chain[-1]
+                self.placed_in.setdefault(where, {}).setdefault(side, []).insert(0, op)
+                self.branch_of[var] = tuple((ifs[i], side) for i, side in reversed(chain)) \
+                    + self.branch_of.get(var, ())
+
+    def _common_branches(self, tails, ifs, order):
+        """The branches every path in ``tails`` goes through, outermost first,
+        as far as they test one condition on one side at each level (not into
+        a loop): at each level, the first of those `if`s in program order
+        within the branch chosen above it."""
+        chain, candidates, level = [], tails, 0
+        while all(len(t) > level and t[level][1] is not None for t in tails):
+            steps = {(self._cond_key(ifs[t[level][0]].cond), t[level][1]) for t in tails}
+            if len(steps) != 1:
+                break
+            first = min({t[level][0] for t in candidates}, key=lambda i: order[i])
+            chain.append((first, tails[0][level][1]))
+            candidates = [t for t in candidates if t[level][0] == first]
+            level += 1
+        return tuple(chain)
+
+    def _origin(self, var):
+        while var in self.origin:
+            var = self.origin[var]
+        return var
+
     def backward_if(self, stmt):
         seeds = [(m, self.collect(m.target)) for m in stmt.merges if m.target in self.adj]
         for m in stmt.merges:
@@ -200,6 +265,7 @@ class Reverse:
         outer = self.adj
         results = []
         for side, block in (("then", stmt.then), ("orelse", stmt.orelse)):
+            block = self.placed_in.get(id(stmt), {}).get(side, []) + block
             self.adj = defaultdict(list)
             for merge, g in seeds:
                 if g is not None and self.wants(getattr(merge, side)):
@@ -207,7 +273,7 @@ class Reverse:
             for var in [v for v in outer if self._inside(v, stmt, side)]:
                 self.adj[var].extend(outer.pop(var))  # from a later `if` on this condition
             with self.b.block() as stmts, self.b.at(stmt.loc):
-                self.backward_block(block)
+                self.backward_block(block, placed=True)
                 escaping = {v: self.b.total(terms) for v, terms in self.adj.items() if terms}
             results.append((stmts, escaping))
         self.adj = outer
@@ -218,11 +284,13 @@ class Reverse:
         return any(owner is stmt and where == side
                    for owner, where in self.branch_of.get(var, ()))
 
+    def _cond_key(self, cond):
+        """What an `if` tests, before the run-time check that it is a scalar."""
+        op = self.facts.defs.get(cond)
+        return op.args[0] if op is not None and op.prim == "scalar_predicate" else cond
+
     def _same_cond(self, a, b):
-        def key(cond):
-            op = self.facts.defs.get(cond)
-            return op.args[0] if op is not None and op.prim == "scalar_predicate" else cond
-        return key(a) is key(b)
+        return self._cond_key(a) is self._cond_key(b)
 
     def _join(self, stmt, results):
         (then, then_out), (orelse, else_out) = results
@@ -254,6 +322,56 @@ class Reverse:
             self.adj[var].append(target)
         if then or orelse or merges:
             self.b.append(If(stmt.cond, then, orelse, merges, stmt.loc, backward=True))
+
+
+def _read_counts(body, result):
+    """Var -> how many times ``body`` and the returned ``result`` read it."""
+    return use_counts(Function("", [], body, _plain(result)))
+
+
+def _read_places(stmts):
+    """Where each var is read in ``stmts``: var -> [(path, reader)], a path
+    being the ``(id(If), side)`` branches around the read, outermost first
+    (``(id(Loop), None)`` for a loop's body), and the reader the operation
+    reading it, or None. Also each statement's place in program order, and
+    each operation's own path."""
+    reads, order, home = {}, {}, {}
+
+    def read(atom, path, reader=None):
+        if isinstance(atom, Var):
+            reads.setdefault(atom, []).append((path, reader))
+
+    def block(stmts, path):
+        for stmt in stmts:
+            order[id(stmt)] = len(order)
+            if isinstance(stmt, Op):
+                home[id(stmt)] = path
+                for a in stmt.args:
+                    read(a, path, stmt)
+            elif isinstance(stmt, If):
+                read(stmt.cond, path)
+                for side in ("then", "orelse"):
+                    inner = path + ((id(stmt), side),)
+                    block(getattr(stmt, side), inner)
+                    for m in stmt.merges:
+                        read(getattr(m, side), inner)
+            elif isinstance(stmt, Loop):
+                for a in uses(stmt):
+                    read(a, path)
+                inner = path + ((id(stmt), None),)
+                block(stmt.cond_block, inner)
+                block(stmt.body, inner)
+                for a in [c.update for c in stmt.carried] + saved(stmt) + \
+                        [stmt.exit, stmt.cond]:
+                    read(a, inner)
+
+    block(stmts, ())
+    return reads, order, home
+
+
+def _plain(value):
+    """A returned `Tup` (``return a, b``) as a Python tuple of atoms."""
+    return tuple(_plain(v) for v in value.items) if isinstance(value, Tup) else value
 
 
 def _activity(stmts, active):
