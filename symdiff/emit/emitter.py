@@ -14,12 +14,13 @@ from ..rules import primitives as prims
 from ..optimize.in_place import accumulations, scatters
 from ..ir.nodes import Const, If, Loop, Op, Var, use_counts, walk
 from .layout import fit_comment, strip_parens, wrap
-from .names import CALLED_BUILTINS, assign_names, builtin_aliases
+from .names import CALLED_BUILTINS, assign_names, builtin_aliases, name_temporaries
 from .spelling import Spelling
 from ..ir.nodes import FreeVar
 
 MAX_LINE = 79
 _NEVER_INLINE = {"scalar_predicate", "pass_gradient"}  # and effects (Op.effect)
+_MESSAGE = ast.Constant("file.py:1:1")  # a located message, as _width counts it
 
 
 class Emitter(Spelling):
@@ -36,7 +37,7 @@ class Emitter(Spelling):
     # -- the whole function ------------------------------------------------------------
     def function(self, name, doc):
         self.scatters = scatters(self.fn.body, self.counts)
-        self._decide_inlining(self.fn.body, depth=0)
+        self._decide_inlining(self.fn.body, depth=0, limit=None)
         self.accumulations = accumulations(self.fn.body, self.counts)
         fixed = {p: p.hint for p in self.fn.params}
         fixed.update({v: v.hint for v in _free_vars(self.fn)})
@@ -45,7 +46,18 @@ class Emitter(Spelling):
         reserved |= set(self.builtins.values())
         shared = {t: buffer for t, (buffer, _) in self.scatters.items()}
         _name_entries(self.fn.body)
-        self.names = assign_names(self.fn, self.inlined, fixed, reserved, shared)
+        # Names are chosen as if every value that can be were folded into the
+        # line reading it; then a value whose reader's line would be too long
+        # gets a line, and a name, of its own (name_temporaries). So where lines
+        # break changes no other name: a longer file name in a message, say.
+        everything = self.inlined
+        self.names = assign_names(self.fn, everything, fixed, reserved, shared)
+        self.inlined = {}
+        self._decide_inlining(self.fn.body, depth=0, limit=MAX_LINE - 24)
+        temporaries = [v for v in everything if v not in self.inlined]
+        if temporaries:
+            self.names = name_temporaries(self.fn, self.inlined, self.names, temporaries,
+                                          set(fixed.values()) | reserved)
         params = ", ".join(p.hint for p in self.fn.params)
         lines = [f"def {name}({params}):", _docstring(doc)]
         self._last_comment = None
@@ -208,18 +220,20 @@ class Emitter(Spelling):
         return notes
 
     # -- inlining ----------------------------------------------------------------------------
-    def _decide_inlining(self, stmts, depth):
+    def _decide_inlining(self, stmts, depth, limit):
+        """Fold single-use values into the expression reading them; with a
+        ``limit``, not where that makes the expression longer than it."""
         defined_here = set()
         for stmt in stmts:
             if isinstance(stmt, Op):
                 defined_here.add(stmt.target)
-                self._inline_args(stmt, defined_here)
+                self._inline_args(stmt, defined_here, limit)
             elif isinstance(stmt, If):
-                self._decide_inlining(stmt.then, depth + 1)
-                self._decide_inlining(stmt.orelse, depth + 1)
+                self._decide_inlining(stmt.then, depth + 1, limit)
+                self._decide_inlining(stmt.orelse, depth + 1, limit)
             elif isinstance(stmt, Loop):
-                self._decide_inlining(stmt.cond_block, depth + 1)
-                self._decide_inlining(stmt.body, depth + 1)
+                self._decide_inlining(stmt.cond_block, depth + 1, limit)
+                self._decide_inlining(stmt.body, depth + 1, limit)
                 self._inline_condition(stmt)
 
     def _inline_condition(self, loop):
@@ -230,23 +244,42 @@ class Emitter(Spelling):
                 and self.counts.get(loop.cond) == 1 and self._inlinable(loop.cond):
             self.inlined[loop.cond] = ops[-1]
 
-    def _inline_args(self, op, defined_here):
+    def _inline_args(self, op, defined_here, limit):
         if op.target in self.scatters:  # two lines: `x_bar = buffer`, `x_bar[i] += g`
             buffer, placed = self.scatters[op.target]
             self.inlined[placed.target] = placed
-            self._inline_args(placed, defined_here)
+            self._inline_args(placed, defined_here, limit)
             if self._inlinable(buffer) and buffer in defined_here and \
-                    len(ast.unparse(self.expr(self._defs[buffer]))) <= MAX_LINE - 24:
+                    (limit is None or self._width(self._defs[buffer]) <= limit):
                 self.inlined[buffer] = self._defs[buffer]
             return
         candidates = [a for a in op.args if isinstance(a, Var) and a in defined_here
                       and self._inlinable(a)]
         for var in candidates:
             self.inlined[var] = self._defs[var]
-        while candidates and len(ast.unparse(self.expr(op))) > MAX_LINE - 24:
+        while limit is not None and candidates and self._width(op) > limit:
             biggest = max(candidates, key=lambda v: len(ast.unparse(self.atom(v))))
             del self.inlined[biggest]
             candidates.remove(biggest)
+
+    def _width(self, op):
+        """The length of ``op`` written out, a located message counted as
+        ``_MESSAGE`` whatever the file's name: which values get a line of their
+        own must not depend on where the function was read from."""
+        self._measuring = True
+        try:
+            return len(ast.unparse(self.expr(op)))
+        finally:
+            self._measuring = False
+
+    def _keywords(self, op):
+        keywords = super()._keywords(op)
+        if getattr(self, "_measuring", False):
+            for kw in keywords:
+                if kw.arg in ("message", "messages"):
+                    kw.value = _MESSAGE if kw.arg == "message" else \
+                        ast.Tuple([_MESSAGE] * len(getattr(kw.value, "elts", ())), ast.Load())
+        return keywords
 
     def _inlinable(self, var):
         op = self._defs.get(var)

@@ -154,6 +154,36 @@ def assign_names(fn, inlined, fixed, reserved, shared=None):
     return names
 
 
+def name_temporaries(fn, inlined, names, temporaries, taken):
+    """``names`` with names for ``temporaries``: values that have a line of
+    their own only because the line reading them would be too long. The
+    other names were chosen as if these were folded in (`assign_names`), and
+    stay; each temporary takes the first of ``hint``, ``hint_1``, ... that
+    no variable holds while it is alive (never one of ``taken``)."""
+    positions = Positions(fn, inlined)
+    spans = {}  # name -> [(start, end)] of the groups holding it
+    groups = {}
+    for var in positions.defs:
+        if var in names:
+            groups.setdefault(_root(positions.groups, var), []).append(var)
+    for root, group in groups.items():
+        start = min(positions.defs[v] for v in group)
+        end = max([positions.last.get(v, start) for v in group] + [start])
+        spans.setdefault(names[root], []).append((start, end))
+    out = dict(names)
+    for var in sorted(temporaries, key=lambda v: (positions.defs.get(v, 0), v.uid)):
+        start = positions.defs.get(var, 0)
+        end = max(positions.last.get(var, start), start)
+        base = _identifier(var.hint)
+        name, n = base, 0
+        while name in taken or any(e > start and end > s for s, e in spans.get(name, ())):
+            n += 1
+            name = f"{base}_{n}"
+        spans.setdefault(name, []).append((start, end))
+        out[var] = name
+    return out
+
+
 def builtin_aliases(params, taken):
     """{builtin: name} for the called builtins a parameter of the same name
     hides; generated code calls them by that name (``_range``), which the

@@ -38,6 +38,7 @@ class Lowerer:
         self.depth = depth
         self.env = {}
         self.loops = []   # (Loop, body block) of the loops being lowered, innermost last
+        self.merged = {}  # Var a Merge made -> (condition, its value in each branch)
 
     def error(self, cls, node, message, hint=None):
         return cls(message, self.src.loc(node), hint)
