@@ -6,13 +6,14 @@ adjoint never written is zero and costs nothing (it is simply absent).
 """
 from __future__ import annotations
 
+import itertools
 from collections import defaultdict
 from dataclasses import replace
 
 from ..errors import NoDerivativeRuleError, NonScalarOutputError, UnsupportedSyntaxError
 from ..ir.shapes import ELEMENTWISE, SCALAR
 from ..ir.nodes import (Const, Function, If, Loop, Merge, Op, Var, branch_definitions,
-                        saved, use_counts, uses, walk)
+                        flatten, saved, uses, walk)
 from .loops import TapeBar, backward_loop, loop_activity
 from .where_guards import Guards, guard_wheres, zero_by_product
 from ..rules.custom import override_rule
@@ -34,9 +35,12 @@ class Reverse:
         self.shadow = {}  # var -> its clean copy, downstream of backward_as
         self.original = {}  # clean copy -> var
         self.branch_of = {}  # var -> the (If, side) branches defining it, innermost first
-        self.reads = {}  # var -> how many times the forward function reads it
+        self.reads = {}  # var -> its reads that can hand it an adjoint (see _silent)
+        self.silent = set()  # vars no adjoint reaches (a where's original branch, guarded)
         self.origin = {}  # var of a loop's copy of its body -> the var it copies
         self.placed_in = {}  # id(If) -> {side: ops differentiated in that branch}
+        self.conditional_at = {}  # id(op) -> (ops, branches): backward_conditional there
+        self.deferred = set()  # id(op) of the ops backward_conditional differentiates
         self.shift_free = set()  # subtractions whose shift gets no gradient (shifts.py)
         self.cancelled = None  # that shift, while its subtraction is differentiated
 
@@ -68,8 +72,10 @@ class Reverse:
         return self.b.op("sum_to", contribution, like)
 
     def _leaves_cone(self, var):
+        """Whether a gradient to ``var`` leaves the cone being differentiated
+        (guards included: a cone may read another where's guard)."""
         var = self.original.get(var, var)
-        if not isinstance(var, Var) or var in self.guards.guards:
+        if not isinstance(var, Var):
             return False
         cone = self.guards.cone(var)
         return cone is None or cone.where is not self.cone.where
@@ -92,7 +98,7 @@ class Reverse:
         ``(value, adjoint)`` pairs in ``seeds``."""
         self.active = _activity(self.fn.body, set(wrt))
         self.branch_of = branch_definitions(self.fn.body)
-        self.reads = _read_counts(self.fn.body, self.fn.result)
+        self.silent, self.reads = _silent(self.fn.body, self.fn.result)
         if not self.shadow and not self.guards.cone_of:  # (masks and shadows: not followed)
             self.shift_free = shift_free(self.fn.body, tuple(v for v, _ in seeds), self.facts)
         for value, seed in seeds:
@@ -112,7 +118,10 @@ class Reverse:
             self._place_in_branches(stmts)
         for stmt in reversed(stmts):
             if isinstance(stmt, Op):
-                self.backward_op(stmt)
+                if id(stmt) in self.conditional_at:
+                    self.backward_conditional(*self.conditional_at[id(stmt)])
+                elif id(stmt) not in self.deferred:
+                    self.backward_op(stmt)
             elif isinstance(stmt, If):
                 self.backward_if(stmt)
             elif isinstance(stmt, Loop):
@@ -132,6 +141,14 @@ class Reverse:
             total.hint = var.hint + "_bar"
             self.b.named.add(total)
         return total
+
+    def _total(self, terms):
+        """The sum of ``terms``, placed (for its comment) at the line the last
+        one comes from when that is an operation differentiated here."""
+        last = self.facts.producer(terms[-1]) if isinstance(terms[-1], Var) else None
+        placed = last is not None and last.backward and last.loc is not None
+        with self.b.at(last.loc if placed else self.b.loc):
+            return self.b.total(terms)
 
     def zeros(self, var):
         return self.b.op("zeros_like", var, hint=var.hint + "_bar")
@@ -207,12 +224,15 @@ class Reverse:
         condition (directly, or by operations placed there; at every nesting
         level where that holds) has its backward run inside that branch of the
         first of those `if`s, and the others hand it their adjoints (as they
-        do for a value that branch defines). So the branch not taken computes
-        nothing for it: no zero adjoint meets a value that may be NaN there
-        (``sqrt(x)`` read only by ``u if c else x``), and no work is done.
-        Never into a loop: a value read by a loop's body stays where it is."""
-        reads, order, home = _read_places(stmts)
+        do for a value that branch defines). One read only inside branches of
+        `if`s on several conditions has its backward run under an `if` that
+        one of them was taken (`backward_conditional`). So a branch not taken
+        computes nothing for it: no zero adjoint meets a value that may be NaN
+        there (``sqrt(x)`` read only by ``u if c else x``), and no work is
+        done. Never into a loop: a value read by a loop's body stays put."""
+        reads, order, home = _read_places(stmts, lambda v: self._origin(v) in self.silent)
         placed = {}  # id(op) -> its place: ((id(If), side), ...)
+        either = {}  # id(op) -> (its block's place, the branches reading it)
         ifs = {id(s): s for s in walk(stmts) if isinstance(s, If)}
         for op in reversed([s for s in walk(stmts) if isinstance(s, Op)]):
             var = op.target
@@ -221,8 +241,13 @@ class Reverse:
                     len(found) != self.reads.get(self._origin(var), 0):
                 continue
             base = home[id(op)]
-            paths = [placed.get(id(reader), path) if reader is not None else path
-                     for path, reader in found]
+            paths = []
+            for path, reader in found:
+                if reader is not None and id(reader) in either:
+                    at, ways = either[id(reader)]
+                    paths += [at + way for way in ways]
+                else:
+                    paths.append(placed.get(id(reader), path))
             if any(path[:len(base)] != base for path in paths):
                 continue  # read by a later `if` on its own branch's condition
             tails = [path[len(base):] for path in paths]
@@ -233,6 +258,66 @@ class Reverse:
                 self.placed_in.setdefault(where, {}).setdefault(side, []).insert(0, op)
                 self.branch_of[var] = tuple((ifs[i], side) for i, side in reversed(chain)) \
                     + self.branch_of.get(var, ())
+                continue
+            ways = {}  # the branches around each read, up to a loop: by conditions
+            for tail in tails:
+                way = self._testable(tuple(itertools.takewhile(lambda b: b[1] is not None,
+                                                               tail)), ifs, base)
+                ways.setdefault(tuple((self._cond_key(ifs[i].cond), side) for i, side in way),
+                                way)
+            if all(ways) and not any(((k, "then"),) in ways and ((k, "orelse"),) in ways
+                                     for k, _ in (w[0] for w in ways)):
+                either[id(op)] = (base, sorted(ways.values(),
+                                               key=lambda w: [(order[i], s) for i, s in w]))
+        groups = {}  # the same branches, by condition: one `if` for all their ops
+        for op in (s for s in walk(stmts) if isinstance(s, Op) and id(s) in either):
+            base, ways = either[id(op)]
+            tests = [tuple((ifs[i].cond, side) for i, side in way) for way in ways]
+            key = frozenset(tuple((self._cond_key(c), side) for c, side in t) for t in tests)
+            groups.setdefault((base, key), (tests, []))[1].append(op)
+        for tests, ops in groups.values():  # (ops in program order)
+            self.deferred.update(id(op) for op in ops)
+            self.conditional_at[id(ops[-1])] = (ops, tests)
+
+    def _testable(self, way, ifs, base):
+        """The branches of ``way`` (outermost first) whose conditions can be
+        tested after the `if`s, where the operation at ``base`` is: up to one
+        computed inside a branch that does not hold ``base`` (it may not exist
+        where that branch was not taken)."""
+        around = set(base)
+        for k, (i, _) in enumerate(way):
+            if any((id(owner), side) not in around
+                   for owner, side in self.branch_of.get(ifs[i].cond, ())):
+                return way[:k]
+        return way
+
+    def backward_conditional(self, ops, tests):
+        """The backward of ``ops`` (their values read only inside branches of
+        `if`s on several conditions) under one `if`: that one of those
+        branches was taken (``tests``: the branches around each read, as
+        ``(condition, side)`` pairs, outermost first). The other adjoints they
+        hand on are zero."""
+        for op in ops:
+            self.deferred.discard(id(op))
+        del self.conditional_at[id(ops[-1])]
+        with self.b.at(ops[-1].loc):
+            taken = None
+            for test in tests:
+                both = None
+                for cond, side in test:
+                    if side == "orelse":
+                        negated = self.facts.producer(cond)
+                        cond = negated.args[0] if negated is not None and \
+                            negated.prim == "logical_not" else \
+                            self.b.op("logical_not", cond, hint="not_taken")
+                    both = cond if both is None else \
+                        self.b.op("logical_and", both, cond, hint="taken")
+                taken = both if taken is None else \
+                    self.b.op("logical_or", taken, both, hint="taken")
+        stmt = If(taken, list(ops), [], [], ops[-1].loc)
+        for op in ops:
+            self.branch_of[op.target] = ((stmt, "then"),) + self.branch_of.get(op.target, ())
+        self.backward_if(stmt)
 
     def _common_branches(self, tails, ifs, order):
         """The branches every path in ``tails`` goes through, outermost first,
@@ -274,7 +359,7 @@ class Reverse:
                 self.adj[var].extend(outer.pop(var))  # from a later `if` on this condition
             with self.b.block() as stmts, self.b.at(stmt.loc):
                 self.backward_block(block, placed=True)
-                escaping = {v: self.b.total(terms) for v, terms in self.adj.items() if terms}
+                escaping = {v: self._total(terms) for v, terms in self.adj.items() if terms}
             results.append((stmts, escaping))
         self.adj = outer
         self._join(stmt, results)
@@ -324,17 +409,55 @@ class Reverse:
             self.b.append(If(stmt.cond, then, orelse, merges, stmt.loc, backward=True))
 
 
-def _read_counts(body, result):
-    """Var -> how many times ``body`` and the returned ``result`` read it."""
-    return use_counts(Function("", [], body, _plain(result)))
+def _silent(body, result):
+    """The vars no adjoint can reach (nothing that gets one reads them through
+    a derivative: read by a comparison, a condition, a print, or by nothing),
+    and for the others how many of their reads can hand them one."""
+    reads, counts = {}, {}
+
+    def read(atom, n=1):
+        if isinstance(atom, Var):
+            counts[atom] = counts.get(atom, 0) + n
+
+    for stmt in walk(body):
+        if isinstance(stmt, Op):
+            if not stmt.effect and (stmt.override or _differentiable(stmt.prim)):
+                reads[stmt.target] = stmt.args
+                for a in stmt.args:
+                    read(a)
+        elif isinstance(stmt, If):
+            for m in stmt.merges:
+                reads[m.target] = (m.then, m.orelse)
+                read(m.then)
+                read(m.orelse)
+        elif isinstance(stmt, Loop):  # a loop: every read may hand back an adjoint
+            for a in uses(stmt) + [c.update for c in stmt.carried] + saved(stmt) + \
+                    [stmt.exit, stmt.cond]:
+                read(a)
+    for atom in flatten(_plain(result)):
+        read(atom)
+    silent = set()
+    todo = [v for v in reads if not counts.get(v)]
+    while todo:
+        var = todo.pop()
+        if var in silent:
+            continue
+        silent.add(var)
+        for atom in reads[var]:
+            if isinstance(atom, Var) and counts.get(atom):
+                counts[atom] -= 1
+                if not counts[atom] and atom in reads:
+                    todo.append(atom)
+    return silent, counts
 
 
-def _read_places(stmts):
-    """Where each var is read in ``stmts``: var -> [(path, reader)], a path
-    being the ``(id(If), side)`` branches around the read, outermost first
-    (``(id(Loop), None)`` for a loop's body), and the reader the operation
-    reading it, or None. Also each statement's place in program order, and
-    each operation's own path."""
+def _read_places(stmts, silent):
+    """Where each var is read in ``stmts`` by something that can hand it an
+    adjoint (not by a condition, a comparison, or what is ``silent``): var ->
+    [(path, reader)], a path being the ``(id(If), side)`` branches around the
+    read, outermost first (``(id(Loop), None)`` for a loop's body), and the
+    reader the operation reading it, or None. Also each statement's place in
+    program order, and each operation's own path."""
     reads, order, home = {}, {}, {}
 
     def read(atom, path, reader=None):
@@ -346,15 +469,17 @@ def _read_places(stmts):
             order[id(stmt)] = len(order)
             if isinstance(stmt, Op):
                 home[id(stmt)] = path
-                for a in stmt.args:
-                    read(a, path, stmt)
+                if not silent(stmt.target) and not stmt.effect and \
+                        (stmt.override or _differentiable(stmt.prim)):
+                    for a in stmt.args:
+                        read(a, path, stmt)
             elif isinstance(stmt, If):
-                read(stmt.cond, path)
                 for side in ("then", "orelse"):
                     inner = path + ((id(stmt), side),)
                     block(getattr(stmt, side), inner)
                     for m in stmt.merges:
-                        read(getattr(m, side), inner)
+                        if not silent(m.target):
+                            read(getattr(m, side), inner)
             elif isinstance(stmt, Loop):
                 for a in uses(stmt):
                     read(a, path)

@@ -60,17 +60,16 @@ class Guards:
 
 def guard_wheres(fn, builder):
     uses = _use_counts(fn)
-    state = _Guarding(builder, uses, _where_bound(fn, uses),
+    state = _Guarding(builder, uses,
                       {s.target: s for s in walk(fn.body) if isinstance(s, Op)})
     fn.body = state.block(fn.body, {})
     return state.guards
 
 
 class _Guarding:
-    def __init__(self, builder, uses, bound, producers):
+    def __init__(self, builder, uses, producers):
         self.b = builder
         self.uses = uses      # Var -> reads that matter (print's do not)
-        self.bound = bound    # Vars read only by wheres' branches (see _where_bound)
         self.producers = producers  # Var -> the Op that makes it (copies included)
         self.order = {}       # Var -> its place in program order (copies included)
         self.guards = Guards()
@@ -127,9 +126,8 @@ class _Guarding:
         return made
 
     def region(self, branch, defs, outer):
-        """Var -> Op: the elementwise computation of ``branch`` visible here
-        whose values are read by nothing else, or only by wheres' branches
-        (`bound`): what the guards of this branch can cover."""
+        """Var -> Op: the elementwise computation of ``branch`` visible here,
+        what the guards of this branch can cover."""
         def producer(var):
             op = defs.get(var) or outer.get(var) if isinstance(var, Var) else None
             return op if op is not None and op.prim in ELEMENTWISE and not op.effect \
@@ -143,20 +141,15 @@ class _Guarding:
                 if arg not in region and producer(arg) is not None:
                     region[arg] = producer(arg)
                     todo.append(arg)
-        while True:  # drop values other things read, and what only they reach
-            reads = _reads_within(region, branch)
-            keep = {v for v in region if v in self.bound or reads.get(v, 0) == self.uses.get(v)}
-            keep = _reachable(branch, region, keep)
-            if len(keep) == len(region):
-                return region
-            region = {v: region[v] for v in keep}
+        return region
 
     def choose(self, branch, region, defs):
         """The cone of ``branch`` in program order, and the members of it to be
         copied (``pinned``): the values something outside the cone still reads
         (a where's other branch, a where's condition, the cone's original
         operations), and those of enclosing blocks. A pinned value is worth a
-        copy only when a guard is needed at it or above it."""
+        copy only when a guard is needed at it or above it, or when it is a
+        member of another where's cone."""
         if not region:
             return [], set()
         reads = _reads_within(region, branch)
@@ -169,8 +162,15 @@ class _Guarding:
         for var in order:
             if _needs_guard(region[var]) or any(a in needs for a in region[var].args):
                 needs.add(var)
-        cone = [region[v] for v in order if v not in pinned or v in needs]
-        return cone, pinned & needs
+        taken = {v for v in region if v not in pinned or v in needs}
+        # A value of another where's cone gets its gradient unmasked, at that
+        # where's shape, from that cone alone: this one reads a copy of it.
+        for var in reversed(order):
+            if var in taken:
+                taken.update(a for a in region[var].args
+                             if a in region and self.guards.cone(a) is not None)
+        cone = [region[v] for v in order if v in taken]
+        return cone, pinned & taken
 
     def release(self, var):
         """``var`` lost a reader: when it has none left, so do its operands."""
@@ -232,47 +232,10 @@ def _reads_within(region, branch):
     return reads
 
 
-def _reachable(branch, region, keep):
-    """The members of ``keep`` that ``branch`` is computed from through ``keep``."""
-    if branch not in keep:
-        return set()
-    seen, todo = {branch}, [branch]
-    while todo:
-        for arg in region[todo.pop()].args:
-            if arg in keep and arg not in seen:
-                seen.add(arg)
-                todo.append(arg)
-    return seen
-
-
 def _count(uses, op, step):
     for a in op.args:
         if isinstance(a, Var):
             uses[a] = uses.get(a, 0) + step
-
-
-def _where_bound(fn, uses):
-    """The results of elementwise ops read only as a branch of a where, by
-    elementwise ops whose results are, or by operations without a gradient
-    (a comparison, a where's condition): only what a where takes from them
-    matters, so each where can read its own guarded copy."""
-    bound, reads = set(), {}  # reads: Var -> its reads by wheres and bound ops
-    for stmt in reversed(list(walk(fn.body))):
-        if not isinstance(stmt, Op):
-            continue
-        if stmt.prim in _NO_GRADIENT:
-            _count(reads, stmt, +1)
-            continue
-        if stmt.prim not in ELEMENTWISE:
-            continue
-        if uses.get(stmt.target) and reads.get(stmt.target) == uses[stmt.target]:
-            bound.add(stmt.target)
-            _count(reads, stmt, +1)
-        elif stmt.prim == "where":
-            for a in stmt.args:  # its condition is read without a gradient
-                if isinstance(a, Var):
-                    reads[a] = reads.get(a, 0) + 1
-    return bound
 
 
 def _use_counts(fn):
@@ -309,8 +272,6 @@ def _feeds_effects_only(op, counts, feeding):
 _BOOLEAN = frozenset({"greater", "greater_equal", "less", "less_equal", "equal",
                       "not_equal", "logical_and", "logical_or", "logical_xor",
                       "logical_not", "isnan", "isinf", "isfinite"})
-_NO_GRADIENT = _BOOLEAN | {"sign", "floor", "ceil", "trunc", "rint", "round",
-                            "stop_gradient"}
 _DTYPES = (np.float16, np.float32, np.float64, np.longdouble)
 
 
