@@ -117,11 +117,12 @@ class Reverse:
         if not placed:
             self._place_in_branches(stmts)
         for stmt in reversed(stmts):
-            if isinstance(stmt, Op):
-                if id(stmt) in self.conditional_at:
-                    self.backward_conditional(*self.conditional_at[id(stmt)])
-                elif id(stmt) not in self.deferred:
-                    self.backward_op(stmt)
+            if id(stmt) in self.conditional_at:
+                self.backward_conditional(*self.conditional_at[id(stmt)])
+            elif id(stmt) in self.deferred:
+                continue
+            elif isinstance(stmt, Op):
+                self.backward_op(stmt)
             elif isinstance(stmt, If):
                 self.backward_if(stmt)
             elif isinstance(stmt, Loop):
@@ -234,15 +235,20 @@ class Reverse:
         placed = {}  # id(op) -> its place: ((id(If), side), ...)
         either = {}  # id(op) -> (its block's place, the branches reading it)
         ifs = {id(s): s for s in walk(stmts) if isinstance(s, If)}
-        for op in reversed([s for s in walk(stmts) if isinstance(s, Op)]):
-            var = op.target
-            found = reads.get(var, [])
-            if not found or not self.wants(var) or \
-                    len(found) != self.reads.get(self._origin(var), 0):
+        loops = {id(s): s for s in walk(stmts) if isinstance(s, Loop)}
+        for op in reversed([s for s in walk(stmts) if isinstance(s, (Op, Loop))]):
+            made = _made(op)
+            found = [r for var in made for r in reads.get(var, [])]
+            if not found or not any(self.wants(v) for v in made) or \
+                    len(found) != sum(self.reads.get(self._origin(v), 0) for v in made):
                 continue
             base = home[id(op)]
+            if any(path[:len(base)] != base for path, _ in found):
+                continue  # read by a later `if` on its own branch's condition
             paths = []
-            for path, reader in found:
+            for path, reader in found:  # a read in a loop's body: where the loop is
+                step = next((b for b in path[len(base):] if b[1] is None), None)
+                reader = loops[step[0]] if step is not None else reader
                 if reader is not None and id(reader) in either:
                     at, ways = either[id(reader)]
                     paths += [at + way for way in ways]
@@ -256,8 +262,9 @@ class Reverse:
                 placed[id(op)] = base + chain
                 where, side = chain[-1]
                 self.placed_in.setdefault(where, {}).setdefault(side, []).insert(0, op)
-                self.branch_of[var] = tuple((ifs[i], side) for i, side in reversed(chain)) \
-                    + self.branch_of.get(var, ())
+                for var in made:
+                    self.branch_of[var] = tuple((ifs[i], s) for i, s in reversed(chain)) \
+                        + self.branch_of.get(var, ())
                 continue
             ways = {}  # the branches around each read, up to a loop: by conditions
             for tail in tails:
@@ -270,7 +277,7 @@ class Reverse:
                 either[id(op)] = (base, sorted(ways.values(),
                                                key=lambda w: [(order[i], s) for i, s in w]))
         groups = {}  # the same branches, by condition: one `if` for all their ops
-        for op in (s for s in walk(stmts) if isinstance(s, Op) and id(s) in either):
+        for op in (s for s in walk(stmts) if isinstance(s, (Op, Loop)) and id(s) in either):
             base, ways = either[id(op)]
             tests = [tuple((ifs[i].cond, side) for i, side in way) for way in ways]
             key = frozenset(tuple((self._cond_key(c), side) for c, side in t) for t in tests)
@@ -281,14 +288,16 @@ class Reverse:
 
     def _testable(self, way, ifs, base):
         """The branches of ``way`` (outermost first) whose conditions can be
-        tested after the `if`s, where the operation at ``base`` is: up to one
-        computed inside a branch that does not hold ``base`` (it may not exist
-        where that branch was not taken)."""
-        around = set(base)
-        for k, (i, _) in enumerate(way):
-            if any((id(owner), side) not in around
-                   for owner, side in self.branch_of.get(ifs[i].cond, ())):
+        tested after the `if`s, where the operation at ``base`` is, each under
+        the ones before it: up to one computed inside a branch that neither
+        holds ``base`` nor tests what a branch before it in ``way`` does (it
+        may not exist where that branch was not taken)."""
+        around, tested = set(base), set()
+        for k, (i, side) in enumerate(way):
+            if any((id(owner), s) not in around and (self._cond_key(owner.cond), s) not in tested
+                   for owner, s in self.branch_of.get(ifs[i].cond, ())):
                 return way[:k]
+            tested.add((self._cond_key(ifs[i].cond), side))
         return way
 
     def backward_conditional(self, ops, tests):
@@ -303,21 +312,33 @@ class Reverse:
         with self.b.at(ops[-1].loc):
             taken = None
             for test in tests:
-                both = None
-                for cond, side in test:
-                    if side == "orelse":
-                        negated = self.facts.producer(cond)
-                        cond = negated.args[0] if negated is not None and \
-                            negated.prim == "logical_not" else \
-                            self.b.op("logical_not", cond, hint="not_taken")
-                    both = cond if both is None else \
-                        self.b.op("logical_and", both, cond, hint="taken")
+                both = self._taken(test, ops[-1].loc)
                 taken = both if taken is None else \
                     self.b.op("logical_or", taken, both, hint="taken")
         stmt = If(taken, list(ops), [], [], ops[-1].loc)
         for op in ops:
-            self.branch_of[op.target] = ((stmt, "then"),) + self.branch_of.get(op.target, ())
+            for var in _made(op):
+                self.branch_of[var] = ((stmt, "then"),) + self.branch_of.get(var, ())
         self.backward_if(stmt)
+
+    def _taken(self, test, loc):
+        """Whether the branches ``test`` (``(condition, side)``, outermost
+        first) were taken: a condition computed inside the branch before it is
+        read under an `if` on that branch's condition."""
+        cond, side = test[0]
+        if side == "orelse":
+            negated = self.facts.producer(cond)
+            cond = negated.args[0] if negated is not None and negated.prim == "logical_not" \
+                else self.b.op("logical_not", cond, hint="not_" + cond.hint)
+        if len(test) == 1:
+            return cond
+        with self.b.block() as inner:
+            rest = self._taken(test[1:], loc)
+        target = Var("taken")
+        self.facts.shape[target] = SCALAR
+        self.b.append(If(cond, inner, [], [Merge(target, rest, Const(False))], loc,
+                         backward=True))
+        return target
 
     def _common_branches(self, tails, ifs, order):
         """The branches every path in ``tails`` goes through, outermost first,
@@ -451,13 +472,20 @@ def _silent(body, result):
     return silent, counts
 
 
+def _made(stmt):
+    """The values an operation or a loop makes for what follows it."""
+    if isinstance(stmt, Op):
+        return [stmt.target]
+    return [c.out for c in stmt.carried] + [t.var for t in stmt.writes]
+
+
 def _read_places(stmts, silent):
     """Where each var is read in ``stmts`` by something that can hand it an
     adjoint (not by a condition, a comparison, or what is ``silent``): var ->
     [(path, reader)], a path being the ``(id(If), side)`` branches around the
     read, outermost first (``(id(Loop), None)`` for a loop's body), and the
-    reader the operation reading it, or None. Also each statement's place in
-    program order, and each operation's own path."""
+    reader the operation (or loop) reading it, or None. Also each statement's
+    place in program order, and each operation's and loop's own path."""
     reads, order, home = {}, {}, {}
 
     def read(atom, path, reader=None):
@@ -481,8 +509,9 @@ def _read_places(stmts, silent):
                         if not silent(m.target):
                             read(getattr(m, side), inner)
             elif isinstance(stmt, Loop):
+                home[id(stmt)] = path
                 for a in uses(stmt):
-                    read(a, path)
+                    read(a, path, stmt)
                 inner = path + ((id(stmt), None),)
                 block(stmt.cond_block, inner)
                 block(stmt.body, inner)
