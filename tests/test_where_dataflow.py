@@ -100,7 +100,8 @@ def check_second_order(f, args, wrt=0):
     for k in range(n):
         e = np.zeros(n)
         e[k] = 1.0
-        columns.append(np.ravel(_directional(df, args, wrt, np.reshape(e, np.shape(args[wrt])))[0]))
+        step = np.reshape(e, np.shape(args[wrt]))
+        columns.append(np.ravel(_directional(df, args, wrt, step)[0]))
     expected = np.array(columns).T
     _finite(hessian)
     np.testing.assert_allclose(hessian, expected, rtol=1e-5, atol=1e-6)

@@ -13,7 +13,7 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 
 from ..ir.clone import clone_block
-from ..ir.nodes import Carry, Loop, Op, Tape, Var, branch_definitions
+from ..ir.nodes import Carry, Const, Loop, Op, Tape, Var, branch_definitions
 from ..frontend.tapes import TAPE_SUMS
 
 
@@ -64,15 +64,24 @@ def backward_loop(rev, loop):
         rev.backward_block(view)
         escaping = {v: b.total(t) for v, t in rev.adj.items() if t}
         rev.adj = outer
-        _close_carried(rev, carried_bar, escaping, mapping)
+        unread = _close_carried(rev, carried_bar, escaping, mapping)
         _write_tape_bars(rev, loop, reverse, escaping, mapping)
         _accumulate_outer(rev, reverse, escaping, set(loads), (before, after))
     reverse.body = body
     for stmt in before + [reverse] + after:
         b.append(stmt)
     for carry, bar in carried_bar:
-        if rev.wants(carry.init):
+        # A value the body overwrites without reading it hands its first
+        # value nothing once an iteration has run: no zero to meet a NaN.
+        if rev.wants(carry.init) and not (id(carry) in unread and _runs(loop)):
             rev.adj[carry.init].append(bar.out)
+
+
+def _runs(loop):
+    """Whether ``loop`` is known to run at least once."""
+    if loop.kind != "range" or not all(isinstance(b, Const) for b in loop.bounds):
+        return False
+    return len(range(*(b.value for b in loop.bounds))) > 0
 
 
 def _tape_bar(rev, tape):
@@ -163,10 +172,15 @@ def _carried_adjoints(rev, active, seeds, mapping, reverse):
 
 def _close_carried(rev, carried_bar, escaping, mapping):
     """The adjoint of each carried value at the start of the iteration is what
-    the previous (earlier) iteration's update receives."""
+    the previous (earlier) iteration's update receives. The ids of the carries
+    whose start gets none (the body does not read it)."""
+    unread = set()
     for carry, bar in carried_bar:
         grad = escaping.pop(mapping[carry.param], None)
+        if grad is None:
+            unread.add(id(carry))
         bar.update = grad if grad is not None else rev.zeros(mapping[carry.param])
+    return unread
 
 
 def _accumulate_outer(rev, reverse, escaping, loads, around):

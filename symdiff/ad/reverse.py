@@ -13,8 +13,8 @@ from dataclasses import replace
 from ..errors import NoDerivativeRuleError, NonScalarOutputError, UnsupportedSyntaxError
 from ..ir.shapes import ELEMENTWISE, SCALAR
 from ..ir.nodes import (Const, Function, If, Loop, Merge, Op, Var, branch_definitions,
-                        flatten, saved, uses, walk)
-from .loops import TapeBar, backward_loop, loop_activity
+                        flatten, saved, use_counts, walk)
+from .loops import TapeBar, _runs, backward_loop, loop_activity
 from .where_guards import Guards, guard_wheres, zero_by_product
 from ..rules.custom import override_rule
 from .backward_as import add_shadows
@@ -236,7 +236,7 @@ class Reverse:
         either = {}  # id(op) -> (its block's place, the branches reading it)
         ifs = {id(s): s for s in walk(stmts) if isinstance(s, If)}
         loops = {id(s): s for s in walk(stmts) if isinstance(s, Loop)}
-        for op in reversed([s for s in walk(stmts) if isinstance(s, (Op, Loop))]):
+        for op in reversed([s for s in walk(stmts) if isinstance(s, (Op, If, Loop))]):
             made = _made(op)
             found = [r for var in made for r in reads.get(var, [])]
             if not found or not any(self.wants(v) for v in made) or \
@@ -277,7 +277,7 @@ class Reverse:
                 either[id(op)] = (base, sorted(ways.values(),
                                                key=lambda w: [(order[i], s) for i, s in w]))
         groups = {}  # the same branches, by condition: one `if` for all their ops
-        for op in (s for s in walk(stmts) if isinstance(s, (Op, Loop)) and id(s) in either):
+        for op in (s for s in walk(stmts) if id(s) in either):
             base, ways = either[id(op)]
             tests = [tuple((ifs[i].cond, side) for i, side in way) for way in ways]
             key = frozenset(tuple((self._cond_key(c), side) for c, side in t) for t in tests)
@@ -452,8 +452,8 @@ def _silent(body, result):
                 read(m.then)
                 read(m.orelse)
         elif isinstance(stmt, Loop):  # a loop: every read may hand back an adjoint
-            for a in uses(stmt) + [c.update for c in stmt.carried] + saved(stmt) + \
-                    [stmt.exit, stmt.cond]:
+            outside, inside = _loop_reads(stmt)
+            for a in outside + inside:
                 read(a)
     for atom in flatten(_plain(result)):
         read(atom)
@@ -472,10 +472,27 @@ def _silent(body, result):
     return silent, counts
 
 
+def _loop_reads(loop):
+    """What ``loop`` itself reads before it runs (bounds, first values, tapes)
+    and at the end of each iteration (updates, saved values, exit tests),
+    less the first value of a carried name the body overwrites without
+    reading it, once an iteration has run: that value gets no adjoint."""
+    inner = use_counts(Function("", [], loop.cond_block + loop.body, tuple(
+        [c.update for c in loop.carried] + saved(loop) + [loop.exit, loop.cond])))
+    runs = _runs(loop)
+    outside = list(loop.bounds) + [c.init for c in loop.carried
+                                   if inner.get(c.param) or not runs] + \
+        [t.var for t in loop.reads]
+    inside = [c.update for c in loop.carried] + saved(loop) + [loop.exit, loop.cond]
+    return outside, inside
+
+
 def _made(stmt):
-    """The values an operation or a loop makes for what follows it."""
+    """The values an operation, an `if` or a loop makes for what follows it."""
     if isinstance(stmt, Op):
         return [stmt.target]
+    if isinstance(stmt, If):
+        return [m.target for m in stmt.merges]
     return [c.out for c in stmt.carried] + [t.var for t in stmt.writes]
 
 
@@ -485,7 +502,7 @@ def _read_places(stmts, silent):
     [(path, reader)], a path being the ``(id(If), side)`` branches around the
     read, outermost first (``(id(Loop), None)`` for a loop's body), and the
     reader the operation (or loop) reading it, or None. Also each statement's
-    place in program order, and each operation's and loop's own path."""
+    place in program order, and the path of each operation, `if` and loop."""
     reads, order, home = {}, {}, {}
 
     def read(atom, path, reader=None):
@@ -502,6 +519,7 @@ def _read_places(stmts, silent):
                     for a in stmt.args:
                         read(a, path, stmt)
             elif isinstance(stmt, If):
+                home[id(stmt)] = path
                 for side in ("then", "orelse"):
                     inner = path + ((id(stmt), side),)
                     block(getattr(stmt, side), inner)
@@ -510,13 +528,13 @@ def _read_places(stmts, silent):
                             read(getattr(m, side), inner)
             elif isinstance(stmt, Loop):
                 home[id(stmt)] = path
-                for a in uses(stmt):
+                outside, inside = _loop_reads(stmt)
+                for a in outside:
                     read(a, path, stmt)
                 inner = path + ((id(stmt), None),)
                 block(stmt.cond_block, inner)
                 block(stmt.body, inner)
-                for a in [c.update for c in stmt.carried] + saved(stmt) + \
-                        [stmt.exit, stmt.cond]:
+                for a in inside:
                     read(a, inner)
 
     block(stmts, ())
