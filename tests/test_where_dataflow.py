@@ -314,3 +314,63 @@ def test_a_branch_not_taken_in_a_loop_body(x):
 def test_the_branch_not_taken_is_not_differentiated():
     got = _quiet(symdiff.grad(read_by_the_branch_not_taken), np.array([1.0, -1.0]))
     np.testing.assert_array_equal(got, [1.0, 1.0])
+
+
+def read_under_two_conditions(x):
+    u = np.sqrt(x)
+    y = u if np.sum(x) > 10.0 else x
+    if np.max(x) < -5.0:
+        z = x
+    else:
+        z = u * 2.0 if np.min(x) > 0.0 else x
+    return np.sum(y + z)
+
+
+def read_by_an_elif_test(x):
+    u = np.arcsin(x)
+    if np.sum(x) > 100.0:
+        y = u * u
+    elif np.max(np.abs(x)) >= 1.0:
+        y = x
+    else:
+        y = u * u
+    return np.sum(y)
+
+
+def merged_then_read_by_a_branch(x):
+    if np.sum(x) > -10.0:
+        u = np.sqrt(x)
+    else:
+        u = x
+    y = u * 3.0 if np.min(x) > 0.0 else x
+    return np.sum(y)
+
+
+def overwritten_by_a_loop(x):
+    v = np.log(x) if np.sum(x) < 100.0 else x
+    for i in range(2):
+        v = np.sqrt(x ** 2 + 0.5)
+    return np.sum(v)
+
+
+@pytest.mark.parametrize("f", [read_under_two_conditions, read_by_an_elif_test,
+                               merged_then_read_by_a_branch])
+@pytest.mark.parametrize("x", [np.array([0.5, -0.5]), np.array([0.25, 0.5])],
+                         ids=["outside", "inside"])
+def test_values_read_only_by_branches_not_taken(f, x):
+    check(f, (x,))
+
+
+def test_a_first_value_a_loop_overwrites_gets_no_gradient():
+    check(overwritten_by_a_loop, (np.array([0.5, -0.5]),))
+
+
+def cone_reads_another_cone(x):
+    u = x ** 1.5
+    v = np.where(x > 0.25, u * np.sum(x), x)
+    w = np.where(x <= 0.0, 0.0, u * np.maximum(v, 0.0))
+    return np.sum(v) + np.sum(w)
+
+
+def test_a_where_reading_another_wheres_branch():
+    check(cone_reads_another_cone, (np.array([1.3, 0.1, -0.5, 0.6]),))

@@ -235,9 +235,11 @@ class Reverse:
         placed = {}  # id(op) -> its place: ((id(If), side), ...)
         either = {}  # id(op) -> (its block's place, the branches reading it)
         ifs = {id(s): s for s in walk(stmts) if isinstance(s, If)}
-        loops = {id(s): s for s in walk(stmts) if isinstance(s, Loop)}
+        tapes = {t.var for s in walk(stmts) if isinstance(s, Loop) for t in s.writes}
         for op in reversed([s for s in walk(stmts) if isinstance(s, (Op, If, Loop))]):
             made = _made(op)
+            if tapes.intersection(made):
+                continue  # a tape's adjoint goes from its reader's loop to its writer's
             found = [r for var in made for r in reads.get(var, [])]
             if not found or not any(self.wants(v) for v in made) or \
                     len(found) != sum(self.reads.get(self._origin(v), 0) for v in made):
@@ -245,15 +247,13 @@ class Reverse:
             base = home[id(op)]
             if any(path[:len(base)] != base for path, _ in found):
                 continue  # read by a later `if` on its own branch's condition
+            found = [(path, reader) for path, reader in found  # (an if's own reads)
+                     if not (len(path) > len(base) and path[len(base)][0] == id(op))]
+            if not found:
+                continue
             paths = []
-            for path, reader in found:  # a read in a loop's body: where the loop is
-                step = next((b for b in path[len(base):] if b[1] is None), None)
-                reader = loops[step[0]] if step is not None else reader
-                if reader is not None and id(reader) in either:
-                    at, ways = either[id(reader)]
-                    paths += [at + way for way in ways]
-                else:
-                    paths.append(placed.get(id(reader), path))
+            for path, reader in found:
+                paths += self._where_read(path, reader, len(base), placed, either)
             if any(path[:len(base)] != base for path in paths):
                 continue  # read by a later `if` on its own branch's condition
             tails = [path[len(base):] for path in paths]
@@ -324,21 +324,42 @@ class Reverse:
     def _taken(self, test, loc):
         """Whether the branches ``test`` (``(condition, side)``, outermost
         first) were taken: a condition computed inside the branch before it is
-        read under an `if` on that branch's condition."""
+        read in that branch of an `if` on that branch's condition (so that
+        reading this code back, symdiff knows it is there)."""
         cond, side = test[0]
-        if side == "orelse":
-            negated = self.facts.producer(cond)
-            cond = negated.args[0] if negated is not None and negated.prim == "logical_not" \
-                else self.b.op("logical_not", cond, hint="not_" + cond.hint)
-        if len(test) == 1:
+        if len(test) > 1:
+            with self.b.block() as inner:
+                rest = self._taken(test[1:], loc)
+            target = Var("taken")
+            self.facts.shape[target] = SCALAR
+            sides = (inner, []) if side == "then" else ([], inner)
+            values = (rest, Const(False)) if side == "then" else (Const(False), rest)
+            self.b.append(If(cond, *sides, [Merge(target, *values)], loc, backward=True))
+            return target
+        if side == "then":
             return cond
-        with self.b.block() as inner:
-            rest = self._taken(test[1:], loc)
-        target = Var("taken")
-        self.facts.shape[target] = SCALAR
-        self.b.append(If(cond, inner, [], [Merge(target, rest, Const(False))], loc,
-                         backward=True))
-        return target
+        negated = self.facts.producer(cond)
+        return negated.args[0] if negated is not None and negated.prim == "logical_not" \
+            else self.b.op("logical_not", cond, hint="not_" + cond.hint)
+
+    @staticmethod
+    def _where_read(path, reader, depth, placed, either):
+        """Where a read at ``path`` by ``reader`` hands its adjoint over, as
+        paths: inside an `if` or loop that is itself differentiated elsewhere
+        (``placed``, ``either``), there; by an operation, where it is."""
+        for k in range(depth, len(path)):
+            statement = path[k][0]
+            if statement in placed:
+                return [placed[statement] + path[k:]]
+            if statement in either:
+                at, ways = either[statement]
+                return [at + way + path[k:] for way in ways]
+            if path[k][1] is None:  # a loop's body: where the loop is
+                break
+        if reader is not None and id(reader) in either:
+            at, ways = either[id(reader)]
+            return [at + way for way in ways]
+        return [placed.get(id(reader), path)]
 
     def _common_branches(self, tails, ifs, order):
         """The branches every path in ``tails`` goes through, outermost first,
@@ -491,8 +512,9 @@ def _made(stmt):
     """The values an operation, an `if` or a loop makes for what follows it."""
     if isinstance(stmt, Op):
         return [stmt.target]
-    if isinstance(stmt, If):
-        return [m.target for m in stmt.merges]
+    if isinstance(stmt, If):  # its merges, and what its branches define
+        inner = branch_definitions(stmt.then + stmt.orelse, chain=((stmt, ""),))
+        return [m.target for m in stmt.merges] + [v for v in inner if isinstance(v, Var)]
     return [c.out for c in stmt.carried] + [t.var for t in stmt.writes]
 
 
