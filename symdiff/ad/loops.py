@@ -73,11 +73,11 @@ def backward_loop(rev, loop):
     for carry, bar in carried_bar:
         # A value the body overwrites without reading it hands its first
         # value nothing once an iteration has run: no zero to meet a NaN.
-        if rev.wants(carry.init) and not (id(carry) in unread and _runs(loop)):
+        if rev.wants(carry.init) and not (id(carry) in unread and runs_at_least_once(loop)):
             rev.adj[carry.init].append(bar.out)
 
 
-def _runs(loop):
+def runs_at_least_once(loop):
     """Whether ``loop`` is known to run at least once."""
     if loop.kind != "range" or not all(isinstance(b, Const) for b in loop.bounds):
         return False
