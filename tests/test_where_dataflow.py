@@ -374,3 +374,37 @@ def cone_reads_another_cone(x):
 
 def test_a_where_reading_another_wheres_branch():
     check(cone_reads_another_cone, (np.array([1.3, 0.1, -0.5, 0.6]),))
+
+
+# ---- found by the differential fuzz (tests/test_fuzz_oracle.py) ---------------------------
+def branch_updates_a_carried_value(x):
+    v = np.sum(x) * 3.0
+    for i in range(1):
+        if v >= 1.0:
+            w = v
+        else:
+            v = v * np.sum(x * 2.0)
+    return v ** 3
+
+
+def test_a_branch_in_a_loop_reads_the_adjoint_before_replacing_it():
+    # The adjoint of `v` in the branch was named like the one it replaces,
+    # and read after it had been replaced: a wrong gradient.
+    check(branch_updates_a_carried_value, (np.array([0.06, -0.78]),))
+
+
+def unused_carried_value(x, y):
+    u = np.where(np.sum(y) > 0.0, np.sqrt(np.sum(y)), np.sqrt(np.sum(y)))
+    acc = 0.0
+    v = np.tanh(0.25)
+    for i in range(2):
+        x = np.sqrt(x ** 2 + 0.5)
+        v = 0.9 * v + np.square(u + x)  # NaN where sum(y) < 0; never returned
+    return np.sum(x) + acc
+
+
+def test_a_carried_value_nothing_reads_gets_no_backward():
+    x, y = np.array([0.3, -1.2]), np.array([-1.0, 0.2])
+    got = _quiet(symdiff.grad(unused_carried_value), x, y)
+    np.testing.assert_allclose(got, numeric_grad(lambda v: _quiet(unused_carried_value, v, y),
+                                                 (x,)), rtol=1e-6)

@@ -111,7 +111,7 @@ class Positions:
             self._use(c.update)
             if isinstance(c.update, Var) and self.defs.get(c.update, -1) > start \
                     and c.update not in self.groups and c.param not in saved \
-                    and self.last.get(c.param, 0) <= self.defs[c.update]:
+                    and self.last.get(c.param, 0) <= self._first_def(c.update):
                 self._join(c.update, c.param)
             self._join(c.out, c.param)
         self._use(loop.exit)
@@ -120,6 +120,12 @@ class Positions:
             if self.defs.get(var, 0) <= start:
                 self.last[var] = max(self.last.get(var, 0), self.pos)
         self.pos += 1
+
+    def _first_def(self, root):
+        """Where the first of the vars sharing ``root``'s name is defined (a
+        merge's name is taken in its branches, before the merge)."""
+        return min([self.defs[root]] + [self.defs[v] for v in self.groups
+                                        if v in self.defs and _root(self.groups, v) is root])
 
     def _join(self, var, root):
         self.groups[var] = root
