@@ -16,9 +16,10 @@ nothing but the cone: a value something else also reads (another where, a
 condition, a returned tuple, an operation outside the cone) keeps its
 original for those readers, and the cone gets a copy of it, and of what it
 is computed from, when a guard is needed there or above it (a value read by
-two wheres gets a copy for each; the last one reads the original). Values
-of enclosing blocks are always copied into the where's block. Print and
-logging do not count as readers: they see what the user's code computes.
+two wheres gets a copy for each; the last one reads the original). A value
+of an enclosing block the cone takes is always copied into the where's
+block, and so is a member of another where's cone. Print and logging do not
+count as readers: they see what the user's code computes.
 
 The reverse pass then lets the upstream gradient flow unmasked through the
 cone, guards included (every value there is finite), at the where's full
