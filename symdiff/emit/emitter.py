@@ -46,7 +46,8 @@ class Emitter(Spelling):
         reserved |= set(self.builtins.values())
         shared = {t: buffer for t, (buffer, _) in self.scatters.items()}
         _name_entries(self.fn.body)
-        self.names = assign_names(self.fn, self.inlined, fixed, reserved, shared)
+        late = {t: placed.args[0] for t, (_, placed) in self.scatters.items()}
+        self.names = assign_names(self.fn, self.inlined, fixed, reserved, shared, late)
         params = ", ".join(p.hint for p in self.fn.params)
         lines = [f"def {name}({params}):", _docstring(doc)]
         self._last_comment = None
