@@ -172,6 +172,9 @@ ROWS = [
     ("inv", lambda a: np.linalg.inv(a), (matrix(2),)),
     ("det", lambda a: np.linalg.det(a), (matrix(),)),
     ("det", lambda a: np.linalg.det(a), (matrix(2),)),
+    ("slogdet", lambda a: np.linalg.slogdet(a)[1], (matrix(),)),
+    ("slogdet", lambda a: np.linalg.slogdet(a)[0] * np.linalg.slogdet(a)[1], (matrix(2),)),
+    ("output", lambda a: np.linalg.slogdet(-a)[1] + np.sum(a), (matrix(),)),
     # ---- reductions ------------------------------------------------------------------------------
     ("sum", lambda a: np.sum(a), (u(2, 3),)),
     ("sum", lambda a: np.sum(a, axis=1), (u(2, 3),)),
@@ -212,6 +215,8 @@ ROWS = [
     ("concatenate", lambda a, b: np.concatenate([a, b], axis=1), (u(2, 3), u(2, 1))),
     ("stack", lambda a, b: np.stack([a, b], axis=-1), (u(3), u(3))),
     ("array", lambda a, b: np.array([a, b]), (u(3), u(3))),
+    ("copy", lambda a: np.array(a) * np.copy(a) + a.copy(), (u(3),)),
+    ("asarray", lambda a: np.asarray(a) ** 2, (u(3),)),
     ("tuple", lambda a, b: np.sin((a, b)), (0.3, u())),
     ("getitem", lambda a: a[1:, 0], (u(3, 2),)),
     ("getitem", lambda a: a[INDEX] * a[0], (u(3),)),

@@ -58,7 +58,10 @@ class Forward:
         made = len(self.b.stmts)
         tangent = self._derivative(rule, self._as_seen(op), dargs)
         built = self.b.stmts[made:]
-        if tangent is not None:
+        if isinstance(tangent, tuple):  # one tangent per output of a multi-output op
+            if any(t is not None for t in tangent):
+                self.dot[op.target] = tangent
+        elif tangent is not None:
             if is_elementwise(op.prim):
                 tangent = self._fitted(op, dargs, tangent, built)
             elif rule is second_tangent:  # the value is the first operand, the tangent not

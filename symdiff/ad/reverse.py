@@ -11,12 +11,14 @@ from dataclasses import replace
 
 from ..errors import NoDerivativeRuleError, NonScalarOutputError, UnsupportedSyntaxError
 from ..ir.nodes import Const, Function, If, Loop, Merge, Op, Var, branch_definitions
+from ..ir.primitive import TABLE
 from ..ir.shapes import SCALAR, is_elementwise
 from ..rules import NoRule, reverse_rule
 from .backward_as import add_shadows
 from .cancelled_shifts import shift_free
 from .loops import TapeBar, backward_loop, loop_activity
 from .overrides import override_rule
+from .seeds import check_floats, check_scalar, seed_name, vjp_seeds
 from .where_guards import Guards, guard_wheres, zero_by_product
 
 
@@ -123,6 +125,15 @@ class Reverse:
             self.b.named.add(total)
         return total
 
+    def collect_outputs(self, op):
+        """The adjoint of a multi-output operation: one per output (None for
+        an output nothing read), summed from the parts its outputs gave."""
+        parts = [[] for _ in TABLE[op.prim].outputs]
+        for part in self.adj.pop(op.target, []):
+            parts[part.index].append(part.value)
+        with self.b.at(op.loc):
+            return tuple(self.b.total(terms) for terms in parts)
+
     def zeros(self, var):
         return self.b.op("zeros_like", var, hint=var.hint + "_bar")
 
@@ -130,7 +141,7 @@ class Reverse:
     def backward_op(self, op):
         if op.target not in self.adj:
             return
-        g = self.collect(op.target)
+        g = self.collect_outputs(op) if TABLE[op.prim].outputs else self.collect(op.target)
         if not any(self.wants(a) for a in op.args):
             return
         self._narrow_scalars(op)
@@ -299,14 +310,14 @@ def differentiate(fn, builder, wrt, mode, many=None):
             "or symdiff.jacobian, which take functions with several outputs")
     seeds = [(result, Const(1.0))]
     if mode == "vjp":
-        seed = Var(_seed_name(result, params))
+        seed = Var(seed_name(result, params))
         params.append(seed)
-        result, seeds = _vjp_seeds(builder, result, seed, fn.loc)
+        result, seeds = vjp_seeds(builder, result, seed, fn.loc)
     elif not builder.facts.is_scalar(result):
-        result, seeds = _check_scalar(fn, builder, result, mode, seeds)
+        result, seeds = check_scalar(fn, builder, result, mode, seeds)
     fn.body = builder.stmts
     with builder.block() as checks, builder.at(fn.loc):
-        _check_floats(fn, builder, wrt)
+        check_floats(fn, builder, wrt)
     fn.body = checks + fn.body
     backward, grads = rev.gradient(wrt, seeds)
     many = len(grads) > 1 if many is None else many
@@ -314,79 +325,3 @@ def differentiate(fn, builder, wrt, mode, many=None):
     out = grad_value if mode == "grad" else (result, grad_value)
     return Function(fn.name, params, fn.body + backward, out, fn.loc,
                     named=set(builder.named))
-
-
-def _check_scalar(fn, builder, result, mode, seeds):
-    """One check, after the forward pass, that the result is a scalar: of the
-    values that decide its shape if grad can see them (so the result need not
-    be computed), else of the result (it passes its first value through).
-    The result and seeds after it."""
-    with builder.at(fn.loc):
-        leaves = _shape_sources(fn, builder.facts, result) if mode == "grad" else None
-        checked = builder.op("require_scalar", *(leaves or [result]), hint="value",
-                             message=fn.loc.short())
-    builder.facts.shape[result] = SCALAR  # checked before the backward pass
-    if leaves:  # all scalars, or the check fails: no gradient is summed to them
-        builder.facts.assume_scalar(leaves)
-        return result, seeds
-    return checked, [(checked, Const(1.0))]
-
-
-def _check_floats(fn, builder, wrt):
-    """One check that the arguments differentiated are floating point (only
-    they have gradients); its error points at the argument's name."""
-    messages = tuple(f"{builder.param_locs.get(p, fn.loc).short()}: argument `{p.hint}`"
-                     for p in wrt)
-    if len(wrt) == 1:
-        builder.op("require_float", *wrt, message=messages[0])
-    elif wrt:
-        builder.op("require_float", *wrt, messages=messages)
-
-
-def _shape_sources(fn, facts, result):
-    """The values whose shapes decide the result's: following elementwise ops
-    (their result broadcasts their operands) down to what is not. Checking
-    these is as good as checking the result, without computing it. None if a
-    source is not visible at the end of the function."""
-    top = set(fn.params)
-    for stmt in fn.body:
-        top.add(getattr(stmt, "target", None))
-        top.update(m.target for m in getattr(stmt, "merges", ()))
-        top.update(c.out for c in getattr(stmt, "carried", ()))
-    sources, todo = [], [result]
-    while todo:
-        atom = todo.pop()
-        if not isinstance(atom, Var) or facts.is_scalar(atom) or atom in sources:
-            continue
-        if atom not in top:
-            return None
-        op = facts.producer(atom)
-        if op is not None and is_elementwise(op.prim):
-            todo.extend(op.args)
-        else:
-            sources.append(atom)
-    order = {p: i for i, p in enumerate(fn.params)}
-    return sorted(sources, key=lambda v: order.get(v, len(order) + v.uid))
-
-
-def _vjp_seeds(builder, result, seed, loc):
-    """The result as atoms (tuples as Python tuples) and its (value, cotangent)
-    pairs: a function returning a tuple takes a tuple of cotangents."""
-    if not isinstance(result, tuple):
-        builder.facts.shape[seed] = builder.facts.key(result)
-        return result, [(result, seed)]
-    items, pairs = [], []
-    for k, item in enumerate(result):
-        part = builder.op("getitem", seed, Const(k), hint=seed.hint)
-        value, more = _vjp_seeds(builder, item, part, loc)
-        items.append(value)
-        pairs += more
-    return tuple(items), pairs
-
-
-def _seed_name(result, params):
-    base = (result.hint if isinstance(result, Var) else "out") + "_bar"
-    taken = {p.hint for p in params}
-    while base in taken:
-        base += "_"
-    return base

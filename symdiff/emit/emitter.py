@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import textwrap
 
-from ..ir.nodes import Const, FreeVar, If, Loop, Op, Var, use_counts, walk
+from ..ir.nodes import Const, FreeVar, If, Loop, Op, Var, blocks, use_counts, walk
 from ..ir.primitive import TABLE
 from .in_place_writes import accumulations, scatters
 from .layout import fit_comment, strip_parens, wrap
 from .names import CALLED_BUILTINS, assign_names, builtin_aliases
 from .spelling import Spelling
+from ..runtime.loader import is_generated
 
 MAX_LINE = 79
 _NEVER_INLINE = {"scalar_predicate", "pass_gradient"}  # and effects (Op.effect)
@@ -36,6 +38,8 @@ class Emitter(Spelling):
     # -- the whole function ------------------------------------------------------------
     def function(self, name, doc):
         self.scatters = scatters(self.fn.body, self.counts)
+        self.unpacked = _unpacked_outputs(self.fn.body, self.counts)
+        self.read_by_unpacking = {out.target for outs in self.unpacked.values() for out in outs}
         self._decide_inlining(self.fn.body, depth=0)
         self.accumulations = accumulations(self.fn.body, self.counts)
         fixed = {p: p.hint for p in self.fn.params}
@@ -65,7 +69,7 @@ class Emitter(Spelling):
         start = len(lines)
         for stmt in stmts:
             if isinstance(stmt, Op):
-                if stmt.target not in self.inlined:
+                if stmt.target not in self.inlined and stmt.target not in self.read_by_unpacking:
                     self._comment(stmt, lines, pad)
                     self._op(stmt, lines, pad)
             elif isinstance(stmt, If):
@@ -79,6 +83,36 @@ class Emitter(Spelling):
         return len(lines) > start
 
     def _op(self, op, lines, pad):
+        start = len(lines)
+        self._op_lines(op, lines, pad)
+        self._origin(op, lines, start, pad)
+
+    def _origin(self, stmt, lines, start, pad):
+        """A forward-pass statement (``lines[start:]``) made for a line of the
+        user's code names it, ``# file.py:LINE``: at the end of the line if it
+        fits, else on a line of its own above. Tracebacks show the line and
+        so the user's place; backward blocks have their ``# L14: ...``."""
+        loc = stmt.loc
+        if loc is None or getattr(stmt, "backward", False) or len(lines) == start:
+            return
+        fn_loc = self.fn.loc
+        if fn_loc is not None and (loc.filename, loc.lineno) == (fn_loc.filename,
+                                                                 fn_loc.lineno):
+            return  # checks of the arguments: their messages say where
+        where = origin_comment(loc)
+        if len(lines) == start + 1 and len(lines[start]) + 4 + len(where) <= MAX_LINE:
+            lines[start] += f"  # {where}"
+        elif lines[start - 1:start] != [f"{pad}# {where}"]:
+            lines.insert(start, f"{pad}# {where}")
+
+    def _op_lines(self, op, lines, pad):
+        outputs = self.unpacked.get(op.target)
+        if outputs is not None:  # w, v = np.linalg.eigh(a)
+            names = ["_"] * len(TABLE[op.prim].outputs)
+            for out in outputs:
+                names[out.param("index")] = self.names[out.target]
+            lines.extend(wrap(f"{pad}{', '.join(names)} = {ast.unparse(self.expr(op))}"))
+            return
         if op.target in self.accumulations:
             grad = ast.unparse(self.atom(op.args[1]))
             lines.extend(wrap(f"{pad}{self.names[op.target]} += {grad}"))
@@ -108,6 +142,7 @@ class Emitter(Spelling):
 
     def _if(self, stmt, lines, pad):
         lines.append(f"{pad}if {ast.unparse(self.atom(stmt.cond))}:")
+        self._origin(stmt, lines, len(lines) - 1, pad)
         for side, block in (("then", stmt.then), ("orelse", stmt.orelse)):
             if side == "orelse":
                 lines.append(f"{pad}else:")
@@ -128,7 +163,9 @@ class Emitter(Spelling):
         for tape in loop.writes:
             lines.append(f"{pad}{self.names[tape.var]} = []")
         self._assign([(c.param, c.init) for c in loop.carried], lines, pad)
+        start = len(lines)
         lines.extend(wrap(pad + self._loop_header(loop)))
+        self._origin(loop, lines, start, pad)
         for tape in loop.reads:  # the tuples of a loop over several tapes
             if tape.entry is not None:
                 unpack = f"{inner}{self._unpack(tape.items)} = {self.names[tape.entry]}"
@@ -264,11 +301,46 @@ class Emitter(Spelling):
         return self._defs_cache
 
 
+_ORIGIN = re.compile(r"  # ([^\s#]+\.py:\d+)$")
+
+
+def origin_comment(loc):
+    """``file.py:LINE`` for a place in the user's code; for a line of a
+    generated gradient (differentiated again), the place that line names."""
+    if is_generated(loc.filename):
+        named = _ORIGIN.search(loc.line.rstrip())
+        if named:
+            return named.group(1)
+    return f"{os.path.basename(loc.filename)}:{loc.lineno}"
+
+
 def _docstring(doc):
     """The docstring, its first line wrapped at 79 columns (long names)."""
     first, newline, rest = doc.partition("\n")
     first = "\n    ".join(textwrap.wrap(f'"""{first}', 75, break_long_words=False))
     return f'    {first}{newline}{rest}"""'
+
+
+def _unpacked_outputs(stmts, counts):
+    """Multi-output operations whose results are all read right after them
+    (by `output` operations, nothing else): written as one unpacking
+    assignment. Maps the operation's target to its output operations."""
+    found = {}
+    for block in [stmts] + [b for s in walk(stmts) for b in blocks(s)]:
+        for i, op in enumerate(block):
+            if not isinstance(op, Op) or not TABLE[op.prim].outputs:
+                continue
+            outputs = []
+            for after in block[i + 1:]:
+                if not (isinstance(after, Op) and after.prim == "output"
+                        and after.args[0] is op.target):
+                    break
+                outputs.append(after)
+            # (one output read: `np.linalg.slogdet(a)[1]` reads as well, inlined)
+            if len(outputs) > 1 and counts.get(op.target) == len(outputs) and len(
+                    {out.param("index") for out in outputs}) == len(outputs):
+                found[op.target] = outputs
+    return found
 
 
 def _name_entries(stmts):

@@ -43,7 +43,11 @@ def prim_call(lw, prim, args, kwargs, node, first=None):
                        f"`{prim.name}` does not take {extra} here",
                        f"call it as np.{prim.name}({', '.join(prim.operands)}, "
                        f"{', '.join(k for k, _ in prim.params)})")
-    return lw.b.op(prim.name, *operands, **params)
+    result = lw.b.op(prim.name, *operands, **params)
+    if prim.outputs:  # one value per result: `w, v = np.linalg.eigh(a)`
+        return Tup(tuple(lw.b.op("output", result, index=k, hint=f"{prim.name}{k}")
+                         for k in range(len(prim.outputs))))
+    return result
 
 
 def _star_items(prim, name, positional, kwargs):

@@ -80,6 +80,9 @@ def apply(lw, callee, args, kwargs, node):
         return lower_tape_sum(lw, prim, args, node)
     if prim is not None and prim.name == "apply_rule":
         return gradient_calls.lower_registered_rule(lw, args, node)
+    if prim is not None and prim.name == "array" and len(args) == 1 \
+            and not isinstance(args[0], Tup):
+        prim = TABLE["copy"]  # np.array(x) of an array is a copy of it, not [x]
     if prim is not None:
         return prim_call(lw, prim, args, kwargs, node)
     if obj is not None and obj in BUILTIN_CALLS:

@@ -74,6 +74,9 @@ class Primitive:
     methods: tuple = ()        # array methods that call it (x.sum())
     attribute: str = ""        # the array attribute that is it (x.T)
     math: tuple = ()           # names of the math module's functions that are it
+    # A primitive with several results (np.linalg.eigh): the shape behaviour of
+    # each; its value is a tuple, read by `output` operations (rules/outputs.py).
+    outputs: tuple = ()
     # Generated code calls it, and reading such code back the frontend writes
     # it out as what it stands for (so it never reaches the AD stage): what.
     read_back_as: str = ""

@@ -43,7 +43,10 @@ class Facts:
 
     def _infer(self, op):
         record = TABLE.get(op.prim)
-        kind = record.shape if record is not None else None
+        return self.infer(record.shape if record is not None else None, op)
+
+    def infer(self, kind, op):
+        """The shape class of ``op``'s result, for shape behaviour ``kind``."""
         if kind == ELEMENTWISE:
             return self.broadcast(op.target, *op.args)
         if type(kind) is tuple and kind[0] == "like":

@@ -123,5 +123,24 @@ def det_tangent(b, op, dargs):
     return b.mul(op.target, trace)
 
 
+def slogdet_rule(r, op, g):
+    """The sign is flat; d log|det(A)| = tr(A^-1 dA), so A_bar = g A^-T."""
+    _, g_logdet = g
+    if g_logdet is None:
+        return [None]
+    a = op.args[0]
+    scale = r.b.op("expand_dims", g_logdet, axis=(-2, -1))
+    return [r.b.mul(scale, _transposed(r.b, r.b.op("inv", a)))]
+
+
+def slogdet_tangent(b, op, dargs):
+    if dargs[0] is None:
+        return None
+    a = op.args[0]
+    return (None, b.op("sum", b.mul(_transposed(b, b.op("inv", a)), dargs[0]), axis=(-2, -1)))
+
+
 define("inv(a)", ("np.linalg", "inv"), like(0), reverse=inv_rule, forward=inv_tangent)
+define("slogdet(a)", ("np.linalg", "slogdet"), NEW, reverse=slogdet_rule,
+       forward=slogdet_tangent, outputs=(NEW, NEW))
 define("det(a)", ("np.linalg", "det"), NEW, reverse=det_rule, forward=det_tangent)
