@@ -66,8 +66,8 @@ ROWS = [
     # ---- np.average (written with sums) -----------------------------------------------------
     ("mean", lambda a: np.average(a, axis=0), (u(3, 2),)),
     ("weights_along", lambda a, w: np.average(a, axis=1, weights=w), (u(2, 3), pos(3))),
-    ("weights_along", lambda a, w: np.average(a, weights=w, keepdims=True), (u(2, 3),
-                                                                              pos(2, 3))),
+    ("weights_along", lambda a, w: np.average(a, weights=w, keepdims=True),
+     (u(2, 3), pos(2, 3))),
     ("weights_along", lambda w, a: _weights_along(w, a, axis=0), (pos(2), u(2, 3))),
     ("broadcast_to", lambda a, w: np.average(a, 1, w, returned=True)[1] * a[:, 0],
      (u(2, 3), pos(3))),

@@ -100,6 +100,8 @@ ROWS = [
     ("tril", lambda a: np.tril(a, -1), (u(2, 3, 4),)),
     ("triu", lambda a: np.triu(a, 1), (u(3, 2),)),
     ("triu", lambda a: np.triu(a), (u(3),)),
+    ("where", lambda a, b: np.select([a > 0, b > 0.5], [a * b, b ** 2], 0.3), (u(4), u(4))),
+    ("where", lambda a, b: np.select([a < 0], [b], default=a), (u(2, 3), u(3))),
     # ---- picked by order --------------------------------------------------------------------
     ("sort", lambda a: np.sort(a), (u(5),)),
     ("sort", lambda a: np.sort(a, axis=0), (u(3, 2),)),

@@ -62,7 +62,9 @@ def _cumprod_hessian(x, w):
                                [0.0, 1.1, -0.8, 0.0], [0.0, 0.0, 0.0, 0.0], [1.2, 0.8, -1.1, 0.6]])
 def test_cumprod_is_exact_at_zeros_to_the_second_order(x):
     x, w = np.array(x), np.array([0.7, -1.3, 0.4, 2.1])
-    loss = lambda x: np.sum(w * np.cumprod(x))
+
+    def loss(x):
+        return np.sum(w * np.cumprod(x))
     assert np.allclose(symdiff.grad(loss)(x), _cumprod_gradient(x, w), rtol=1e-14, atol=0)
     assert np.allclose(symdiff.hessian(loss)(x), _cumprod_hessian(x, w), rtol=1e-14, atol=0)
     _, tangent = symdiff.jvp(lambda x: np.cumprod(x))(x, np.ones(4))
@@ -96,7 +98,9 @@ def test_the_recurrence_is_the_loop_it_stands_for(a):
 def test_std_of_a_constant_slice_has_gradient_zero_in_every_mode(value, n):
     x = np.full((2, n), value)
     x[1] = np.linspace(-1.0, 1.3, n)
-    loss = lambda x: np.sum(np.std(x, axis=1, ddof=1))
+
+    def loss(x):
+        return np.sum(np.std(x, axis=1, ddof=1))
     gradient = symdiff.grad(loss)(x)
     assert np.all(gradient[0] == 0.0) and np.all(gradient[1] != 0.0)
     _, tangent = symdiff.jvp(lambda x: np.std(x, axis=1))(x, RNG.normal(size=x.shape))

@@ -84,8 +84,8 @@ def _average(lw, args, kwargs, node):
         average = lw.b.op("mean", a, **over, hint="average")
         total = lw.b.div(lw.b.op("size", a), lw.b.op("size", average))
     else:
-        laid = lw.b.op("weights_along", lw.atom(weights, node), a, **({"axis": axis} if axis is
-                                                                       not None else {}))
+        along = {"axis": axis} if axis is not None else {}
+        laid = lw.b.op("weights_along", lw.atom(weights, node), a, **along)
         total = lw.b.op("sum", laid, **over, hint="total_weight")
         average = lw.b.div(lw.b.op("sum", lw.b.mul(a, laid), **over), total, hint="average")
     if not static_value(lw, bound["returned"], "returned", "average", node):

@@ -165,8 +165,8 @@ def nanmean_rule(r, op, g):
     """g / (the entries that are not NaN) at those, 0 at NaN ones."""
     x, axis = op.args[0], op.param("axis")
     missing = r.b.op("isnan", x, hint="missing")
-    counted = r.b.op("ties", r.b.op("invert", missing), x, **({"axis": axis} if axis is not None
-                                                             else {}))
+    along = {"axis": axis} if axis is not None else {}
+    counted = r.b.op("ties", r.b.op("invert", missing), x, **along)
     spread = r.b.div(r.b.op("unreduce", g, x, **_reduced(op)), counted)
     return [_like(r, r.b.op("where", missing, Const(0.0), spread), x)]
 
