@@ -54,14 +54,15 @@ class Emitter(Inlining, Spelling):
         # line reading it; then a value whose reader's line would be too long
         # gets a line, and a name, of its own (name_temporaries). So where lines
         # break changes no other name: a longer file name in a message, say.
+        late = {t: placed.args[0] for t, (_, placed) in self.scatters.items()}
         everything = self.inlined
-        self.names = assign_names(self.fn, everything, fixed, reserved, shared)
+        self.names = assign_names(self.fn, everything, fixed, reserved, shared, late)
         self.inlined = {}
         self._decide_inlining(self.fn.body, depth=0, limit=MAX_LINE - 24)
         temporaries = [v for v in everything if v not in self.inlined]
         if temporaries:
             self.names = name_temporaries(self.fn, self.inlined, self.names, temporaries,
-                                          set(fixed.values()) | reserved)
+                                          set(fixed.values()) | reserved, late)
         params = ", ".join(p.hint for p in self.fn.params)
         lines = [f"def {name}({params}):", _docstring(doc)]
         self._last_comment = None

@@ -25,10 +25,11 @@ class Positions:
     loop ends: the next iteration reads it again.
     """
 
-    def __init__(self, fn, inlined):
+    def __init__(self, fn, inlined, late=None):
         self.defs, self.last = {}, {}
         self.pos = 0
         self.inlined = inlined
+        self.late = late or {}  # var -> what is read on the line after its definition
         self.groups = {}  # var -> the var whose name it shares
         self.loops = []   # (start position, vars read) of the loops we are in
         for p in fn.params:
@@ -59,6 +60,9 @@ class Positions:
                 for a in stmt.args:
                     self._use(a)
                 self._define(stmt.target)
+                if stmt.target in self.late:  # `x_bar = buffer`, then `x_bar[i] += g`:
+                    self.pos += 1             # g is read after x_bar is assigned
+                    self._use(self.late[stmt.target])
             elif isinstance(stmt, If):
                 self._if(stmt)
             elif isinstance(stmt, Loop):
@@ -132,10 +136,11 @@ class Positions:
         self.defs.setdefault(var, self.pos)
 
 
-def assign_names(fn, inlined, fixed, reserved, shared=None):
+def assign_names(fn, inlined, fixed, reserved, shared=None, late=None):
     """Var -> display name for every variable that is not inlined; each var in
-    ``shared`` gets the name of the var it maps to (an array it takes over)."""
-    positions = Positions(fn, inlined)
+    ``shared`` gets the name of the var it maps to (an array it takes over);
+    ``late`` maps a var to a value read on the line after its definition."""
+    positions = Positions(fn, inlined, late)
     for var, root in (shared or {}).items():
         if var in positions.defs and root in positions.defs and var not in positions.groups:
             positions.groups[var] = root
@@ -160,13 +165,13 @@ def assign_names(fn, inlined, fixed, reserved, shared=None):
     return names
 
 
-def name_temporaries(fn, inlined, names, temporaries, taken):
+def name_temporaries(fn, inlined, names, temporaries, taken, late=None):
     """``names`` with names for ``temporaries``: values that have a line of
     their own only because the line reading them would be too long. The
     other names were chosen as if these were folded in (`assign_names`), and
     stay; each temporary takes the first of ``hint``, ``hint_1``, ... that
     no variable holds while it is alive (never one of ``taken``)."""
-    positions = Positions(fn, inlined)
+    positions = Positions(fn, inlined, late)
     spans = {}  # name -> [(start, end)] of the groups holding it
     groups = {}
     for var in positions.defs:

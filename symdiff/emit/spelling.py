@@ -112,6 +112,21 @@ class Spelling:
         keywords = [ast.keyword(k, self.const(v)) for k, v in op.params if k != "callee"]
         return ast.Call(ast.parse(callee, mode="eval").body, args, keywords)
 
+    def _spell_method(self, op, spelling, args):
+        """``x.astype('float32')``: a method of the first operand."""
+        return ast.Call(ast.Attribute(args[0], spelling[1], ast.Load()), args[1:],
+                        self._keywords(op))
+
+    def _spell_np_part(self, op, spelling, args):
+        """``np.split(x, 3, axis=1)[0]``: one piece of a NumPy function that
+        returns a list (params ``how``, ``sections``, ``index``; see rules/joins.py)."""
+        how = op.param("how", "split")
+        keywords = [ast.keyword("axis", self.const(op.param("axis")))
+                    if how in ("split", "array_split") and op.param("axis") else None]
+        call = ast.Call(self._np_attr(how), args + [self.const(op.param("sections", 1))],
+                        [k for k in keywords if k is not None])
+        return ast.Subscript(call, self.const(op.param("index", 0)), ast.Load())
+
     def _spell_attr(self, op, spelling, args):
         return ast.Attribute(args[0], spelling[1], ast.Load())
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import ast
 import difflib
 
+import numpy as np
+
 from ..errors import UnsupportedSyntaxError
 from ..ir.nodes import Const
 from .compile_time import Tup, from_python
@@ -65,11 +67,24 @@ def _star_items(prim, name, positional, kwargs):
 def static_value(lw, value, key, prim_name, node):
     if isinstance(value, Const):
         return value.value
-    if isinstance(value, Tup) and all(isinstance(i, Const) for i in value.items):
-        return tuple(i.value for i in value.items)
+    if key == "dtype" and _dtype_name(value) is not None:  # np.float32, float, np.dtype(...)
+        return _dtype_name(value)
+    if isinstance(value, Tup) and all(isinstance(i, (Const, Tup)) for i in value.items):
+        return tuple(static_value(lw, i, key, prim_name, node) for i in value.items)
     raise lw.error(UnsupportedSyntaxError, node,
                    f"`{key}` of `{prim_name}` must be a constant",
                    f"write `{key}` as a number or a tuple of numbers")
+
+
+def _dtype_name(value):
+    """The name of the dtype a compile-time value stands for ("float32"), or None."""
+    obj = getattr(value, "obj", getattr(value, "value", None))
+    if not isinstance(obj, (type, np.dtype)):
+        return None
+    try:
+        return np.dtype(obj).name
+    except TypeError:
+        return None
 
 
 def bind_arguments(sub, fnode, defaults, kwdefaults, args, kwargs, node, lw, lowered=False):

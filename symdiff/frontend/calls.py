@@ -21,7 +21,8 @@ import types
 
 import numpy as np
 
-from ..errors import NoDerivativeRuleError, UnknownNameError, UnsupportedSyntaxError
+from ..errors import (InPlaceWriteError, NoDerivativeRuleError, UnknownNameError,
+                      UnsupportedSyntaxError)
 from ..ir.nodes import Const, FreeVar
 from ..ir.primitive import (TABLE, attribute_primitive, function_modules,
                             function_primitive, math_primitive, method_names,
@@ -34,6 +35,7 @@ from .builtin_calls import BUILTIN_CALLS
 from .compile_time import NAMED_CONSTANTS, Closure, Static, Tup, from_python, is_atom
 from .effects import effect_call, is_effect
 from .inline import inline_closure, inline_function
+from .numpy_forms import numpy_form
 from .tapes import lower_tape_sum
 
 _MISSING = object()
@@ -70,6 +72,9 @@ def apply(lw, callee, args, kwargs, node):
     obj = callee.obj if isinstance(callee, Static) else None
     if obj is not None and gradient_calls.handles(obj):
         return gradient_calls.lower(lw, obj, args, kwargs, node)
+    form = numpy_form(obj) if obj is not None else None
+    if form is not None:  # np.split, np.select, np.average
+        return form(lw, args, kwargs, node)
     prim = primitive_of(obj)
     if prim is not None and prim.name in TAPE_SUMS:
         return lower_tape_sum(lw, prim, args, node)
@@ -197,6 +202,12 @@ def method_call(lw, base, name, node):
 
 def _array_method_error(lw, name, node):
     supported = ", ".join(f".{m}()" for m in method_names())
+    if name == "sort":  # sorts in place and returns None
+        return lw.error(InPlaceWriteError, node,
+                        f"`{ast.unparse(node.func)}` sorts the array in place (and returns "
+                        "None); symdiff differentiates values, not changes made to them",
+                        f"write `{ast.unparse(node.func.value)} = np.sort("
+                        f"{ast.unparse(node.func.value)}, axis=...)`")
     if not hasattr(np.ndarray, name):
         # a parameter may be an object at run time, but symdiff takes it as an array
         return lw.error(UnsupportedSyntaxError, node,

@@ -4,6 +4,6 @@ Each family module defines its records (`symdiff.ir.primitive.define`) with
 the rules next to them; importing this package fills the table. `derive.py`
 turns a record into its reverse and forward rules.
 """
-from . import (elementwise, gradient_flow, kinks, linalg,  # noqa: F401 (the records)
-               outputs, python_values, reductions, shapes, special)
+from . import (elementwise, gradient_flow, joins, kinks, linalg,  # noqa: F401 (the records)
+               ordering, outputs, python_values, reductions, shapes, special, statistics)
 from .derive import NoRule, forward_rule, reverse_rule  # noqa: F401

@@ -1,4 +1,5 @@
-"""Reductions and cumulative operations: sum, mean, prod, max, min, norm, cumsum.
+"""Reductions and cumulative operations: sum, mean, prod, max, min, norm,
+cumsum, cumprod, diff.
 
 Their adjoints spread a gradient back over the reduced axes; the helpers that
 do it in generated code (``_unreduce``, ``_sum_to``, ``_prod_others``) are
@@ -6,10 +7,13 @@ primitives too, with rules of their own, so gradients differentiate again.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..errors import NoDerivativeRuleError
 from ..ir.nodes import Const
 from ..ir.primitive import ARRAY, REDUCTION, SIZED, define, like
 from .kinks import KINK_NOTE
+from .shapes import along
 
 
 def _axis(op):
@@ -188,6 +192,138 @@ def _cumulative_shape(op, facts):
 
 define("cumsum(a; axis=None)", shape=_cumulative_shape, reverse=cumsum_rule, linear=(0,),
        methods=("cumsum",))
+
+
+# ---- cumulative products: exact where entries are zero --------------------------------------
+# out[i] = x[0] ... x[i]. Its gradient is x_bar[i] = before[i] * after[i]: the
+# product of the entries before i (the running product shifted by one) times
+# sum_{j >= i} g[j] x[i+1] ... x[j], which is a linear recurrence run from the
+# end, after[i] = g[i] + x[i+1] after[i+1]. No division: exact at zeros, and
+# the recurrence's derivatives are recurrences again (to any order).
+def _shifted(b, v, axis, fill, forward=True):
+    """``v`` moved one place along ``axis``: forward, ``fill`` first and the
+    last entry dropped; backward, the first dropped and ``fill`` last."""
+    edge = b.op(fill, b.op("getitem", v, *along(axis, Const(slice(None, 1)))))
+    if forward:
+        rest = b.op("getitem", v, *along(axis, Const(slice(None, -1))))
+        return b.op("concatenate", edge, rest, axis=axis)
+    rest = b.op("getitem", v, *along(axis, Const(slice(1, None))))
+    return b.op("concatenate", rest, edge, axis=axis)
+
+
+def _flattened(b, op, x):
+    """(the array the running product runs over, its axis): the flattened
+    array for axis None, as NumPy does."""
+    axis = op.param("axis")
+    return (b.op("ravel", x), 0) if axis is None else (x, axis)
+
+
+def cumprod_rule(r, op, g):
+    x = op.args[0]
+    work, axis = _flattened(r.b, op, x)
+    before = _shifted(r.b, op.target, axis, "ones_like")
+    after = r.b.op("recurrence", work, g, axis=axis, reverse=True)
+    grad = r.b.mul(before, after)
+    if op.param("axis") is None:
+        return [r.b.op("reshape", grad, r.b.op("shape", x))]
+    return [_like(r, grad, x)]
+
+
+def cumprod_tangent(b, op, dargs):
+    """d out[i] = x[i] d out[i-1] + dx[i] out[i-1]: the recurrence, forward."""
+    if dargs[0] is None:
+        return None
+    work, axis = _flattened(b, op, op.args[0])
+    dx = dargs[0] if op.param("axis") is not None else b.op("ravel", dargs[0])
+    source = b.mul(dx, _shifted(b, op.target, axis, "ones_like"))
+    return b.op("recurrence", work, source, axis=axis)
+
+
+def recurrence_rule(r, op, h):
+    """y = recurrence(a, b): linear in b, whose transpose is the recurrence
+    run the other way; d y = the recurrence of (da times y shifted), so a's
+    adjoint is y shifted times that transpose (see runtime/order_adjoints.py)."""
+    a, b = op.args
+    axis, reverse = op.param("axis", -1), op.param("reverse", False)
+    back = r.b.op("recurrence", a, h, axis=axis, reverse=not reverse)
+    grad_a = None
+    if r.wants(a):
+        if reverse:
+            grad_a = r.b.mul(op.target, _shifted(r.b, back, axis, "zeros_like"))
+        else:
+            grad_a = r.b.mul(_shifted(r.b, op.target, axis, "zeros_like"), back)
+    return [grad_a, back if r.wants(b) else None]
+
+
+def recurrence_tangent(b, op, dargs):
+    a = op.args[0]
+    axis, reverse = op.param("axis", -1), op.param("reverse", False)
+    da, db = dargs
+    source = db
+    if da is not None:
+        if reverse:
+            term = _shifted(b, b.mul(da, op.target), axis, "zeros_like", forward=False)
+        else:
+            term = b.mul(da, _shifted(b, op.target, axis, "zeros_like"))
+        source = b.total([db, term])
+    if source is None:
+        return None
+    return b.op("recurrence", a, source, **dict(op.params))
+
+
+define("cumprod(a; axis=None, dtype=None)", shape=_cumulative_shape, reverse=cumprod_rule,
+       forward=cumprod_tangent, methods=("cumprod",))
+define("recurrence(a, b; axis=-1, reverse=False)", ("helper", "_recurrence"), like(1),
+       reverse=recurrence_rule, forward=recurrence_tangent, result=ARRAY)
+
+
+# ---- differences ----------------------------------------------------------------------------
+def _edge_length(value, axis):
+    """How many entries np.diff's ``prepend`` or ``append`` adds along ``axis``."""
+    return 0 if value is None else 1 if np.ndim(value) == 0 else np.shape(value)[axis]
+
+
+def diff_rule(r, op, g):
+    """out = c[1:] - c[:-1] (n times), c the array with prepend and append:
+    the gradient of each difference is placed at both ends of it."""
+    x = op.args[0]
+    n, axis = op.param("n", 1), op.param("axis", -1)
+    prepend, append = op.param("prepend"), op.param("append")
+    whole = x
+    if prepend is not None or append is not None:  # (only its shape matters)
+        edge = r.b.op("getitem", x, *along(axis, Const(slice(None, 1))))
+        parts = [edge if np.ndim(v) == 0 else Const(v) for v in (prepend, append) if v is not None]
+        parts.insert(1 if prepend is not None else 0, x)
+        whole = r.b.op("concatenate", *parts, axis=axis)
+    likes = [whole]
+    for _ in range(n - 1):
+        likes.append(r.b.op("diff", likes[-1], axis=axis))
+    for like_ in reversed(likes):
+        later = r.b.op("unindex", g, like_, *along(axis, Const(slice(1, None))))
+        earlier = r.b.op("unindex", r.b.neg(g), like_, *along(axis, Const(slice(None, -1))))
+        g = r.b.add(later, earlier)
+    if whole is not x:
+        stop = -_edge_length(append, axis) or None
+        g = r.b.op("getitem", g, *along(axis, Const(slice(_edge_length(prepend, axis), stop))))
+    return [_like(r, g, x)]
+
+
+def diff_tangent(b, op, dargs):
+    """Linear, but for the values prepended and appended: zeros in the tangent."""
+    if dargs[0] is None:
+        return None
+    params = {k: _zeros(v) if k in ("prepend", "append") and v is not None else v
+              for k, v in op.params}
+    return b.op("diff", dargs[0], **params)
+
+
+def _zeros(value):
+    """0.0 in place of each number of ``value`` (a number or nested tuples)."""
+    return tuple(_zeros(v) for v in value) if isinstance(value, tuple) else 0.0
+
+
+define("diff(a; n=1, axis=-1, prepend=None, append=None)", reverse=diff_rule,
+       forward=diff_tangent)
 
 
 # ---- the helpers that spread a reduction's gradient --------------------------------------

@@ -1,5 +1,5 @@
 """Operations that move entries without changing them: transposes, reshapes,
-joins, indexing, and arrays made like another.
+rolls and rotations, concatenation, indexing, casts, and arrays made like another.
 
 All are linear, so their forward rules are derived (the primitive applied to
 the tangents); their reverse rules put each entry's gradient back where the
@@ -8,6 +8,9 @@ adjoint of indexing in generated code.
 """
 from __future__ import annotations
 
+import numpy as np
+
+from ..errors import NoDerivativeRuleError
 from ..ir.nodes import Const
 from ..ir.primitive import ARRAY, INDEX, NEW, define, like
 
@@ -55,6 +58,91 @@ define("flip(a; axis=None)", shape=like(0), reverse=flip_rule, linear=(0,))
 define("broadcast_to(a, shape)", reverse=broadcast_to_rule, linear=(0,))
 
 
+# ---- rolls, rotations and moved axes: each undone by its inverse ----------------------------
+def roll_rule(r, op, g):
+    return [r.b.op("roll", g, _negated(r.b, op.args[1]), **dict(op.params)), None]
+
+
+def _negated(b, shift):
+    """``-shift`` for a shift that is a number or a tuple of them."""
+    if isinstance(shift, Const):
+        value = shift.value
+        return Const(tuple(-s for s in value) if isinstance(value, tuple) else -value)
+    made = b.facts.producer(shift)
+    if made is not None and made.prim == "tuple":  # (n, 1): each negated
+        return b.op("tuple", *(_negated(b, item) for item in made.args))
+    return b.neg(shift)
+
+
+def rot90_rule(r, op, g):
+    return [r.b.op("rot90", g, k=-op.param("k", 1), axes=op.param("axes", (0, 1)))]
+
+
+def moveaxis_rule(r, op, g):
+    return [r.b.op("moveaxis", g, source=op.param("destination"),
+                   destination=op.param("source"))]
+
+
+def rollaxis_rule(r, op, g):
+    """np.rollaxis(a, i, s) is np.moveaxis(a, i, d), d = s - 1 where s comes
+    after i, else s; undone by moving d back to i. Which holds needs the rank
+    when one of i and s counts from the end and the other from the start."""
+    i, s = op.param("axis"), op.param("start", 0)
+    if s == 0 or (i < 0) == (s < 0):
+        d = s - 1 if s != 0 and s > i else s
+        return [r.b.op("moveaxis", g, source=d, destination=i)]
+    raise NoDerivativeRuleError(
+        "`rollaxis`: with one of axis and start negative and the other positive, "
+        "where the axis goes depends on the rank", op.loc,
+        "write np.moveaxis(x, source, destination), which says where it goes")
+
+
+def atleast_rule(r, op, g):
+    return [r.b.op("reshape", g, r.b.op("shape", op.args[0]))]
+
+
+define("roll(a, shift; axis=None)", shape=like(0), reverse=roll_rule, linear=(0,))
+define("rot90(m; k=1, axes=(0, 1))", reverse=rot90_rule, linear=(0,))
+define("moveaxis(a; source=None, destination=None)", reverse=moveaxis_rule, linear=(0,))
+define("rollaxis(a; axis=None, start=0)", reverse=rollaxis_rule, linear=(0,))
+define("flipud(m)", shape=like(0), reverse=lambda r, op, g: [r.b.op("flipud", g)],
+       linear=(0,))
+define("fliplr(m)", shape=like(0), reverse=lambda r, op, g: [r.b.op("fliplr", g)],
+       linear=(0,))
+for _rank in (1, 2, 3):
+    define(f"atleast_{_rank}d(a)", reverse=atleast_rule, linear=(0,))
+
+
+# ---- casts: the gradient goes back in the input's precision ---------------------------------
+def _cast_kind(op):
+    """"f" for a cast to floating point, "flat" to integers or booleans (a
+    step function, as floor: zero derivative); an error for anything else."""
+    kind = np.dtype(op.param("dtype")).kind
+    if kind in "iub":
+        return "flat"
+    if kind != "f":
+        raise NoDerivativeRuleError(
+            f"`astype`: a cast to {np.dtype(op.param('dtype'))} is not differentiated", op.loc,
+            "cast to a floating-point type (float32, float64)")
+    return kind
+
+
+def astype_rule(r, op, g):
+    if _cast_kind(op) == "flat":
+        return [None]
+    return [r.b.op("full_like", op.args[0], g)]  # g, in the shape and precision of x
+
+
+def astype_tangent(b, op, dargs):
+    if dargs[0] is None or _cast_kind(op) == "flat":
+        return None
+    return b.op("astype", dargs[0], **dict(op.params))
+
+
+define("astype(a; dtype=None, copy=True)", ("method", "astype"), like(0), reverse=astype_rule,
+       forward=astype_tangent, methods=("astype",), result=ARRAY)
+
+
 # ---- joining arrays -----------------------------------------------------------------------
 def concatenate_rule(r, op, g):
     axis = op.param("axis", 0)
@@ -65,18 +153,18 @@ def concatenate_rule(r, op, g):
         else:
             stop = r.b.add(start, r.b.op("getitem", r.b.op("shape", x), Const(axis)))
         piece = r.b.op("slice", start, stop, Const(None))
-        grads.append(r.b.op("getitem", g, *_along(axis, piece)) if r.wants(x) else None)
+        grads.append(r.b.op("getitem", g, *along(axis, piece)) if r.wants(x) else None)
         start = stop
     return grads
 
 
 def stack_rule(r, op, g):
     axis = op.param("axis", 0)
-    return [r.b.op("getitem", g, *_along(axis, Const(i))) if r.wants(x) else None
+    return [r.b.op("getitem", g, *along(axis, Const(i))) if r.wants(x) else None
             for i, x in enumerate(op.args)]
 
 
-def _along(axis, index):
+def along(axis, index):
     """An index selecting ``index`` along ``axis`` (which may be negative)."""
     if axis >= 0:
         return [Const(slice(None))] * axis + [index]
@@ -91,8 +179,6 @@ def array_rule(r, op, g):
 define("concatenate(*arrays; axis=0)", reverse=concatenate_rule, linear="all",
        aliases=("concat",))
 define("stack(*arrays; axis=0)", reverse=stack_rule, linear="all")
-define("hstack(*arrays)")  # no derivative rule yet
-define("vstack(*arrays)")  # no derivative rule yet
 define("array(*items)", reverse=array_rule, linear="all")
 # np.array(x) of one array (calls.py), np.copy(x), x.copy(): the same values
 define("copy(a)", shape=like(0), passes=True, methods=("copy",))
@@ -153,7 +239,7 @@ define("unindex_sum(a, b, like, *index)", ("helper", "_unindex_sum"), like(2),
        reverse=unindex_sum_rule, forward=unindex_sum_tangent, result=ARRAY)
 
 
-# ---- arrays made like another -----------------------------------------------------------------
+# ---- arrays made like another ---------------------------------------------------------------
 def full_like_rule(r, op, g):
     """np.full_like(a, v) broadcasts v: linear in v, constant in a."""
     return [None, r.b.op("sum_to", g, op.args[1])]

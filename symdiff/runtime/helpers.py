@@ -8,6 +8,12 @@ import numpy as np
 
 from .checks import (  # noqa: F401 (helpers too: see HELPERS)
     _broadcast_shape, _fail, _require_float, _require_scalar, _scalar_predicate)
+from .layout_adjoints import (  # noqa: F401 (helpers too)
+    _undiag, _undiagonal, _unpad, _unrepeat, _unsplit, _untake_along_axis, _untile,
+    _weights_along, _zeros_for)
+from .order_adjoints import (  # noqa: F401 (helpers too)
+    _axes, _forward_recurrence, _quantile_adjoint, _quantile_methods, _quantile_tangent,
+    _quantile_weights, _recurrence, _tie_mean)
 
 
 def _as_gradient(g, like):
