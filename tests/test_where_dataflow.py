@@ -408,3 +408,29 @@ def test_a_carried_value_nothing_reads_gets_no_backward():
     got = _quiet(symdiff.grad(unused_carried_value), x, y)
     np.testing.assert_allclose(got, numeric_grad(lambda v: _quiet(unused_carried_value, v, y),
                                                  (x,)), rtol=1e-6)
+
+
+# ---- known limitation (docs/semantics.md, "Not covered") -----------------------------------
+def _loop_value_read_by_a_branch_not_taken(x0, x1):
+    v4 = np.max(x1, axis=1, keepdims=True)
+    for _ in range(1):
+        if np.sum(x0) > 0.0:
+            x0 = np.minimum(x0, v4) - np.sum(x1)
+        else:  # taken at the point below: v4's first row is NaN
+            v4 = np.where(2.0 > x1[1, 2], x1.mean(axis=-1, keepdims=True) ** 1.5, 1.0)
+        v4 = 0.9 * v4 - np.exp(v4)
+    if np.min(x0 ** 2 + 0.5) > 0.25:  # taken: v4 is not used
+        return np.sum(x0 ** 2)
+    return np.sum(np.maximum(np.sum(v4) * np.ones((1, 1)), x0))
+
+
+@pytest.mark.xfail(strict=True, reason="a loop's value read only by a branch not taken, "
+                   "while the loop's other values are read: its zero adjoint meets NaN "
+                   "local derivatives in the reverse loop (found by the differential fuzz)")
+def test_a_loop_value_read_only_by_a_branch_not_taken_adds_no_nan():
+    x0 = np.array([[1.57436426], [-1.66648785]])
+    x1 = np.array([[-0.75, -1.18, 0.15], [-0.09, 0.77, 0.24]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        g = symdiff.grad(_loop_value_read_by_a_branch_not_taken, wrt=1)(x0, x1)
+    np.testing.assert_array_equal(g, np.zeros_like(x1))  # x1 reaches the value only via v4
