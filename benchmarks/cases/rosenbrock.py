@@ -1,0 +1,46 @@
+"""Rosenbrock's function of a long vector: slices of one array, squares, a sum."""
+import numpy as np
+
+from .base import Case, Spelling
+
+
+def rosenbrock(x):  # the spelling of earlier runs
+    return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+
+
+def rosenbrock_params(x, a=1.0, b=100.0):  # scipy's and Wikipedia's (a, b)
+    return np.sum(b * (x[1:] - x[:-1] ** 2) ** 2 + (a - x[:-1]) ** 2)
+
+
+def rosenbrock_square(x):  # named slices, np.square, integer literals
+    head = x[:-1]
+    tail = x[1:]
+    return np.sum(100 * np.square(tail - np.square(head)) + np.square(1 - head))
+
+
+def rosenbrock_method(x):  # x * x and the .sum() method
+    return (100.0 * (x[1:] - x[:-1] * x[:-1]) ** 2 + (1.0 - x[:-1]) ** 2).sum()
+
+
+def rosenbrock_hand(x):
+    head = x[:-1]
+    t = x[1:] - head * head
+    g = np.empty_like(x)
+    g[:-1] = -400.0 * head * t - 2.0 * (1.0 - head)
+    g[-1] = 0.0
+    g[1:] += 200.0 * t
+    return g
+
+
+def _args(n):
+    return lambda rng: {"x": rng.uniform(-1.5, 1.5, n), "a": 1.0, "b": 100.0}
+
+
+CASE = Case(
+    "rosenbrock", ("x",), rosenbrock_hand,
+    {"n=10": _args(10), "n=1e6": _args(10 ** 6)},
+    [Spelling("literal **2", rosenbrock),
+     Spelling("params a, b", rosenbrock_params),
+     Spelling("np.square", rosenbrock_square),
+     Spelling("x*x, .sum()", rosenbrock_method)],
+)

@@ -1,0 +1,39 @@
+"""sum(sqrt(x)) over the positive entries of x: a branch whose other side is NaN.
+Gradient 0.5 / sqrt(x) where x > 0 and exactly 0 elsewhere (not NaN)."""
+import numpy as np
+
+from .base import Case, Spelling
+
+
+def sqrt_where(x):  # the spelling of earlier runs
+    return np.sum(np.where(x > 0, np.sqrt(x), 0.0))
+
+
+def sqrt_double_where(x):  # the "double where" that JAX's FAQ recommends
+    positive = x > 0
+    safe = np.where(positive, x, 1.0)
+    return np.sum(np.where(positive, np.sqrt(safe), 0.0))
+
+
+def sqrt_masked(x):  # boolean indexing
+    return np.sum(np.sqrt(x[x > 0]))
+
+
+def sqrt_where_hand(x):
+    positive = x > 0
+    with np.errstate(divide="ignore"):
+        return np.where(positive, 0.5 / np.sqrt(np.maximum(x, 0.0)), 0.0)
+
+
+def _args(n):
+    # away from 0 so that central differences are accurate; half negative
+    return lambda rng: {"x": rng.choice([-1.0, 1.0], n) * rng.uniform(0.05, 2.0, n)}
+
+
+CASE = Case(
+    "sqrt where", ("x",), sqrt_where_hand,
+    {"n=10": _args(10), "n=1e6": _args(10 ** 6)},
+    [Spelling("where(x>0, sqrt(x), 0)", sqrt_where),
+     Spelling("double where", sqrt_double_where),
+     Spelling("x[x > 0]", sqrt_masked)],
+)
