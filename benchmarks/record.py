@@ -7,8 +7,8 @@ from report import geomean
 
 def json_record(info, rows, colds, frameworks):
     """What a later run compares itself with (`run.py --baseline`)."""
-    keep = ("case", "spelling", "size", "ratio", "spread", "t", "hand_t", "lines",
-            "hand_lines", "err", "refused", "skipped")
+    keep = ("case", "spelling", "size", "ratio", "spread", "f_ratio", "attempts", "t",
+            "hand_t", "lines", "hand_lines", "err", "refused", "skipped")
     out_rows = []
     for r in rows:
         item = {k: r[k] for k in keep if k in r}

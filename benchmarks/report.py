@@ -2,23 +2,13 @@
 from __future__ import annotations
 
 import math
-import os
 
 import cases
+from appendix import details_table, fmt_time, import_time, scaling_table, sources
 
 TARGET_MEAN, TARGET_MAX, TARGET_COLD, TARGET_LINES, TARGET_ERR = 1.10, 1.4, 0.100, 1.5, 1e-12
 
 CASES = cases.CASES   # the cases of the run being written (write_markdown sets it)
-
-
-def fmt_time(seconds):
-    if seconds is None:
-        return "—"
-    if seconds < 1e-3:
-        return f"{seconds * 1e6:.1f} µs"
-    if seconds < 1.0:
-        return f"{seconds * 1e3:.1f} ms"
-    return f"{seconds:.2f} s"
 
 
 def fmt_err(err):
@@ -153,8 +143,14 @@ def write_markdown(info, imports, rows, colds, scale, frameworks, opts, elapsed,
       "the same function, measured in the same process: each contender gets batches "
       f"calibrated to ~{opts.batch * 1e3:.0f} ms, {opts.rounds} rounds alternate them "
       "(order reversed every other round), the ratio is the median over rounds of "
-      "the ratio of the two batches of a round; the spread in brackets is the "
+      "the ratio of the two batches of a round (batches timed in the process's CPU time, "
+      "which a busy machine does not stretch); the spread in brackets is the "
       "25th-75th percentile of those per-round ratios. < 1 means faster than by hand.")
+    w("")
+    again = [r for r in timed if r.get("attempts", 1) > 1]
+    w(f"A row whose per-round ratios spread wider than 10 % between quartiles is "
+      f"timed again (up to {opts.attempts} times; the narrowest is kept): "
+      f"{len(again)} of {len(timed)} rows were.")
     w("")
     w(_targets(timed, rows, colds))
     w("")
@@ -219,13 +215,13 @@ def write_markdown(info, imports, rows, colds, scale, frameworks, opts, elapsed,
         w("## Peers\n\nNone installed: see benchmarks/README.md for the environment "
           "(`requirements-peers.txt`).")
     w("")
-    w(_details_table(rows))
+    w(details_table(rows))
     w("")
-    w(_imports(imports))
+    w(import_time(imports))
     w("")
-    w(_scaling(scale))
+    w(scaling_table(scale))
     w("")
-    w(_sources(rows))
+    w(sources(rows))
     return "\n".join(out)
 
 
@@ -280,14 +276,17 @@ def _size0(row):
 def _spelling_table(rows, colds):
     keyed = by_key(rows)
     out = ["## symdiff per spelling", "",
-           "**cold** = `symdiff.grad(f)` and its first call in a fresh process with "
+           "**cold** = CPU time of `symdiff.grad(f)` and its first call in a fresh process with "
            "symdiff imported and an empty derivative cache (SymPy, if a rule needs it, is "
            "imported inside this time; *SymPy* marks those), median [min-max] of the runs. "
            "**lines** = generated source / hand-written gradient, `def` to the end, "
            "comments and docstrings included. **err** = max over outputs of "
            "max|symdiff − hand| / max|hand| (target 1e-12), at the large size.", "",
-           "| case | spelling | small size | ratio small | large size | ratio large | cold | "
-           "lines | err |", "|---|---|---|---|---|---|---|---|---|"]
+           "**f alone** = the spelling's own function (its forward pass) / the hand-written "
+           "gradient, in the same rounds: a gradient that evaluates f cannot do better "
+           "unless it computes f differently.", "",
+           "| case | spelling | small size | ratio small | f alone | large size | ratio large | "
+           "f alone | cold | lines | err |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for ci, case in enumerate(CASES):
         small, large = small_large(case)
         for si, s in enumerate(case.spellings):
@@ -305,10 +304,15 @@ def _spelling_table(rows, colds):
             large_cell = "same" if b and "refused" in b and a and b["refused"] == a.get(
                 "refused") else ratio_cell(b)
             label = s.label + (f" ({s.note})" if s.note else "")
-            out.append(f"| {case.name} | {label} | {small} | {ratio_cell(a)} | "
-                       f"{large if large != small else '—'} | "
-                       f"{large_cell if large != small else '—'} | {cold_s} | {lines} | {err} |")
+            one = large == small
+            out.append(f"| {case.name} | {label} | {small} | {ratio_cell(a)} | {_f_cell(a)} | "
+                       f"{'—' if one else large} | {'—' if one else large_cell} | "
+                       f"{'—' if one else _f_cell(b)} | {cold_s} | {lines} | {err} |")
     return "\n".join(out)
+
+
+def _f_cell(row):
+    return f"{row['f_ratio']:.2f}" if row and "f_ratio" in row else "—"
 
 
 def _peer_table(rows, frameworks, notes):
@@ -337,68 +341,4 @@ def _peer_table(rows, frameworks, notes):
     out.append("")
     for i, text in enumerate(notes.items, 1):
         out.append(f"[{i}] {text}  ")
-    return "\n".join(out)
-
-
-def _details_table(rows):
-    out = ["## Per call", "",
-           "Median per-call times of the batches (absolute times are noisier than "
-           "the ratios); **warm** = `symdiff.grad(f)` again (a cache hit); **faults** = "
-           "minor page faults per call, symdiff / hand (fresh pages mapped because malloc "
-           "returned a large temporary; ~4 µs each on this VM); **hand vs FD** = the "
-           "hand-written gradient against central differences.", "",
-           "| case | spelling | size | symdiff | hand | warm | faults | hand vs FD |",
-           "|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        if "skipped" in r:
-            continue
-        faults = r.get("faults")
-        f = "—" if not faults or None in faults else f"{faults[0]:.0f} / {faults[1]:.0f}"
-        out.append(f"| {r['case']} | {r['spelling']} | {r['size']} | {fmt_time(r.get('t'))} | "
-                   f"{fmt_time(r.get('hand_t'))} | {fmt_time(r.get('warm'))} | {f} | "
-                   f"{r['fd_err']:.0e} |")
-    return "\n".join(out)
-
-
-def _imports(imports):
-    if not imports:
-        return "## import time\n\ncould not be measured"
-    return (f"## import time\n\nFresh interpreter, median of {imports['reps']}: `import numpy` "
-            f"{fmt_time(imports['numpy'])}; then `import symdiff` {fmt_time(imports['symdiff'])} "
-            f"({'imports' if imports['symdiff_imports_sympy'] else 'does not import'} SymPy); "
-            f"`import sympy` on top, which a compile pays only if it needs SymPy (see the "
-            f"cold column), {fmt_time(imports['sympy'])}.")
-
-
-def _scaling(scale):
-    out = ["## scaling", "",
-           "Compile time of `symdiff.grad(f)` in a fresh process whose compiler was warmed "
-           "up on another function (so SymPy's import is not included). *chain n*: one "
-           "expression of n nested `*`/`/` operations with leaves x, 1.01, cos(x), exp(x). "
-           "*statements n*: n assignments, each reading the previous result and one from "
-           "three statements back. **per op** = compile time / n: flat means linear growth. "
-           "**CS err** = max relative error of the generated gradient against the "
-           "complex-step derivative Im f(x + ih) / h (exact to rounding).", "",
-           "| function | n | compile | per op | generated lines | lines / n | CS err |",
-           "|---|---|---|---|---|---|---|"]
-    for s in scale:
-        if "error" in s:
-            out.append(f"| {s['kind']} | {s['n']} | unsupported: {s['error']} | — | — | — | — |")
-        else:
-            out.append(f"| {s['kind']} | {s['n']} | {fmt_time(s['compile'])} | "
-                       f"{fmt_time(s['compile'] / s['n'])} | {s['lines']} | "
-                       f"{s['lines'] / s['n']:.2f} | {s['fd_err']:.0e} |")
-    return "\n".join(out)
-
-
-def _sources(rows):
-    out = ["## generated code", "",
-           "What the timings above ran (the source is the same at every size)."]
-    seen = set()
-    for r in rows:
-        key = (r["case"], r["spelling"])
-        if "source" in r and key not in seen:
-            seen.add(key)
-            out += ["", f"<details><summary>{r['case']} / {r['spelling']}</summary>", "",
-                    "```python", r["source"].rstrip(), "```", "", "</details>"]
     return "\n".join(out)

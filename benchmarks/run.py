@@ -74,6 +74,7 @@ def main(argv=None):
         opts.out = "" if (opts.quick or opts.only) else os.path.join(HERE, "RESULTS.md")
     opts.rounds = opts.rounds or (5 if opts.quick else 21)
     opts.batch = 0.005 if opts.quick else 0.03
+    opts.attempts = 1 if opts.quick else 3
     cold_reps = 1 if opts.quick else 5
     import_reps = 1 if opts.quick else 7
     scale_sizes = (50, 100) if opts.quick else (50, 100, 200, 500)
@@ -126,10 +127,10 @@ def main(argv=None):
     if opts.out:
         with open(opts.out, "w") as fh:
             fh.write(text + "\n")
-        record = os.path.splitext(opts.out)[0] + ".json"
-        with open(record, "w") as fh:
+        json_path = os.path.splitext(opts.out)[0] + ".json"
+        with open(json_path, "w") as fh:
             json.dump(record.json_record(info, rows, colds, frameworks), fh, indent=1)
-        measure.log(f"written to {os.path.relpath(opts.out)} and {os.path.relpath(record)}")
+        measure.log(f"written to {os.path.relpath(opts.out)} and {os.path.relpath(json_path)}")
     return 0
 
 

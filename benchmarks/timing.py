@@ -1,5 +1,7 @@
 """Interleaved timing: alternate the contenders in batches, report medians.
 
+Times are the process's CPU time (see `_clock`).
+
 Each contender gets its own batch size, calibrated so one batch takes about
 `target` seconds (20-50 ms in a full run). Rounds alternate the order
 (A B, B A, ...) so drift in the machine's speed hits every contender alike.
@@ -10,7 +12,7 @@ import gc
 import statistics
 import time
 
-_clock = time.perf_counter
+_clock = time.process_time
 
 
 def _batch(fn, args, n):

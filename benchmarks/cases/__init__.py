@@ -15,6 +15,9 @@ from . import (bilinear, gmm, gp, huber, logistic, mlp, quantize, rnn, rosenbroc
 from .base import Case, Spelling, as_tuple, positional, wrt_positions  # noqa: F401
 from .scalar import count_ops  # noqa: F401
 
+__all__ = ["CASES", "Case", "Spelling", "as_tuple", "positional", "wrt_positions",
+           "count_ops"]
+
 CASES = [rosenbrock.CASE, logistic.CASE, mlp.CASE, huber.CASE, sqrt_where.CASE,
          scalar.CASE, rnn.CASE, quantize.CASE,
          gp.CASE, gmm.CASE, bilinear.CASE]  # the new workloads (issue 16)

@@ -40,4 +40,18 @@ CASE = Case(
      Spelling("param delta, where", huber_delta),
      Spelling("r**2/2, <", huber_halves),
      Spelling("np.minimum, param", huber_minimum)],
+    why={
+        "param delta, where":
+            "`delta` is not a literal, so the `where(|r| <= c, ...)` -> `np.clip` fold does "
+            "not fire: the gradient computes the forward `np.where` only to shape "
+            "`np.full_like(..., 1.0)`, then three `np.where(mask, ..., 0.0)` with a random "
+            "mask (~2.5 ms each per 10^6) and `np.sign(r) * a_bar`: ~11 full passes, four "
+            "of them branchy selects, against one `np.clip`",
+        "np.minimum, param":
+            "`np.minimum(a, delta)`'s tie-splitting share `_step(delta, a)` (two "
+            "comparisons, an add and a NaN scan: ~2.5 ms per 10^6), "
+            "`np.full_like(0.5 * q ** 2 + delta * (a - q), 1.0)` computed for its shape, and "
+            "`q_bar`, `a_bar`, `np.sign(r) * a_bar` unfused: ~12 passes for "
+            "`np.clip(r, -delta, delta)`",
+    },
 )

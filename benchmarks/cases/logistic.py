@@ -46,4 +46,20 @@ CASE = Case(
      Spelling("log1p(exp), w @ w", logistic_matmul_norm),
      Spelling("sigmoid, np.dot(w, w)", logistic_dot),
      Spelling("methods, square.sum", logistic_methods)],
+    why={
+        "log1p(exp), w @ w":
+            "`0.5 * lam * (w @ w)` becomes two helper calls "
+            "(`_matmul_adjoint_a(multiply_lam, w, w) + _matmul_adjoint_b(...)`) for "
+            "`lam * w`, and `_require_scalar(lam, w @ w)` computes `w @ w` again only to "
+            "check it",
+        "sigmoid, np.dot(w, w)":
+            "`np.dot` through `_dot_adjoint_a/_b` (`np.tensordot`): three calls of 5-13 us "
+            "where `lam * w` and `r @ X` would do; `np.dot(w, w)` computed only for the "
+            "scalar check; `-log(1 / (1 + exp(t)))` differentiated step by step "
+            "(`p_bar = -1/n/p`, `-(p * p_bar / add_exp_t)`, `exp_t * ...`) instead of one "
+            "sigmoid",
+        "methods, square.sum":
+            "`X.dot(w)`'s adjoint via `_dot_adjoint_b` (`np.tensordot`) instead of "
+            "`r @ X`, and a double negation kept (`np.tanh(-0.5 * -margins)`)",
+    },
 )

@@ -61,5 +61,20 @@ CASE = Case(
               note="overrides={'floor': 'identity'}"),
      Spelling("x + stop_gradient", quantize_stop_gradient),
      Spelling("straight_through", quantize_straight_through)],
+    why={
+        "override, literal":
+            "at n=10 the argument check and a `_sum_to` (the shape of `y` is not known) "
+            "are ~0.5 us of a 4 us gradient",
+        "override, param":
+            "`q_bar / levels` then `levels * t_bar` do not cancel across the identity "
+            "override when `levels` is a parameter (they do for the literal 8.0): two "
+            "extra passes and two `_sum_to` calls",
+        "x + stop_gradient":
+            "the forward `x + (np.floor(x * 8.0) / 8.0 - x)` is computed as written, two "
+            "passes more than `np.floor(x * 8.0) / 8.0`; the backward is the hand-written one",
+        "straight_through":
+            "`x * x` is differentiated as two uses added separately "
+            "(`x_bar = x_bar + x_bar + q_bar` after `x_bar = x * 0.01`): one extra pass",
+    },
     fd_ref=quantize_fd_ref,
 )

@@ -66,4 +66,25 @@ CASE = Case(
      Spelling("for x in xs, np.dot", rnn_rows),
      Spelling("inputs projected first", rnn_projected),
      Spelling("row vectors h @ W.T", rnn_row_vectors)],
+    why={
+        "W @ h, range":
+            "four `_sum_to` calls per step (the shapes of `W @ h`, `U @ x`, their sum and "
+            "`b` are not known when compiling; a hand-written loop assumes they match) and "
+            "a helper call per step for `W.T @ g`",
+        "for x in xs, np.dot":
+            "`np.dot`'s adjoints go through the generic `_dot_adjoint_a/_b` "
+            "(`np.tensordot`, 4-5 us a call against ~1 us for `g @ W` or an outer "
+            "product), three per step, and the `W`, `U` gradients are added up step by "
+            "step (`W_bar += ...`) instead of one product after the loop as for `@`",
+        "inputs projected first":
+            "the gradient of `inputs[t]` is a full-size scatter per step "
+            "(`_unindex_add(g, inputs, np.s_[t])`, `np.zeros` + `np.add.at`, then "
+            "`inputs_bar += ...`): quadratic in the number of steps, where "
+            "`inputs_bar[t] = g` would do",
+        "row vectors h @ W.T":
+            "the loop multiplies by `W.T`, not by `W`, so the after-the-loop product "
+            "does not apply: each step forms two outer products "
+            "(`_matmul_adjoint_b(g, h, T_W)`) and adds `T_W_bar.T` into `W_bar`; the "
+            "tape keeps `W.T` and `U.T` per step",
+    },
 )
