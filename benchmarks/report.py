@@ -179,13 +179,16 @@ def write_markdown(info, imports, rows, colds, scale, frameworks, opts, elapsed,
       f"(the first of each original case) {fmt_mean([r['ratio'] for r in first if r['case'] in ORIGINAL])}; "
       f"over the other spellings {fmt_mean([r['ratio'] for r in rest])}.")
     w("")
-    worst = sorted(timed, key=lambda r: -r["ratio"])[:12]
+    worst = sorted(timed, key=lambda r: -r["ratio"])[:15]
     if worst:
         w("Slowest (symdiff / hand):")
         w("")
         why = {(c.name, label): text for c in CASES for label, text in c.why.items()}
+        explained = set()
         for r in worst:
-            reason = why.get((r["case"], r["spelling"]), "")
+            key = (r["case"], r["spelling"])
+            reason = "" if key in explained else why.get(key, "")
+            explained.add(key)
             w(f"- {r['case']} / {r['spelling']} at {r['size']}: **{r['ratio']:.2f}**"
               + (f". {reason}" if reason else ""))
         w("")

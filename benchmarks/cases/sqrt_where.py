@@ -20,9 +20,18 @@ def sqrt_masked(x):  # boolean indexing
 
 
 def sqrt_where_hand(x):
+    # branch-free and in place: 1.0 stands in for x where x <= 0, so sqrt and
+    # the division stay finite there, and the mask multiplies them to 0. About
+    # 2x faster at 10^6 than np.where(x > 0, 0.5 / np.sqrt(np.maximum(x, 0)), 0),
+    # the reference of runs before 2026-11-24 (a select with a random mask is
+    # branchy in NumPy). fmax, not maximum: a NaN in x gets 0, as with np.where.
     positive = x > 0
-    with np.errstate(divide="ignore"):
-        return np.where(positive, 0.5 / np.sqrt(np.maximum(x, 0.0)), 0.0)
+    s = np.fmax(x, 0.0)
+    s += ~positive
+    np.sqrt(s, out=s)
+    np.divide(0.5, s, out=s)
+    s *= positive
+    return s
 
 
 def _args(n):
