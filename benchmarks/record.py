@@ -1,23 +1,32 @@
 """The JSON record of a run (RESULTS.json) and the comparison of a run with one."""
 from __future__ import annotations
 
+import json
+
 import cases
 from report import geomean
 
 
-def json_record(info, rows, colds, frameworks):
-    """What a later run compares itself with (`run.py --baseline`)."""
-    keep = ("case", "spelling", "size", "ratio", "spread", "f_ratio", "attempts", "t",
-            "hand_t", "lines", "hand_lines", "err", "refused", "skipped")
-    out_rows = []
-    for r in rows:
-        item = {k: r[k] for k in keep if k in r}
-        item["peers"] = {n: {k: v for k, v in c.items() if k in ("ratio", "err", "na")}
-                         for n, c in r.get("peers", {}).items()}
-        out_rows.append(item)
-    cold = [{"case": cases.CASES[ci].name, "spelling": cases.CASES[ci].spellings[si].label, **c}
-            for (ci, si), c in colds.items()]
-    return {"info": info, "frameworks": list(frameworks), "rows": out_rows, "cold": cold}
+def json_record(run):
+    """Everything the report is written from (`run.py --render` writes it again,
+    `run.py --baseline` compares a later run with it). `run` is a dict: info,
+    imports, rows, colds ({(case index, spelling index): cold}), scale,
+    frameworks, elapsed, end_load, settings (quick, rounds, batch, attempts)."""
+    out = dict(run)
+    out["cold"] = [{"case_index": ci, "spelling_index": si,
+                    "case": cases.CASES[ci].name,
+                    "spelling": cases.CASES[ci].spellings[si].label, **c}
+                   for (ci, si), c in run["colds"].items()]
+    del out["colds"]
+    return out
+
+
+def load_run(path):
+    """The dict `json_record` was given, from its file."""
+    with open(path) as fh:
+        run = json.load(fh)
+    run["colds"] = {(c["case_index"], c["spelling_index"]): c for c in run.pop("cold")}
+    return run
 
 
 def baseline_comparison(rows, baseline):

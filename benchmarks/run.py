@@ -6,6 +6,7 @@ on several spellings of each function, side by side with JAX, autograd and torch
     python benchmarks/run.py --quick      # smoke run (~2 min): small sizes, few rounds, prints only
     python benchmarks/run.py --only huber # the cases whose name contains "huber"
     python benchmarks/run.py --baseline benchmarks/RESULTS.json   # also compare with a saved run
+    python benchmarks/run.py --render benchmarks/RESULTS.json     # the report again, no measuring
 
 Per spelling and size: the speed of symdiff's gradient and of each installed
 peer relative to the hand-written gradient (same process, interleaved batches,
@@ -52,6 +53,8 @@ def parse(argv):
     p.add_argument("--rounds", type=int, default=None, help="interleaved rounds (default 21)")
     p.add_argument("--baseline", default=None,
                    help="a RESULTS.json of an earlier run to compare symdiff's ratios with")
+    p.add_argument("--render", default=None, metavar="RESULTS.json",
+                   help="write the report again from a run's JSON record (no measuring)")
     p.add_argument("--out", default=None,
                    help="markdown report ('' for nowhere; default benchmarks/RESULTS.md, "
                         "or nowhere with --quick or --only); the JSON record goes beside it")
@@ -61,9 +64,38 @@ def parse(argv):
     return p.parse_args(argv)
 
 
+def write(run, opts):
+    """RESULTS.md (and RESULTS.json beside it) from a run's measurements."""
+    import measure
+    import record
+    import report
+    settings = argparse.Namespace(**run["settings"])
+    text = report.write_markdown(run["info"], run["imports"], run["rows"], run["colds"],
+                                 run["scale"], run["frameworks"], settings, run["elapsed"],
+                                 run["end_load"])
+    if opts.baseline:
+        with open(opts.baseline) as fh:
+            text = text.replace("\n## symdiff per spelling", "\n" + record.baseline_comparison(
+                run["rows"], json.load(fh)) + "\n\n## symdiff per spelling", 1)
+    print(text.split("\n## Per call")[0])
+    if opts.out:
+        with open(opts.out, "w") as fh:
+            fh.write(text + "\n")
+        json_path = os.path.splitext(opts.out)[0] + ".json"
+        if not opts.render or os.path.abspath(json_path) != os.path.abspath(opts.render):
+            with open(json_path, "w") as fh:
+                json.dump(record.json_record(run), fh, indent=1)
+        measure.log(f"written to {os.path.relpath(opts.out)} and {os.path.relpath(json_path)}")
+
+
 def main(argv=None):
     opts = parse(argv)
     import measure
+    if opts.render:  # the report again, from a run's record, without measuring
+        import record
+        if opts.out is None:
+            opts.out = os.path.splitext(opts.render)[0] + ".md"
+        return write(record.load_run(opts.render), opts) or 0
     if opts.child_cold:
         return measure.child_cold(int(opts.child_cold[0]), int(opts.child_cold[1]))
     if opts.child_scale:
@@ -87,8 +119,6 @@ def main(argv=None):
     del_me = np.ones(2 ** 21)
     del del_me
     import peers
-    import record
-    import report
     from cases import CASES
     frameworks = [] if opts.no_peers else peers.available()
     info = measure.machine_info(frameworks)
@@ -116,21 +146,11 @@ def main(argv=None):
     imports = measure.measure_imports(import_reps)
     scale = [] if opts.no_scaling else measure.measure_scaling(
         scale_sizes, timeout=40 if opts.quick else 120)
-    end_load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    text = report.write_markdown(info, imports, rows, colds, scale, frameworks, opts,
-                                 time.perf_counter() - start, end_load)
-    if opts.baseline:
-        with open(opts.baseline) as fh:
-            text = text.replace("\n## symdiff per spelling", "\n" + record.baseline_comparison(
-                rows, json.load(fh)) + "\n\n## symdiff per spelling", 1)
-    print(text.split("\n## Per call")[0])
-    if opts.out:
-        with open(opts.out, "w") as fh:
-            fh.write(text + "\n")
-        json_path = os.path.splitext(opts.out)[0] + ".json"
-        with open(json_path, "w") as fh:
-            json.dump(record.json_record(info, rows, colds, frameworks), fh, indent=1)
-        measure.log(f"written to {os.path.relpath(opts.out)} and {os.path.relpath(json_path)}")
+    run = {"info": info, "imports": imports, "rows": rows, "colds": colds, "scale": scale,
+           "frameworks": frameworks, "elapsed": time.perf_counter() - start,
+           "end_load": os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan"),
+           "settings": {k: getattr(opts, k) for k in ("quick", "rounds", "batch", "attempts")}}
+    write(run, opts)
     return 0
 
 
