@@ -9,6 +9,7 @@ from appendix import details_table, fmt_time, import_time, scaling_table, source
 TARGET_MEAN, TARGET_MAX, TARGET_COLD, TARGET_LINES, TARGET_ERR = 1.10, 1.4, 0.100, 1.5, 1e-12
 
 CASES = cases.CASES   # the cases of the run being written (write_markdown sets it)
+PEER_NAMES = ("jax", "autograd", "torch")   # peers.NAMES, without importing peers
 
 
 def fmt_err(err):
@@ -90,7 +91,10 @@ def summary_rows(rows, frameworks):
     for case in CASES:
         small, large = small_large(case)
         cells = [case.name, str(len(case.spellings))]
-        for who in ["symdiff"] + list(frameworks):
+        for who in ["symdiff"] + list(PEER_NAMES):
+            if who != "symdiff" and who not in frameworks:
+                cells += ["not installed"] * 2
+                continue
             for size in (small, large) if small != large else (small,):
                 xs = [_ratio(keyed.get((case.name, s.label, size)), who) for s in case.spellings]
                 cells.append(fmt_mean([x for x in xs if x]))
@@ -155,7 +159,7 @@ def write_markdown(info, imports, rows, colds, scale, frameworks, opts, elapsed,
     w(_targets(timed, rows, colds))
     w("")
     head = ["case", "spellings"]
-    for who in ["symdiff"] + list(frameworks):
+    for who in ["symdiff"] + list(PEER_NAMES):
         head += [f"{who} small", f"{who} large"]
     w("Geometric mean of the ratios per case (number of spellings in brackets; a peer "
       "only over the spellings it can run):")
@@ -165,7 +169,10 @@ def write_markdown(info, imports, rows, colds, scale, frameworks, opts, elapsed,
     for cells in summary_rows(rows, frameworks):
         w("| " + " | ".join(cells) + " |")
     overall = ["**all**", str(sum(len(c.spellings) for c in CASES))]
-    for who in ["symdiff"] + list(frameworks):
+    for who in ["symdiff"] + list(PEER_NAMES):
+        if who != "symdiff" and who not in frameworks:
+            overall += ["not installed"] * 2
+            continue
         for pick in (0, -1):  # a case with one size counts as small only
             xs = [_ratio(keyed.get((c.name, s.label, list(c.sizes)[pick])), who)
                   for c in CASES for s in c.spellings if pick == 0 or len(c.sizes) > 1]
@@ -212,11 +219,11 @@ def write_markdown(info, imports, rows, colds, scale, frameworks, opts, elapsed,
         w("")
     w(_spelling_table(rows, colds))
     w("")
-    if frameworks:
-        w(_peer_table(rows, frameworks, notes))
-    else:
-        w("## Peers\n\nNone installed: see benchmarks/README.md for the environment "
-          "(`requirements-peers.txt`).")
+    w(_peer_table(rows, frameworks, notes))
+    if len(frameworks) < len(PEER_NAMES):
+        w("")
+        w("A peer that is not installed is not timed: see benchmarks/README.md for the "
+          "benchmark's environment (`requirements-peers.txt`).")
     w("")
     w(details_table(rows))
     w("")
@@ -321,7 +328,7 @@ def _f_cell(row):
 def _peer_table(rows, frameworks, notes):
     keyed = by_key(rows)
     head = ["case", "spelling", "symdiff small", "symdiff large"]
-    for name in frameworks:
+    for name in PEER_NAMES:
         head += [f"{name} small", f"{name} large"]
     out = ["## Peers per spelling", "",
            "Ratios to the hand-written gradient in the same interleaved rounds as "
@@ -338,7 +345,7 @@ def _peer_table(rows, frameworks, notes):
             cells = [case.name, s.label,
                      f"{a['ratio']:.2f}" if a and "ratio" in a else ("refused" if a else "—"),
                      f"{b['ratio']:.2f}" if b and "ratio" in b and b is not a else "—"]
-            for name in frameworks:
+            for name in PEER_NAMES:
                 cells += [peer_cell(a, name, notes), peer_cell(b, name, notes) if b is not a else "—"]
             out.append("| " + " | ".join(cells) + " |")
     out.append("")

@@ -2,7 +2,7 @@
 """symdiff benchmarks: generated gradients against careful hand-written NumPy ones,
 on several spellings of each function, side by side with JAX, autograd and torch.
 
-    python benchmarks/run.py              # full run (~15 min here); writes RESULTS.md and .json
+    python benchmarks/run.py              # full run (~15 min on 2 busy cores); RESULTS.md, .json
     python benchmarks/run.py --quick      # smoke run (~2 min): small sizes, few rounds, prints only
     python benchmarks/run.py --only huber # the cases whose name contains "huber"
     python benchmarks/run.py --baseline benchmarks/RESULTS.json   # also compare with a saved run
