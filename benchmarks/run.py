@@ -3,7 +3,7 @@
 on several spellings of each function, side by side with JAX, autograd and torch.
 
     python benchmarks/run.py              # full run (~15 min on 2 busy cores); RESULTS.md, .json
-    python benchmarks/run.py --quick      # smoke run (~2 min): small sizes, few rounds, prints only
+    python benchmarks/run.py --quick      # smoke run (~45 s): small sizes, few rounds, prints only
     python benchmarks/run.py --only huber # the cases whose name contains "huber"
     python benchmarks/run.py --baseline benchmarks/RESULTS.json   # also compare with a saved run
     python benchmarks/run.py --render benchmarks/RESULTS.json     # the report again, no measuring
