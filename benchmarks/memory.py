@@ -14,7 +14,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import numpy as np  # noqa: E402
 
 import symdiff  # noqa: E402
-from cases import rnn, rnn_hand  # noqa: E402
+from cases.rnn import rnn, rnn_hand  # noqa: E402
 
 
 def peak(fn, *args):

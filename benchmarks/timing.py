@@ -1,5 +1,7 @@
 """Interleaved timing: alternate the contenders in batches, report medians.
 
+Times are the process's CPU time (see `_clock`).
+
 Each contender gets its own batch size, calibrated so one batch takes about
 `target` seconds (20-50 ms in a full run). Rounds alternate the order
 (A B, B A, ...) so drift in the machine's speed hits every contender alike.
@@ -10,7 +12,7 @@ import gc
 import statistics
 import time
 
-_clock = time.perf_counter
+_clock = time.process_time
 
 
 def _batch(fn, args, n):
@@ -35,16 +37,24 @@ def calibrate(fn, args, target):
 def interleaved(fns, args, rounds=15, target=0.03):
     """Median seconds per call of each function in `fns` (all called on `args`),
     and every round's per-call times (for paired ratios)."""
-    sizes = [calibrate(f, args, target) for f in fns]
-    per_call = [[] for _ in fns]
-    order = list(range(len(fns)))
+    return interleaved_calls([(f, args) for f in fns], rounds, target)
+
+
+def interleaved_calls(calls, rounds=15, target=0.03):
+    """Like `interleaved`, for (function, arguments) pairs: each contender is
+    called on its own arguments (a peer framework's arrays, a spelling's own
+    parameter list)."""
+    sizes = [calibrate(f, a, target) for f, a in calls]
+    per_call = [[] for _ in calls]
+    order = list(range(len(calls)))
     enabled = gc.isenabled()
     gc.collect()
     gc.disable()
     try:
         for r in range(rounds):
             for i in (order if r % 2 == 0 else order[::-1]):
-                per_call[i].append(_batch(fns[i], args, sizes[i]) / sizes[i])
+                fn, args = calls[i]
+                per_call[i].append(_batch(fn, args, sizes[i]) / sizes[i])
     finally:
         if enabled:
             gc.enable()
@@ -66,3 +76,12 @@ def paired_ratio(a, b):
     """Median over rounds of a[i] / b[i]: batches of the same round ran back to
     back, so a burst of load that slows both cancels out of their ratio."""
     return statistics.median(x / y for x, y in zip(a, b))
+
+
+def paired_spread(a, b):
+    """The quartiles (25 %, 75 %) of the per-round ratios a[i] / b[i]."""
+    ratios = sorted(x / y for x, y in zip(a, b))
+    if len(ratios) < 4:
+        return ratios[0], ratios[-1]
+    q = statistics.quantiles(ratios, n=4, method="inclusive")
+    return q[0], q[2]
