@@ -44,7 +44,7 @@ def prim_call(lw, prim, args, kwargs, node, first=None):
     result = lw.b.op(prim.name, *operands, **params)
     if prim.outputs:  # one value per result: `w, v = np.linalg.eigh(a)`
         return Tup(tuple(lw.b.op("output", result, index=k, hint=f"{prim.name}{k}")
-                         for k in range(len(prim.outputs))))
+                         for k in range(len(prim.outputs))), prim.output_names)
     return result
 
 

@@ -1,0 +1,120 @@
+"""Calls whose arguments NumPy or SciPy take in a form of their own.
+
+Most primitives bind their arguments to their signature (arguments.py). A
+few need a word first: np.einsum's subscripts (a string, or sublists between
+the operands) are read at compile time; scipy.linalg.cho_factor returns the
+pair ``(c, lower)`` that cho_solve takes back; np.linalg.svd without vectors
+is np.linalg.svdvals; SciPy's ``overwrite_*`` and ``check_finite`` ask for
+speed, not for another value, and are left out (an overwritten input could
+be one the gradient reads).
+"""
+from __future__ import annotations
+
+from ..errors import UnsupportedSyntaxError
+from ..ir.nodes import Const
+from ..ir.primitive import TABLE
+from ..rules import einsum
+from .arguments import prim_call
+from .compile_time import Tup, is_atom
+
+_SPEED_ONLY = ("overwrite_a", "overwrite_b", "check_finite")
+
+
+def lower_form(lw, prim, args, kwargs, node):
+    """The value of a call of ``prim`` that has a form of its own, or None."""
+    form = FORMS.get(prim.name)
+    return form(lw, prim, list(args), dict(kwargs), node) if form else None
+
+
+def _error(lw, node):
+    def error(message, hint):
+        return lw.error(UnsupportedSyntaxError, node, message, hint)
+    return error
+
+
+# ---- np.einsum -------------------------------------------------------------------------
+def _einsum(lw, prim, args, kwargs, node):
+    error = _error(lw, node)
+    if args and isinstance(args[0], Const) and isinstance(args[0].value, str):
+        subscripts, operands = args[0].value, args[1:]
+    elif len(args) >= 2 and isinstance(args[1], Tup):  # einsum(a, [0, 1], b, [1], [0])
+        operands = args[0:len(args) - len(args) % 2:2]
+        sublists = [_sublist(s, error) for s in args[1::2]]
+        output = _sublist(args[-1], error) if len(args) % 2 else None
+        try:
+            subscripts = einsum.from_sublists(sublists, output)
+        except einsum.SubscriptError as exc:
+            raise error(f"np.einsum: {exc}", "label axes with ints 0..51 or ...") from None
+    else:
+        raise error("np.einsum's subscripts must be a string written in the call, or "
+                    "sublists between the operands", "np.einsum('ij,jk->ik', a, b)")
+    optimize = kwargs.pop("optimize", Const(False))
+    if kwargs:
+        raise error(f"np.einsum does not take `{sorted(kwargs)[0]}` here",
+                    "pass the operands, and optimize=")
+    if not (isinstance(optimize, Const) and optimize.value in (False, True, "greedy",
+                                                                 "optimal")):
+        raise error("np.einsum's optimize must be False, True, 'greedy' or 'optimal'",
+                    "an explicit path (from np.einsum_path) cannot serve the gradient's "
+                    "einsums, which have other operands: pass optimize=True")
+    try:
+        inputs, output = einsum.parse(subscripts, len(operands))
+    except einsum.SubscriptError as exc:
+        raise error(f"np.einsum({subscripts!r}, ...): {exc}",
+                    "subscripts are letters for each operand's axes, commas between "
+                    "operands, then '->' and the output's letters") from None
+    return prim_call(lw, prim, [Tup(tuple(operands))],
+                     {"subscripts": Const(einsum.spelled(inputs, output)),
+                      "optimize": optimize}, node)
+
+
+def _sublist(value, error):
+    if isinstance(value, Tup) and all(isinstance(i, Const) for i in value.items):
+        return [i.value for i in value.items]
+    raise error("np.einsum's sublists must be written in the call",
+                "np.einsum(a, [0, 1], b, [1, 2], [0, 2])")
+
+
+# ---- scipy.linalg: cho_factor's pair, and speed-only flags -------------------------------
+def _cho_factor(lw, prim, args, kwargs, node):
+    for key in _SPEED_ONLY:
+        kwargs.pop(key, None)
+    lower = args[1] if len(args) > 1 else kwargs.get("lower", Const(False))
+    factor = prim_call(lw, prim, args[:2], kwargs, node)
+    return Tup((factor, lower))
+
+
+def _cho_solve(lw, prim, args, kwargs, node):
+    for key in _SPEED_ONLY:
+        kwargs.pop(key, None)
+    pair = args.pop(0) if args else kwargs.pop("c_and_lower", None)
+    if not (isinstance(pair, Tup) and len(pair.items) == 2 and is_atom(pair.items[0])
+            and isinstance(pair.items[1], Const)):
+        raise _error(lw, node)(
+            "cho_solve's first argument must be the pair cho_factor returns, "
+            "(c, lower), with `lower` known when the function is read",
+            "pass what cho_factor returned, or (c, True)")
+    return prim_call(lw, prim, [pair.items[0]] + args[:1],
+                     {**kwargs, "lower": pair.items[1]}, node)
+
+
+def _speed_flags_dropped(lw, prim, args, kwargs, node):
+    for key in _SPEED_ONLY:
+        kwargs.pop(key, None)
+    return prim_call(lw, prim, args, kwargs, node)
+
+
+# ---- np.linalg.svd without vectors ------------------------------------------------------------
+def _svd(lw, prim, args, kwargs, node):
+    compute_uv = args[2] if len(args) > 2 else kwargs.pop("compute_uv", Const(True))
+    args = args[:2]
+    if isinstance(compute_uv, Const) and not compute_uv.value:
+        kwargs.pop("full_matrices", None)
+        return prim_call(lw, TABLE["svdvals"], args[:1], kwargs, node)
+    return prim_call(lw, prim, args, kwargs, node)
+
+
+FORMS = {"einsum": _einsum, "cho_factor": _cho_factor, "cho_solve": _cho_solve,
+         "svd": _svd}
+for _name in ("solve_triangular", "scipy_cholesky", "scipy_solve"):
+    FORMS[_name] = _speed_flags_dropped
