@@ -5,6 +5,9 @@ tested in test_linalg_points.py."""
 import numpy as np
 
 from row_inputs import u
+from symdiff.runtime.helpers import (_inner_adjoint_a, _inner_adjoint_b, _kron_adjoint_a,
+                                     _kron_adjoint_b, _tensordot_adjoint_a,
+                                     _tensordot_adjoint_b, _untrace)
 
 ROWS = [
     # ---- einsum: every subscript form ----------------------------------------------------
@@ -32,4 +35,34 @@ ROWS = [
     ("einsum", lambda a, b: np.einsum(a, [0, 1], b, [1, 2], [0, 2]), (u(2, 3), u(3, 2))),
     ("einsum", lambda a, b: np.einsum(a, [..., 0], b, [0]), (u(2, 3), u(3))),
     ("einsum", lambda a: np.einsum("ij,ij->", a, a), (u(2, 3),)),
+]
+
+ROWS += [
+    # ---- tensordot, inner, kron, cross, trace, and their adjoints ----------------------------
+    ("tensordot", lambda a, b: np.tensordot(a, b), (u(2, 3, 2), u(3, 2, 2))),
+    ("tensordot", lambda a, b: np.tensordot(a, b, axes=1), (u(2, 3), u(3, 2))),
+    ("tensordot", lambda a, b: np.tensordot(a, b, axes=([0, 2], [2, 1])),
+     (u(2, 3, 4), u(3, 4, 2))),
+    ("tensordot", lambda a, b: np.tensordot(a, b, axes=(1, 0)), (u(2, 3), u(3))),
+    ("tensordot", lambda a, b: np.tensordot(a, b, 0), (u(2), u(3))),
+    ("inner", lambda a, b: np.inner(a, b), (u(3), u(3))),
+    ("inner", lambda a, b: np.inner(a, b), (u(2, 3), u(4, 3))),
+    ("inner", lambda a, b: np.inner(a, b), (0.6, u(2, 3))),
+    ("kron", lambda a, b: np.kron(a, b), (u(2, 3), u(2, 2))),
+    ("kron", lambda a, b: np.kron(a, b), (u(3), u(2, 2))),
+    ("cross", lambda a, b: np.cross(a, b), (u(2, 3), u(3))),
+    ("cross", lambda a, b: np.cross(a, b, axisa=0, axisb=1, axisc=0), (u(3, 2), u(2, 3))),
+    ("cross", lambda a, b: np.cross(a, b, axis=0), (u(3, 2), u(3, 2))),
+    ("trace", lambda a: np.trace(a), (u(3, 3),)),
+    ("trace", lambda a: a.trace(1), (u(3, 4),)),
+    ("trace", lambda a: np.trace(a, offset=-1, axis1=2, axis2=0), (u(3, 2, 4),)),
+    ("untrace", lambda g, a: _untrace(g, a, offset=1, axis1=1, axis2=2), (u(2, 2), u(2, 3, 3))),
+    ("tensordot_adjoint_a", lambda g, a, b: _tensordot_adjoint_a(g, a, b, axes=1),
+     (u(2, 2), u(2, 3), u(3, 2))),
+    ("tensordot_adjoint_b", lambda g, a, b: _tensordot_adjoint_b(g, a, b, axes=([0], [1])),
+     (u(3, 4), u(2, 3), u(4, 2))),
+    ("inner_adjoint_a", lambda g, a, b: _inner_adjoint_a(g, a, b), (u(2, 4), u(2, 3), u(4, 3))),
+    ("inner_adjoint_b", lambda g, a, b: _inner_adjoint_b(g, a, b), (u(2, 3), 0.4, u(2, 3))),
+    ("kron_adjoint_a", lambda g, a, b: _kron_adjoint_a(g, a, b), (u(4, 6), u(2, 3), u(2, 2))),
+    ("kron_adjoint_b", lambda g, a, b: _kron_adjoint_b(g, a, b), (u(6), u(3), u(2))),
 ]

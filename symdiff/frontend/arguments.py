@@ -63,13 +63,23 @@ def _star_items(prim, name, positional, kwargs):
 
 
 def static_value(lw, value, key, prim_name, node):
-    if isinstance(value, Const):
-        return value.value
-    if isinstance(value, Tup) and all(isinstance(i, Const) for i in value.items):
-        return tuple(i.value for i in value.items)
+    constant = _constant(value)
+    if constant is not _MISSING:
+        return constant
     raise lw.error(UnsupportedSyntaxError, node,
                    f"`{key}` of `{prim_name}` must be a constant",
                    f"write `{key}` as a number or a tuple of numbers")
+
+
+def _constant(value):
+    """A compile-time value as Python: a constant, or tuples of them
+    (tensordot's ``axes=([0, 1], [1, 0])``); _MISSING if it is not one."""
+    if isinstance(value, Const):
+        return value.value
+    if isinstance(value, Tup):
+        items = tuple(_constant(i) for i in value.items)
+        return _MISSING if _MISSING in items else items
+    return _MISSING
 
 
 def bind_arguments(sub, fnode, defaults, kwdefaults, args, kwargs, node, lw, lowered=False):

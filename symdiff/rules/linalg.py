@@ -21,8 +21,11 @@ def _like(r, value, like_):
 def matmul_rule(r, op, g):
     """matmul and dot; the helpers return gradients of exactly each operand's shape."""
     a, b = op.args
-    return [_like(r, r.b.op(op.prim + "_adjoint_a", g, a, b), a) if r.wants(a) else None,
-            _like(r, r.b.op(op.prim + "_adjoint_b", g, a, b), b) if r.wants(b) else None]
+    params = dict(op.params)  # (tensordot's axes)
+    return [_like(r, r.b.op(op.prim + "_adjoint_a", g, a, b, **params), a)
+            if r.wants(a) else None,
+            _like(r, r.b.op(op.prim + "_adjoint_b", g, a, b, **params), b)
+            if r.wants(b) else None]
 
 
 def outer_rule(r, op, g):
@@ -43,7 +46,6 @@ define("matmul(a, b)", ("binop", ast.MatMult), NEW, reverse=matmul_rule, multili
 define("dot(a, b)", reverse=matmul_rule, multilinear=True, methods=("dot",))
 define("outer(a, b)", reverse=outer_rule, multilinear=True)
 define("vdot(a, b)", shape=SCALAR, reverse=vdot_rule, multilinear=True)
-define("inner(a, b)")  # no derivative rule yet
 
 
 # ---- the adjoints of products, as primitives ---------------------------------------------------
@@ -53,11 +55,14 @@ def matmul_adjoint_rule(r, op, h):
     """
     g, a, b = op.args
     forward, side = op.prim.rsplit("_adjoint_", 1)
+    params = dict(op.params)  # (tensordot's axes)
     if side == "a":
-        return [r.unbroadcast(r.b.op(forward, h, b), g) if r.wants(g) else None, None,
-                _like(r, r.b.op(forward + "_adjoint_b", g, h, b), b) if r.wants(b) else None]
-    return [r.unbroadcast(r.b.op(forward, a, h), g) if r.wants(g) else None,
-            _like(r, r.b.op(forward + "_adjoint_a", g, a, h), a) if r.wants(a) else None, None]
+        return [r.unbroadcast(r.b.op(forward, h, b, **params), g) if r.wants(g) else None,
+                None, _like(r, r.b.op(forward + "_adjoint_b", g, h, b, **params), b)
+                if r.wants(b) else None]
+    return [r.unbroadcast(r.b.op(forward, a, h, **params), g) if r.wants(g) else None,
+            _like(r, r.b.op(forward + "_adjoint_a", g, a, h, **params), a)
+            if r.wants(a) else None, None]
 
 
 def matmul_adjoint_tangent(b, op, dargs):
@@ -65,11 +70,12 @@ def matmul_adjoint_tangent(b, op, dargs):
     g, x, y = op.args
     dg, dx, dy = dargs
     other = 2 if op.prim.endswith("_a") else 1
-    terms = [b.op(op.prim, dg, x, y) if dg is not None else None]
+    params = dict(op.params)
+    terms = [b.op(op.prim, dg, x, y, **params) if dg is not None else None]
     if dargs[other] is not None:
         args = [g, x, y]
         args[other] = dargs[other]
-        terms.append(b.op(op.prim, *args))
+        terms.append(b.op(op.prim, *args, **params))
     return b.total(terms)
 
 

@@ -1,0 +1,97 @@
+"""Runtime helpers of linear algebra's gradients, where the ranks of the
+arguments decide the computation (known only when the code runs).
+
+Helpers like those of helpers.py, which imports them (so they are helpers
+too): plain NumPy, naming only other helpers, each a primitive with rules
+of its own (symdiff/rules/contractions.py, solves.py, decompositions.py).
+"""
+import numpy as np
+
+
+# ---- contractions whose axes depend on the ranks -------------------------------------------
+def _tensordot_labels(a_ndim, b_ndim, axes):
+    """einsum labels of ``np.tensordot(a, b, axes)``: a's, b's and the result's."""
+    if isinstance(axes, int):
+        a_axes, b_axes = list(range(a_ndim - axes, a_ndim)), list(range(axes))
+    else:
+        a_axes, b_axes = ([x] if isinstance(x, int) else list(x) for x in axes)
+    a_axes = [x % a_ndim for x in a_axes]
+    b_axes = [x % b_ndim for x in b_axes]
+    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    a = list(letters[:a_ndim])
+    b = list(letters[a_ndim:a_ndim + b_ndim])
+    for i, j in zip(a_axes, b_axes):
+        b[j] = a[i]
+    out = [x for i, x in enumerate(a) if i not in a_axes] + \
+        [x for j, x in enumerate(b) if j not in b_axes]
+    return "".join(a), "".join(b), "".join(out)
+
+
+def _tensordot_adjoint_a(g, a, b, axes=2):
+    """The gradient of ``np.tensordot(a, b, axes)`` with respect to ``a``."""
+    a_labels, b_labels, out = _tensordot_labels(np.ndim(a), np.ndim(b), axes)
+    return np.einsum(f"{out},{b_labels}->{a_labels}", g, b, optimize=True)
+
+
+def _tensordot_adjoint_b(g, a, b, axes=2):
+    """The gradient of ``np.tensordot(a, b, axes)`` with respect to ``b``."""
+    a_labels, b_labels, out = _tensordot_labels(np.ndim(a), np.ndim(b), axes)
+    return np.einsum(f"{out},{a_labels}->{b_labels}", g, a, optimize=True)
+
+
+def _inner_adjoint_a(g, a, b):
+    """The gradient of ``np.inner(a, b)`` (last axes contracted) in ``a``."""
+    if np.ndim(a) == 0:  # a product with a number
+        return np.sum(np.multiply(g, b))
+    if np.ndim(b) == 0:
+        return np.multiply(g, b)
+    return _tensordot_adjoint_a(g, a, b, axes=([-1], [-1]))
+
+
+def _inner_adjoint_b(g, a, b):
+    """The gradient of ``np.inner(a, b)`` in ``b``."""
+    if np.ndim(b) == 0:
+        return np.sum(np.multiply(g, a))
+    if np.ndim(a) == 0:
+        return np.multiply(g, a)
+    return _tensordot_adjoint_b(g, a, b, axes=([-1], [-1]))
+
+
+def _kron_adjoint_a(g, a, b):
+    """The gradient of ``np.kron(a, b)`` in ``a``: each block of ``g``
+    against ``b``."""
+    return _kron_adjoint(g, a, b, "a")
+
+
+def _kron_adjoint_b(g, a, b):
+    """The gradient of ``np.kron(a, b)`` in ``b``."""
+    return _kron_adjoint(g, a, b, "b")
+
+
+def _kron_adjoint(g, a, b, side):
+    # kron(a, b)[i0 * n0 + j0, ...] = a[i0, ...] * b[j0, ...], shapes padded
+    # with leading ones to one rank: g seen with axes (i0, j0, i1, j1, ...)
+    ndim = max(np.ndim(a), np.ndim(b))
+    a_shape = (1,) * (ndim - np.ndim(a)) + np.shape(a)
+    b_shape = (1,) * (ndim - np.ndim(b)) + np.shape(b)
+    blocks = np.reshape(g, [n for pair in zip(a_shape, b_shape) for n in pair])
+    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    a_labels, b_labels = letters[:ndim], letters[ndim:2 * ndim]
+    g_labels = "".join(x + y for x, y in zip(a_labels, b_labels))
+    if side == "a":
+        out = np.einsum(f"{g_labels},{b_labels}->{a_labels}", blocks,
+                        np.reshape(b, b_shape), optimize=True)
+        return np.reshape(out, np.shape(a))
+    out = np.einsum(f"{g_labels},{a_labels}->{b_labels}", blocks,
+                    np.reshape(a, a_shape), optimize=True)
+    return np.reshape(out, np.shape(b))
+
+
+def _untrace(g, like, offset=0, axis1=0, axis2=1):
+    """The gradient of ``np.trace(like, offset, axis1, axis2)``: ``g`` on
+    that diagonal, zeros elsewhere."""
+    shape = np.shape(like)
+    diagonal = np.eye(shape[axis1], shape[axis2], k=offset)
+    spread = np.multiply(np.expand_dims(g, (-2, -1)), diagonal)
+    return np.moveaxis(spread, (-2, -1), (axis1, axis2))
+
