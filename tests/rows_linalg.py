@@ -4,8 +4,10 @@ norms. Special points (singular, ill-conditioned, repeated eigenvalues) are
 tested in test_linalg_points.py."""
 import numpy as np
 
-from row_inputs import u
-from symdiff.runtime.helpers import (_inner_adjoint_a, _inner_adjoint_b, _kron_adjoint_a,
+import scipy.linalg
+
+from row_inputs import matrix, spd, u
+from symdiff.runtime.helpers import (_as_columns, _from_columns, _inner_adjoint_a, _inner_adjoint_b, _kron_adjoint_a,
                                      _kron_adjoint_b, _tensordot_adjoint_a,
                                      _tensordot_adjoint_b, _untrace)
 
@@ -65,4 +67,32 @@ ROWS += [
     ("inner_adjoint_b", lambda g, a, b: _inner_adjoint_b(g, a, b), (u(2, 3), 0.4, u(2, 3))),
     ("kron_adjoint_a", lambda g, a, b: _kron_adjoint_a(g, a, b), (u(4, 6), u(2, 3), u(2, 2))),
     ("kron_adjoint_b", lambda g, a, b: _kron_adjoint_b(g, a, b), (u(6), u(3), u(2))),
+]
+
+ROWS += [
+    # ---- solves and Cholesky factors (upper triangles not zero: a triangle read only) -----
+    ("matrix_transpose", lambda a: a.mT, (u(2, 2, 3),)),
+    ("solve", lambda a, b: np.linalg.solve(a, b), (matrix(), u(3))),
+    ("solve", lambda a, b: np.linalg.solve(a, b), (matrix(), u(3, 2))),
+    ("solve", lambda a, b: np.linalg.solve(a, b), (matrix(2), u(3))),
+    ("solve", lambda a, b: np.linalg.solve(a, b), (matrix(2), u(1, 3, 2))),
+    ("as_columns", lambda v, b: _as_columns(v, b), (u(2, 3), u(3))),
+    ("as_columns", lambda v, b: _as_columns(v, b), (u(2, 3), u(3, 2))),
+    ("from_columns", lambda v, b: _from_columns(v, b), (u(2, 3, 1), u(3))),
+    ("cholesky", lambda a: np.linalg.cholesky(a), (spd() + np.triu(u(3, 3), 1),)),
+    ("cholesky", lambda a: np.linalg.cholesky(a, upper=True), (spd(2) + np.tril(u(3, 3), -1),)),
+    ("scipy_cholesky", lambda a: scipy.linalg.cholesky(a), (spd() + np.tril(u(3, 3), -1),)),
+    ("scipy_cholesky", lambda a: scipy.linalg.cholesky(a, lower=True, check_finite=False),
+     (spd(2) + np.triu(u(3, 3), 1),)),
+    ("cho_factor", lambda a: scipy.linalg.cho_factor(a)[0], (spd(),)),
+    ("cho_factor", lambda a: scipy.linalg.cho_factor(a, lower=True)[0], (spd(2),)),
+    ("cho_solve", lambda a, b: scipy.linalg.cho_solve(scipy.linalg.cho_factor(a), b),
+     (spd(), u(3))),
+    ("cho_solve", lambda c, b: scipy.linalg.cho_solve((c, True), b),
+     (np.linalg.cholesky(spd(2)) + np.triu(u(3, 3), 1), u(2, 3, 2))),
+    ("solve_triangular", lambda a, b: scipy.linalg.solve_triangular(a, b), (matrix(), u(3))),
+    ("solve_triangular", lambda a, b: scipy.linalg.solve_triangular(a, b, lower=True, trans="T"),
+     (matrix(), u(3, 2))),
+    ("solve_triangular", lambda a, b: scipy.linalg.solve_triangular(
+        a, b, trans=1, unit_diagonal=True), (matrix(2), u(2, 3, 2))),
 ]

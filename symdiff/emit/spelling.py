@@ -80,6 +80,10 @@ class Spelling:
         for part in parts[1:]:
             func = ast.Attribute(func, part, ast.Load())
         self.modules.add(module)
+        paired = TABLE[op.prim].paired
+        if paired:  # scipy.linalg.cho_solve((c, lower), b)
+            pair = ast.Tuple([args[0], self.const(op.param(paired, False))], ast.Load())
+            args = [pair] + args[1:]
         return ast.Call(func, args, self._keywords(op))
 
     def _spell_np_linalg(self, op, spelling, args):
@@ -150,8 +154,8 @@ class Spelling:
     def _keywords(self, op):
         record = TABLE[op.prim]
         defaults = dict(record.params)
-        return [ast.keyword(k, self.const(v)) for k, v in op.params if k not in record.leading
-                and (k not in defaults or defaults[k] != v or type(defaults[k]) is not type(v))]
+        return [ast.keyword(k, self.const(v)) for k, v in op.params
+                if k not in record.leading and k != record.paired and (k not in defaults or defaults[k] != v or type(defaults[k]) is not type(v))]
 
     def _leading(self, op):
         """Parameters written before the operands: ``np.einsum('ij,j->i', a, x)``."""

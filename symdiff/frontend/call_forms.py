@@ -80,8 +80,8 @@ def _cho_factor(lw, prim, args, kwargs, node):
     for key in _SPEED_ONLY:
         kwargs.pop(key, None)
     lower = args[1] if len(args) > 1 else kwargs.get("lower", Const(False))
-    factor = prim_call(lw, prim, args[:2], kwargs, node)
-    return Tup((factor, lower))
+    results = prim_call(lw, prim, args[:2], kwargs, node)
+    return Tup((results.items[0], lower))  # `lower` known when read, for cho_solve
 
 
 def _cho_solve(lw, prim, args, kwargs, node):
@@ -116,5 +116,5 @@ def _svd(lw, prim, args, kwargs, node):
 
 FORMS = {"einsum": _einsum, "cho_factor": _cho_factor, "cho_solve": _cho_solve,
          "svd": _svd}
-for _name in ("solve_triangular", "scipy_cholesky", "scipy_solve"):
+for _name in ("solve_triangular", "scipy_cholesky"):
     FORMS[_name] = _speed_flags_dropped

@@ -96,10 +96,30 @@ define("matmul_adjoint_b_sum(parts, b)", ("helper", "_matmul_adjoint_b_sum"), li
        result=ARRAY, read_back_as="the loop it stands for (frontend/tapes.py)")
 
 
+# ---- the matrices of a stack, each transposed ------------------------------------------------
+def transposed(b, matrix):
+    """``matrix.mT``: each matrix of a stack transposed (``.T`` reverses every axis)."""
+    made = b.facts.producer(matrix)
+    if made is not None and made.prim == "matrix_transpose":
+        return made.args[0]
+    return b.op("matrix_transpose", matrix, hint=_hint(matrix, "_t"))
+
+
+def _hint(atom, suffix):
+    hint = getattr(atom, "hint", None)
+    return hint + suffix if hint and len(hint) <= 16 and not hint.startswith("_") else None
+
+
+def matrix_transpose_rule(r, op, g):
+    return [transposed(r.b, g)]
+
+
+define("matrix_transpose(a)", ("attr", "mT"), NEW, reverse=matrix_transpose_rule,
+       linear=(0,), attribute="mT")
+
+
 # ---- inverse and determinant -----------------------------------------------------------------
-def _transposed(b, matrix):
-    """The matrices of a stack, each transposed."""
-    return b.op("swapaxes", matrix, axis1=-1, axis2=-2)
+_transposed = transposed
 
 
 def inv_rule(r, op, g):

@@ -9,7 +9,7 @@ import numpy as np
 from .checks import (  # noqa: F401 (helpers too: see HELPERS)
     _broadcast_shape, _fail, _require_float, _require_scalar, _scalar_predicate)
 from .linalg_helpers import (  # noqa: F401 (helpers too: see HELPERS)
-    _inner_adjoint_a, _inner_adjoint_b, _kron_adjoint, _kron_adjoint_a, _kron_adjoint_b,
+    _as_columns, _from_columns, _inner_adjoint_a, _inner_adjoint_b, _kron_adjoint, _kron_adjoint_a, _kron_adjoint_b,
     _tensordot_adjoint_a, _tensordot_adjoint_b, _tensordot_labels, _untrace)
 
 

@@ -95,3 +95,16 @@ def _untrace(g, like, offset=0, axis1=0, axis2=1):
     spread = np.multiply(np.expand_dims(g, (-2, -1)), diagonal)
     return np.moveaxis(spread, (-2, -1), (axis1, axis2))
 
+
+
+# ---- solves: a right-hand side with one axis is one vector -------------------------------------
+def _as_columns(v, b):
+    """``v`` (shaped like ``b``, or like a solution of ``solve(a, b)``) as a
+    stack of matrices: NumPy's and SciPy's solves read a ``b`` with one axis
+    as one vector (a column), and any other ``b`` as matrices."""
+    return np.expand_dims(v, -1) if np.ndim(b) == 1 else v
+
+
+def _from_columns(v, b):
+    """The inverse of `_as_columns`: the vectors again where ``b`` is one."""
+    return v[..., 0] if np.ndim(b) == 1 else v
