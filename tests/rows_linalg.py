@@ -7,7 +7,8 @@ import numpy as np
 import scipy.linalg
 
 from row_inputs import matrix, spd, u
-from symdiff.runtime.helpers import (_as_columns, _from_columns, _inner_adjoint_a, _inner_adjoint_b, _kron_adjoint_a,
+from symdiff.runtime.helpers import (_as_columns, _cofactor, _cofactor_derivative,
+                                     _from_columns, _inner_adjoint_a, _inner_adjoint_b, _kron_adjoint_a,
                                      _kron_adjoint_b, _tensordot_adjoint_a,
                                      _tensordot_adjoint_b, _untrace)
 
@@ -95,4 +96,13 @@ ROWS += [
      (matrix(), u(3, 2))),
     ("solve_triangular", lambda a, b: scipy.linalg.solve_triangular(
         a, b, trans=1, unit_diagonal=True), (matrix(2), u(2, 3, 2))),
+]
+
+ROWS += [
+    # ---- determinants: det's gradient is the cofactor matrix ----------------------------------
+    ("slogdet", lambda a: np.linalg.slogdet(a).logabsdet, (matrix(2),)),
+    ("cofactor", lambda a: _cofactor(a), (matrix(),)),
+    ("cofactor", lambda a: _cofactor(a), (matrix(2, n=2),)),
+    ("cofactor_derivative", lambda a, e: _cofactor_derivative(a, e), (matrix(), u(3, 3))),
+    ("cofactor_derivative", lambda a, e: _cofactor_derivative(a, e), (matrix(2, n=4), u(4, 4))),
 ]

@@ -1,4 +1,4 @@
-"""Products and linear algebra: matmul, dot, outer, vdot, inv, det.
+"""Products: matmul, dot, outer, vdot; and stacked transposes (``x.mT``).
 
 The adjoint helpers of a product (``_matmul_adjoint_a`` and friends: the
 gradient of one operand for any ranks) are primitives too: they are linear
@@ -116,57 +116,3 @@ def matrix_transpose_rule(r, op, g):
 
 define("matrix_transpose(a)", ("attr", "mT"), NEW, reverse=matrix_transpose_rule,
        linear=(0,), attribute="mT")
-
-
-# ---- inverse and determinant -----------------------------------------------------------------
-_transposed = transposed
-
-
-def inv_rule(r, op, g):
-    """d(A^-1) = -A^-1 dA A^-1, so A_bar = -A^-T g A^-T."""
-    inverse_t = _transposed(r.b, op.target)
-    return [r.b.neg(r.b.op("matmul", r.b.op("matmul", inverse_t, g), inverse_t))]
-
-
-def inv_tangent(b, op, dargs):
-    if dargs[0] is None:
-        return None
-    return b.neg(b.op("matmul", b.op("matmul", op.target, dargs[0]), op.target))
-
-
-def det_rule(r, op, g):
-    """d det(A) = det(A) tr(A^-1 dA), so A_bar = g det(A) A^-T (per matrix)."""
-    a = op.args[0]
-    scale = r.b.op("expand_dims", r.b.mul(g, op.target), axis=(-2, -1))
-    return [r.b.mul(scale, _transposed(r.b, r.b.op("inv", a)))]
-
-
-def det_tangent(b, op, dargs):
-    if dargs[0] is None:
-        return None
-    a = op.args[0]
-    trace = b.op("sum", b.mul(_transposed(b, b.op("inv", a)), dargs[0]), axis=(-2, -1))
-    return b.mul(op.target, trace)
-
-
-def slogdet_rule(r, op, g):
-    """The sign is flat; d log|det(A)| = tr(A^-1 dA), so A_bar = g A^-T."""
-    _, g_logdet = g
-    if g_logdet is None:
-        return [None]
-    a = op.args[0]
-    scale = r.b.op("expand_dims", g_logdet, axis=(-2, -1))
-    return [r.b.mul(scale, _transposed(r.b, r.b.op("inv", a)))]
-
-
-def slogdet_tangent(b, op, dargs):
-    if dargs[0] is None:
-        return None
-    a = op.args[0]
-    return (None, b.op("sum", b.mul(_transposed(b, b.op("inv", a)), dargs[0]), axis=(-2, -1)))
-
-
-define("inv(a)", ("np.linalg", "inv"), like(0), reverse=inv_rule, forward=inv_tangent)
-define("slogdet(a)", ("np.linalg", "slogdet"), NEW, reverse=slogdet_rule,
-       forward=slogdet_tangent, outputs=(NEW, NEW))
-define("det(a)", ("np.linalg", "det"), NEW, reverse=det_rule, forward=det_tangent)

@@ -108,3 +108,66 @@ def _as_columns(v, b):
 def _from_columns(v, b):
     """The inverse of `_as_columns`: the vectors again where ``b`` is one."""
     return v[..., 0] if np.ndim(b) == 1 else v
+
+
+# ---- the cofactor matrix: det's gradient, finite at singular matrices -----------------------------
+def _cofactor(a):
+    """The cofactor matrix of each matrix of ``a``, ``det(a) * inv(a).T``:
+    the gradient of ``np.linalg.det``. A polynomial in the entries, finite
+    everywhere; where ``inv`` fails (a singular matrix) it is computed from
+    the SVD instead, as ``sign * U diag(prod of the other s) V^T``."""
+    try:
+        inverse = np.linalg.inv(a)
+    except np.linalg.LinAlgError:  # (a singular matrix in the stack)
+        return _cofactor_from_svd(a)
+    cofactor = np.expand_dims(np.linalg.det(a), (-2, -1)) * np.swapaxes(inverse, -1, -2)
+    if not np.isfinite(cofactor).all() and np.isfinite(a).all():
+        return _cofactor_from_svd(a)  # inv overflowed: singular in all but rounding
+    return cofactor
+
+
+def _cofactor_from_svd(a):
+    u, s, vh = np.linalg.svd(a)
+    others = _products_but(s)
+    sign = np.linalg.det(u) * np.linalg.det(vh)
+    return np.expand_dims(sign, (-2, -1)) * ((u * others[..., None, :]) @ vh)
+
+
+def _products_but(s):
+    """For each entry of the last axis, the product of the others (no division)."""
+    ones = np.ones_like(s[..., :1])
+    before = np.cumprod(np.concatenate([ones, s[..., :-1]], axis=-1), axis=-1)
+    after = np.cumprod(np.concatenate([ones, s[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+    return before * after
+
+
+def _pair_products_but(s):
+    """``out[..., i, j]``: the product of the entries of ``s`` other than the
+    i-th and the j-th (0 where i == j), without division."""
+    n = s.shape[-1]
+    out = np.zeros(s.shape + (n,), dtype=np.result_type(s, 0.0))
+    ones = np.ones_like(s[..., :1])
+    before = np.cumprod(np.concatenate([ones, s[..., :-1]], axis=-1), axis=-1)
+    after = np.cumprod(np.concatenate([ones, s[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+    for i in range(n - 1):
+        between = np.cumprod(np.concatenate([ones, s[..., i + 1:-1]], axis=-1), axis=-1)
+        out[..., i, i + 1:] = before[..., i:i + 1] * between * after[..., i + 1:]
+    return out + np.swapaxes(out, -1, -2)
+
+
+def _cofactor_derivative(a, e):
+    """The derivative of `_cofactor` at ``a`` along ``e`` (det's second
+    derivative), from the SVD ``a = U diag(s) V^T``: with ``E = U^T e V`` and
+    ``p[i, j]`` the product of the singular values other than the i-th and
+    j-th, it is ``sign * U D V^T``, ``D[i, j] = -p[i, j] E[j, i]`` off the
+    diagonal and ``D[i, i] = sum_k p[i, k] E[k, k]``: finite at singular
+    matrices too. Its own adjoint in ``e``."""
+    u, s, vh = np.linalg.svd(a)
+    pairs = _pair_products_but(s)
+    rotated = np.swapaxes(u, -1, -2) @ e @ np.swapaxes(vh, -1, -2)
+    inner = -pairs * np.swapaxes(rotated, -1, -2)
+    diagonal = (pairs @ np.diagonal(rotated, axis1=-2, axis2=-1)[..., None])[..., 0]
+    n = s.shape[-1]
+    inner[..., np.arange(n), np.arange(n)] = diagonal
+    sign = np.linalg.det(u) * np.linalg.det(vh)
+    return np.expand_dims(sign, (-2, -1)) * (u @ inner @ vh)
