@@ -8,7 +8,8 @@ import scipy.linalg
 
 from row_inputs import matrix, spd, u
 from symdiff.runtime.helpers import (_as_columns, _cofactor, _cofactor_derivative,
-                                     _from_columns, _inner_adjoint_a, _inner_adjoint_b, _kron_adjoint_a,
+                                     _from_columns, _inner_adjoint_a, _reduced, _tall_only,
+                                     _undefined_beyond, _inner_adjoint_b, _kron_adjoint_a,
                                      _kron_adjoint_b, _tensordot_adjoint_a,
                                      _tensordot_adjoint_b, _untrace)
 
@@ -105,4 +106,43 @@ ROWS += [
     ("cofactor", lambda a: _cofactor(a), (matrix(2, n=2),)),
     ("cofactor_derivative", lambda a, e: _cofactor_derivative(a, e), (matrix(), u(3, 3))),
     ("cofactor_derivative", lambda a, e: _cofactor_derivative(a, e), (matrix(2, n=4), u(4, 4))),
+]
+
+
+def _symmetric(a):
+    """What eigh reads of ``a`` is its lower triangle (the upper is noise)."""
+    return a
+
+
+SYM = spd() - 2.0 * np.eye(3) + np.triu(u(3, 3), 1)   # distinct eigenvalues, some negative
+SYM2 = spd(2) + np.triu(u(3, 3), 1)
+
+ROWS += [
+    # ---- decompositions --------------------------------------------------------------------
+    ("eigh", lambda a: np.linalg.eigh(a)[0], (SYM,)),
+    ("eigh", lambda a: np.linalg.eigh(a)[1], (SYM,)),
+    ("eigh", lambda a: np.linalg.eigh(a, UPLO="U").eigenvectors ** 2, (SYM2.mT.copy(),)),
+    ("eigh", lambda a: np.linalg.eigh(a).eigenvalues[..., -1], (SYM2,)),
+    ("eigvalsh", lambda a: np.linalg.eigvalsh(a), (SYM,)),
+    ("eigvalsh", lambda a: np.linalg.eigvalsh(a, UPLO="U"), (SYM2.mT.copy(),)),
+    ("svd", lambda a: np.linalg.svd(a)[1], (matrix(),)),
+    ("svd", lambda a: np.linalg.svd(a)[0], (matrix(),)),
+    ("svd", lambda a: np.linalg.svd(a).Vh, (matrix(2),)),
+    ("svd", lambda a: np.linalg.svd(a, full_matrices=False)[0], (u(4, 2),)),
+    ("svd", lambda a: np.linalg.svd(a, full_matrices=False)[2], (u(4, 2),)),
+    ("svd", lambda a: np.linalg.svd(a, full_matrices=False)[0], (u(2, 4),)),
+    ("svd", lambda a: np.linalg.svd(a, full_matrices=False)[2], (u(2, 2, 4),)),
+    ("svd", lambda a: np.linalg.svd(a)[0][..., :2] * np.linalg.svd(a)[1], (u(4, 2),)),
+    ("svdvals", lambda a: np.linalg.svd(a, compute_uv=False), (u(4, 2),)),
+    ("svdvals", lambda a: np.linalg.svdvals(a), (u(2, 2, 3),)),
+    ("qr", lambda a: np.linalg.qr(a)[0], (u(4, 3),)),
+    ("qr", lambda a: np.linalg.qr(a).R, (u(2, 4, 3),)),
+    ("qr", lambda a: np.linalg.qr(a, mode="r"), (matrix(),)),
+    ("qr", lambda a: np.linalg.qr(a)[0] * np.linalg.qr(a)[1][0], (matrix(),)),
+    ("tall_only", lambda x, u, s: _tall_only(x, u, s), (u(4, 2), u(4, 2), u(2) + 2.0)),
+    ("tall_only", lambda x, u, s: _tall_only(x, u, s), (u(2, 2), u(2, 2), u(2) + 2.0)),
+    ("reduced", lambda g, s: _reduced(g * np.array([1.0, 1.0, 0.0, 0.0]), s), (u(4, 4), u(2))),
+    ("reduced", lambda g, s: _reduced(g, s, axis=-2), (u(2, 3), u(2))),
+    ("undefined_beyond", lambda x, full: _undefined_beyond(x, full)[..., :2],
+     (u(4, 2), u(4, 4))),
 ]

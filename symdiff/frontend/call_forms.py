@@ -106,15 +106,26 @@ def _speed_flags_dropped(lw, prim, args, kwargs, node):
 
 # ---- np.linalg.svd without vectors ------------------------------------------------------------
 def _svd(lw, prim, args, kwargs, node):
-    compute_uv = args[2] if len(args) > 2 else kwargs.pop("compute_uv", Const(True))
-    args = args[:2]
+    names = ("a", "full_matrices", "compute_uv", "hermitian")
+    kwargs.update(zip(names, args))
+    compute_uv = kwargs.pop("compute_uv", Const(True))
     if isinstance(compute_uv, Const) and not compute_uv.value:
         kwargs.pop("full_matrices", None)
-        return prim_call(lw, TABLE["svdvals"], args[:1], kwargs, node)
+        if kwargs.get("hermitian", Const(False)) == Const(False):
+            kwargs.pop("hermitian", None)
+            return prim_call(lw, TABLE["svdvals"], [], kwargs, node)
+    return prim_call(lw, prim, [], kwargs, node)
+
+
+def _qr(lw, prim, args, kwargs, node):
+    """mode='r' is R alone: the reduced QR's second result."""
+    mode = args[1] if len(args) > 1 else kwargs.get("mode", Const("reduced"))
+    if mode == Const("r"):
+        return prim_call(lw, prim, args[:1], {}, node).items[1]
     return prim_call(lw, prim, args, kwargs, node)
 
 
 FORMS = {"einsum": _einsum, "cho_factor": _cho_factor, "cho_solve": _cho_solve,
-         "svd": _svd}
+         "svd": _svd, "qr": _qr}
 for _name in ("solve_triangular", "scipy_cholesky"):
     FORMS[_name] = _speed_flags_dropped

@@ -29,20 +29,20 @@ from .linalg import transposed
 
 
 # ---- small pieces ----------------------------------------------------------------------------
-def _size(b, a):
+def matrix_size(b, a):
     """The size of the matrices of ``a``."""
     return b.op("getitem", b.op("shape", a), Const(-1), hint="n")
 
 
-def _tri(b, n, k=0):
+def tri(b, n, k=0):
     """``np.tri(n, k=k)``: ones on and below the k-th diagonal."""
     return b.op("npcall", n, func="tri", kwargs=(("k", k),) if k else (), hint="lower")
 
 
-def _lower_half(b, n):
+def lower_half(b, n):
     """The lower triangle with half the diagonal (Murray's Phi as a mask)."""
     eye = b.op("npcall", n, func="eye", kwargs=())
-    return b.sub(_tri(b, n), b.mul(Const(0.5), eye), hint="lower_half")
+    return b.sub(tri(b, n), b.mul(Const(0.5), eye), hint="lower_half")
 
 
 def _columns(b, v, rhs):
@@ -137,7 +137,7 @@ class _Factor:
         return self.b.op("solve", self.L, z)
 
 
-def _read(b, mask, lower):
+def read_triangle(b, mask, lower):
     """The triangle a function reads: ``mask`` is that of the lower one."""
     return mask if lower else transposed(b, mask)
 
@@ -146,18 +146,18 @@ def _cholesky_adjoint(b, f, g, a):
     """A's gradient from the factor's (Murray 2016): with P = Phi(L^T L_bar),
     S = L^-T P L^-1, the symmetric gradient is (S + S^T) / 2; on the triangle
     read, the off-diagonal entries carry both halves."""
-    half = _lower_half(b, _size(b, a))
+    half = lower_half(b, matrix_size(b, a))
     l_bar = g if f.lower else transposed(b, g)
     p = b.mul(b.op("matmul", transposed(b, f.L), l_bar), half)
     x = f.solve_lt(p)
     y = f.solve_lt(transposed(b, x))
-    return b.mul(b.add(y, transposed(b, y)), _read(b, half, f.lower))
+    return b.mul(b.add(y, transposed(b, y)), read_triangle(b, half, f.lower))
 
 
 def _cholesky_tangent(b, f, da, a):
     """dL = L Phi(L^-1 dA_s L^-T), dA_s the symmetric matrix of the triangle read."""
-    half = _lower_half(b, _size(b, a))
-    part = b.mul(da, _read(b, half, f.lower))
+    half = lower_half(b, matrix_size(b, a))
+    part = b.mul(da, read_triangle(b, half, f.lower))
     symmetric = b.add(part, transposed(b, part))
     c = f.solve_l(transposed(b, f.solve_l(symmetric)))
     dl = b.op("matmul", f.L, b.mul(c, half))
@@ -199,7 +199,7 @@ define("scipy_cholesky(a; lower=False)", ("module", "scipy.linalg", "cholesky"),
 # a's entries (SciPy's documentation calls them random data; they are a's):
 # there its derivative is the identity.
 def _factor_mask(b, a, lower):
-    return _read(b, _tri(b, _size(b, a)), lower)
+    return read_triangle(b, tri(b, matrix_size(b, a)), lower)
 
 
 def cho_factor_rule(r, op, g):
@@ -266,8 +266,8 @@ def _triangle(b, op):
     """The entries solve_triangular reads: a triangle, without the diagonal
     where it is taken to be ones."""
     a, lower = op.args[0], op.param("lower", False)
-    mask = _tri(b, _size(b, a), k=-1 if op.param("unit_diagonal", False) else 0)
-    return _read(b, mask, lower)
+    mask = tri(b, matrix_size(b, a), k=-1 if op.param("unit_diagonal", False) else 0)
+    return read_triangle(b, mask, lower)
 
 
 def _transposes(op):

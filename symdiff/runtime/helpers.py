@@ -11,8 +11,8 @@ from .checks import (  # noqa: F401 (helpers too: see HELPERS)
 from .linalg_helpers import (  # noqa: F401 (helpers too: see HELPERS)
     _as_columns, _cofactor, _cofactor_derivative, _cofactor_from_svd, _from_columns,
     _inner_adjoint_a, _inner_adjoint_b, _kron_adjoint, _kron_adjoint_a, _kron_adjoint_b,
-    _pair_products_but, _products_but, _tensordot_adjoint_a, _tensordot_adjoint_b,
-    _tensordot_labels, _untrace)
+    _pair_products_but, _products_but, _reduced, _tall_only, _tensordot_adjoint_a,
+    _tensordot_adjoint_b, _tensordot_labels, _undefined_beyond, _untrace)
 
 
 def _as_gradient(g, like):

@@ -7,6 +7,8 @@ of its own (symdiff/rules/contractions.py, solves.py, decompositions.py).
 """
 import numpy as np
 
+from .checks import _fail
+
 
 # ---- contractions whose axes depend on the ranks -------------------------------------------
 def _tensordot_labels(a_ndim, b_ndim, axes):
@@ -171,3 +173,47 @@ def _cofactor_derivative(a, e):
     inner[..., np.arange(n), np.arange(n)] = diagonal
     sign = np.linalg.det(u) * np.linalg.det(vh)
     return np.expand_dims(sign, (-2, -1)) * (u @ inner @ vh)
+
+
+# ---- decompositions: the parts beyond the square ----------------------------------------------
+def _tall_only(x, u, s):
+    """``x / s`` (per column) where ``u`` has more rows than columns, zeros
+    where it is square: the part of an SVD's gradient that lives outside the
+    range of ``u``, which a square ``u`` spans (and where ``s`` may be 0)."""
+    if u.shape[-2] > u.shape[-1]:
+        return x / s[..., None, :]
+    return np.zeros(np.broadcast_shapes(np.shape(x), np.shape(u)), np.result_type(x, s))
+
+
+def _reduced(g, s, axis=-1, message=""):
+    """The gradient of the reduced factor from that of the full one
+    (``full_matrices=True``): its first ``len(s)`` columns (rows for
+    ``axis=-2``). The other columns are any orthonormal completion, no
+    function of the matrix: a gradient reaching them is an error."""
+    k = s.shape[-1]
+    if g.shape[axis] == k:
+        return g
+    head = g[..., :k] if axis == -1 else g[..., :k, :]
+    rest = g[..., k:] if axis == -1 else g[..., k:, :]
+    if np.any(rest != 0):
+        _fail("NoDerivativeRuleError",
+              f"{message}: the gradient reaches the columns of the SVD's factors that "
+              "full_matrices=True adds; they complete an orthonormal basis in no "
+              "particular way, so have no derivative",
+              "pass full_matrices=False, or use only the first min(m, n) columns")
+    return head
+
+
+def _undefined_beyond(x, full, axis=-1):
+    """A reduced factor's tangent ``x`` as the full factor's (the shape of
+    ``full``): NaN in the columns (rows for ``axis=-2``) beyond, which have
+    no derivative."""
+    if x.shape[axis] == full.shape[axis]:
+        return x
+    out = np.full(np.broadcast_shapes(x.shape[:-2], full.shape[:-2]) + full.shape[-2:],
+                  np.nan, np.result_type(x, full))
+    if axis == -1:
+        out[..., :x.shape[-1]] = x
+    else:
+        out[..., :x.shape[-2], :] = x
+    return out
