@@ -8,7 +8,8 @@ import scipy.linalg
 
 from row_inputs import matrix, spd, u
 from symdiff.runtime.helpers import (_as_columns, _cofactor, _cofactor_derivative,
-                                     _from_columns, _inner_adjoint_a, _reduced, _tall_only,
+                                     _from_columns, _inner_adjoint_a, _multi_dot_adjoint,
+                                     _reduced, _tall_only,
                                      _undefined_beyond, _inner_adjoint_b, _kron_adjoint_a,
                                      _kron_adjoint_b, _tensordot_adjoint_a,
                                      _tensordot_adjoint_b, _untrace)
@@ -145,4 +146,37 @@ ROWS += [
     ("reduced", lambda g, s: _reduced(g, s, axis=-2), (u(2, 3), u(2))),
     ("undefined_beyond", lambda x, full: _undefined_beyond(x, full)[..., :2],
      (u(4, 2), u(4, 4))),
+]
+
+RANK2 = u(4, 2) @ u(2, 3)   # 4 x 3 of rank 2
+
+ROWS += [
+    # ---- functions of matrices -----------------------------------------------------------------
+    ("pinv", lambda a: np.linalg.pinv(a), (u(4, 3),)),
+    ("pinv", lambda a: np.linalg.pinv(a), (u(2, 2, 3),)),
+    ("pinv", lambda b, c: np.linalg.pinv(b @ c), (u(4, 2), u(2, 3))),   # rank 2 throughout
+    ("lstsq", lambda a, b: np.linalg.lstsq(a, b)[0], (u(5, 3), u(5))),
+    ("lstsq", lambda a, b: np.linalg.lstsq(a, b, rcond=None)[0], (u(5, 3), u(5, 2))),
+    ("lstsq", lambda a, b: np.linalg.lstsq(a, b)[1], (u(5, 3), u(5, 2))),
+    ("lstsq", lambda a, b: np.linalg.lstsq(a, b)[1] * np.linalg.lstsq(a, b)[3][0],
+     (u(5, 3), u(5))),
+    ("lstsq", lambda a, b: np.linalg.lstsq(a, b)[0], (u(2, 3), u(2))),   # underdetermined
+    ("matrix_power", lambda a: np.linalg.matrix_power(a, 0) * a, (u(3, 3),)),
+    ("matrix_power", lambda a: np.linalg.matrix_power(a, 1), (u(3, 3),)),
+    ("matrix_power", lambda a: np.linalg.matrix_power(a, 3), (u(2, 3, 3),)),
+    ("matrix_power", lambda a: np.linalg.matrix_power(a, 7), (u(3, 3),)),
+    ("matrix_power", lambda a: np.linalg.matrix_power(a, -2), (matrix(),)),
+    ("matrix_power", lambda a: np.linalg.matrix_power(a, -5), (matrix(2),)),
+    ("multi_dot", lambda a, b, c: np.linalg.multi_dot([a, b, c]), (u(2, 3), u(3, 4), u(4, 2))),
+    ("multi_dot", lambda a, b, c: np.linalg.multi_dot([a, b, c]), (u(3), u(3, 4), u(4))),
+    ("multi_dot", lambda a, b, c, d: np.linalg.multi_dot([a, b, c, d]),
+     (u(3), u(3, 4), u(4, 2), u(2, 2))),
+    ("multi_dot_adjoint", lambda g, a, b, c: _multi_dot_adjoint(g, a, b, c, index=1),
+     (u(2, 2), u(2, 3), u(3, 4), u(4, 2))),
+    ("multi_dot_adjoint", lambda g, a, b: _multi_dot_adjoint(g, a, b, index=0),
+     (0.7, u(3), u(3))),
+    ("expm", lambda a: scipy.linalg.expm(a), (u(3, 3),)),
+    ("expm", lambda a: scipy.linalg.expm(a), (u(2, 2, 2),)),
+    ("expm_frechet", lambda a, e: scipy.linalg.expm_frechet(a, e, compute_expm=False),
+     (u(3, 3), u(3, 3))),
 ]

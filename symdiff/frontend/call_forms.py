@@ -125,7 +125,20 @@ def _qr(lw, prim, args, kwargs, node):
     return prim_call(lw, prim, args, kwargs, node)
 
 
+def _expm_frechet(lw, prim, args, kwargs, node):
+    """Its derivative alone (compute_expm=False): with expm too, two results."""
+    for key in _SPEED_ONLY + ("method",):
+        kwargs.pop(key, None)
+    flag = args.pop(3) if len(args) > 3 else kwargs.pop("compute_expm", Const(True))
+    if flag != Const(False):
+        raise _error(lw, node)("scipy.linalg.expm_frechet is differentiated with "
+                               "compute_expm=False only",
+                               "call scipy.linalg.expm(a) for the exponential, and "
+                               "expm_frechet(a, e, compute_expm=False)")
+    return prim_call(lw, prim, args[:2], {**kwargs, "compute_expm": flag}, node)
+
+
 FORMS = {"einsum": _einsum, "cho_factor": _cho_factor, "cho_solve": _cho_solve,
-         "svd": _svd, "qr": _qr}
+         "svd": _svd, "qr": _qr, "expm_frechet": _expm_frechet}
 for _name in ("solve_triangular", "scipy_cholesky"):
     FORMS[_name] = _speed_flags_dropped

@@ -217,3 +217,26 @@ def _undefined_beyond(x, full, axis=-1):
     else:
         out[..., :x.shape[-2], :] = x
     return out
+
+
+# ---- multi_dot ---------------------------------------------------------------------------------
+def _multi_dot_adjoint(g, *arrays, index=0):
+    """The gradient of ``np.linalg.multi_dot(arrays)`` with respect to
+    ``arrays[index]``: ``L^T g R^T`` for the products L before it and R after
+    it, itself one multi_dot (NumPy picks the cheapest order). A first
+    (last) operand with one axis is a row (column), as multi_dot reads it."""
+    matrices = [np.asarray(x) for x in arrays]
+    if matrices[0].ndim == 1:
+        matrices[0] = matrices[0][None, :]
+    if matrices[-1].ndim == 1:
+        matrices[-1] = matrices[-1][:, None]
+    g = np.reshape(g, (matrices[0].shape[0], matrices[-1].shape[1]))
+    factors = [m.T for m in matrices[:index][::-1]] + [g] + \
+        [m.T for m in matrices[index + 1:][::-1]]
+    if len(factors) == 1:
+        product = factors[0]
+    elif len(factors) == 2:
+        product = factors[0] @ factors[1]
+    else:
+        product = np.linalg.multi_dot(factors)
+    return np.reshape(product, np.shape(arrays[index]))
