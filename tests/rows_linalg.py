@@ -180,3 +180,29 @@ ROWS += [
     ("expm_frechet", lambda a, e: scipy.linalg.expm_frechet(a, e, compute_expm=False),
      (u(3, 3), u(3, 3))),
 ]
+
+INF = np.inf
+
+ROWS += [
+    # ---- norms: every ord and axis (away from ties and zeros; see test_linalg_points.py) ----
+    ("norm", lambda x: np.linalg.norm(x, 2), (u(4),)),
+    ("norm", lambda x: np.linalg.norm(x, ord=2, axis=0, keepdims=True), (u(4, 2),)),
+    ("norm", lambda x: np.linalg.norm(x, "fro", axis=(0, 2)), (u(2, 3, 2),)),
+    ("abs", lambda x: np.linalg.norm(x, 1), (u(4),)),
+    ("abs", lambda x: np.linalg.norm(x, -1), (u(4),)),
+    ("abs", lambda x: np.linalg.norm(x, 3), (u(4),)),
+    ("abs", lambda x: np.linalg.norm(x, 0.5, axis=1), (u(2, 3),)),
+    ("abs", lambda x: np.linalg.norm(x, -2, axis=-1, keepdims=True), (u(2, 3),)),
+    ("abs", lambda x: np.linalg.norm(x, 0) * x, (u(4),)),
+    ("max", lambda x: np.linalg.norm(x, INF), (u(4),)),
+    ("min", lambda x: np.linalg.norm(x, -INF, axis=0), (u(4, 2),)),
+    ("max", lambda x: np.linalg.norm(x, 1), (u(3, 2),)),
+    ("min", lambda x: np.linalg.norm(x, -1), (u(3, 2),)),
+    ("max", lambda x: np.linalg.norm(x, INF, axis=(2, 0)), (u(3, 2, 4),)),
+    ("min", lambda x: np.linalg.norm(x, -INF, axis=(-1, -2), keepdims=True), (u(2, 3, 4),)),
+    ("svdvals", lambda x: np.linalg.norm(x, "nuc"), (u(3, 2),)),
+    ("svdvals", lambda x: np.linalg.norm(x, 2), (u(3, 2),)),
+    ("svdvals", lambda x: np.linalg.norm(x, -2), (u(3, 3),)),
+    ("svdvals", lambda x: np.linalg.norm(x, 2, axis=(0, 2)), (u(3, 2, 4),)),
+    ("svdvals", lambda x: np.linalg.norm(x, "nuc", axis=(-1, 0), keepdims=True), (u(3, 2, 4),)),
+]

@@ -11,10 +11,11 @@ be one the gradient reads).
 from __future__ import annotations
 
 from ..errors import UnsupportedSyntaxError
-from ..ir.nodes import Const
+from ..ir.nodes import Const, If
 from ..ir.primitive import TABLE
-from ..rules import einsum
-from .arguments import prim_call
+from ..rules import einsum, norms
+from .arguments import prim_call, static_value
+from .branches import merge
 from .compile_time import Tup, is_atom
 
 _SPEED_ONLY = ("overwrite_a", "overwrite_b", "check_finite")
@@ -138,7 +139,58 @@ def _expm_frechet(lw, prim, args, kwargs, node):
     return prim_call(lw, prim, args[:2], {**kwargs, "compute_expm": flag}, node)
 
 
-FORMS = {"einsum": _einsum, "cho_factor": _cho_factor, "cho_solve": _cho_solve,
+# ---- np.linalg.norm: written out, but for the 2- and Frobenius norms -------------------------
+def _norm(lw, prim, args, kwargs, node):
+    error = _error(lw, node)
+    kwargs.update(zip(("x", "ord", "axis", "keepdims"), args))
+    if "x" not in kwargs or set(kwargs) - {"x", "ord", "axis", "keepdims"}:
+        return None  # (prim_call says what is wrong)
+    x = lw.atom(kwargs["x"], node)
+    order, axis, keepdims = (static_value(lw, kwargs.get(k, Const(d)), k, "norm", node)
+                             for k, d in (("ord", None), ("axis", None), ("keepdims", False)))
+    keepdims = bool(keepdims)
+    if isinstance(axis, tuple) and len(axis) == 1:
+        axis = axis[0]
+    if order is None:
+        return lw.b.op("norm", x, axis=axis, keepdims=keepdims)
+    if isinstance(axis, int):
+        return _checked(norms.vector_norm(lw.b, x, order, axis, keepdims), order,
+                        norms.VECTOR_ORDS, "vectors", error)
+    if isinstance(axis, tuple) and len(axis) == 2:
+        return _checked(norms.matrix_norm(lw.b, x, order, axis, keepdims), order,
+                        norms.MATRIX_ORDS, "matrices", error)
+    if axis is not None:
+        raise error(f"np.linalg.norm's axis {axis!r} is neither one axis nor two",
+                    "pass an int (vectors) or a pair of ints (matrices)")
+    if order in ("fro", "nuc"):
+        return _checked(norms.matrix_norm(lw.b, x, order, (-2, -1), keepdims), order,
+                        norms.MATRIX_ORDS, "matrices", error)
+    if not norms.is_matrix_order(order):
+        # a norm of vectors only (NumPy refuses it for matrices)
+        return _checked(norms.vector_norm(lw.b, x, order, 0, keepdims), order,
+                        norms.VECTOR_ORDS, "vectors", error)
+    # no axis: a vector norm of a vector, a matrix norm of a matrix
+    is_vector = lw.b.op("equal", lw.b.op("ndim", x), Const(1), hint="is_vector")
+    with lw.b.block() as then:
+        vector = _checked(norms.vector_norm(lw.b, x, order, 0, keepdims), order,
+                          norms.VECTOR_ORDS, "vectors", error)
+    with lw.b.block() as orelse:
+        matrix = _checked(norms.matrix_norm(lw.b, x, order, (0, 1), keepdims), order,
+                          norms.MATRIX_ORDS, "matrices", error)
+    stmt = If(is_vector, then, orelse, [], lw.src.loc(node))
+    result = merge(lw, stmt, vector, matrix, "norm", node)
+    lw.b.append(stmt)
+    return result
+
+
+def _checked(value, order, orders, kind, error):
+    if value is None:
+        raise error(f"np.linalg.norm: ord={order!r} is no norm of {kind}",
+                    f"the norms of {kind} are ord={orders}")
+    return value
+
+
+FORMS = {"norm": _norm, "einsum": _einsum, "cho_factor": _cho_factor, "cho_solve": _cho_solve,
          "svd": _svd, "qr": _qr, "expm_frechet": _expm_frechet}
 for _name in ("solve_triangular", "scipy_cholesky"):
     FORMS[_name] = _speed_flags_dropped

@@ -7,5 +7,5 @@ turns a record into its reverse and forward rules.
 from . import (elementwise, gradient_flow, kinks, linalg,  # noqa: F401 (the records)
                outputs, python_values, reductions, shapes, special)
 from . import (contractions, decompositions, determinants, einsum,  # noqa: F401 (more)
-               matrix_functions, solves)
+               matrix_functions, norms, solves)
 from .derive import NoRule, forward_rule, reverse_rule  # noqa: F401

@@ -160,7 +160,7 @@ def svd_rule(r, op, g):
     if s_bar is not None:
         eye = b.op("npcall", b.op("getitem", b.op("shape", s), Const(-1)), func="eye",
                    kwargs=())
-        inner.append(b.mul(b.op("expand_dims", s_bar, axis=-2), eye))
+        inner.append(b.mul(b.op("expand_dims", _off_corner(b, s, s_bar), axis=-2), eye))
     a_bar = [b.op("matmul", u, b.op("matmul", b.total(inner), transposed(b, v)))
              if inner else None]
     if u_bar is not None:
@@ -196,14 +196,21 @@ def svd_tangent(b, op, dargs):
     if op.param("full_matrices", True):
         du = b.op("undefined_beyond", du, b.op("output", op.target, index=0), axis=-1)
         dvh = b.op("undefined_beyond", dvh, b.op("output", op.target, index=2), axis=-2)
-    return (du, _diagonal(b, ds_matrix), dvh)
+    return (du, _off_corner(b, s, _diagonal(b, ds_matrix)), dvh)
+
+
+def _off_corner(b, s, s_bar):
+    """A zero singular value is a corner, as abs at 0 (the kink policy): its
+    gradient is 0 there."""
+    with b.noting("a zero singular value is a kink: its gradient there is 0"):
+        return b.op("where", b.op("not_equal", s, Const(0.0)), s_bar, Const(0.0))
 
 
 def svdvals_rule(r, op, g):
     both = r.b.op("svd", op.args[0], full_matrices=False)
     u = r.b.op("output", both, index=0, hint="u")
     vh = r.b.op("output", both, index=2, hint="vh")
-    return [r.b.op("matmul", _times_columns(r.b, u, g), vh)]
+    return [r.b.op("matmul", _times_columns(r.b, u, _off_corner(r.b, op.target, g)), vh)]
 
 
 def svdvals_tangent(b, op, dargs):
@@ -212,8 +219,9 @@ def svdvals_tangent(b, op, dargs):
     both = b.op("svd", op.args[0], full_matrices=False)
     u = b.op("output", both, index=0, hint="u")
     vh = b.op("output", both, index=2, hint="vh")
-    return b.op("einsum", u, dargs[0], vh, subscripts="...ik,...ij,...kj->...k",
-                optimize=False)
+    return _off_corner(b, op.target, b.op("einsum", u, dargs[0], vh,
+                                          subscripts="...ik,...ij,...kj->...k",
+                                          optimize=False))
 
 
 define("svd(a; full_matrices=True, hermitian=False)", ("np.linalg", "svd"), NEW,
