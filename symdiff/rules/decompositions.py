@@ -5,17 +5,22 @@ distinct, and at repeated ones a valid one (``V diag(w_bar) V^T``: exact for
 any symmetric function of them, such as their sum or log-determinant).
 Eigen- and singular vectors are not unique at repeated values and have no
 derivative there: as JAX does for eigh, the factors ``1 / (w_j - w_i)`` are
-then infinite and the gradient inf or NaN (never a finite wrong one; JAX's
-svd sets them to 0 instead, which is wrong for functions of the vectors
-that do not depend on the basis chosen). A function of both that is smooth
-there (a matrix function ``V f(w) V^T``) should be written with the
-eigenvalues only where it can.
+then infinite and the gradient inf or NaN, never a finite wrong one. Values
+equal to rounding (LAPACK returns exact ties a few ulps apart) count as
+ties: JAX would give a huge finite number there, and its svd sets these
+factors to 0, which is wrong for functions of the vectors that do not depend
+on the basis chosen. So a function smooth there but computed through the
+vectors (a matrix function ``V f(w) V^T``), and the second derivative of a
+function of the eigenvalues (which goes through the vectors'), are NaN at
+repeated values: their divided differences are not formed.
 
 eigh and eigvalsh read one triangle (``UPLO``), so their gradients are those
 of the function NumPy computes (see solves.py). qr's adjoint is for tall or
 square matrices (m >= n), as JAX's; a wide one raises in the solve with R.
 """
 from __future__ import annotations
+
+import math
 
 from ..errors import NoDerivativeRuleError
 from ..ir.nodes import Const
@@ -33,15 +38,29 @@ def _times_columns(b, x, v):
     return b.mul(x, b.op("expand_dims", v, axis=-2))
 
 
+# Two computed values closer than this, relative to the largest, are taken to
+# be equal: values equal in exact arithmetic come out of LAPACK a few rounding
+# errors apart, and 1 / (their difference) would be a huge finite number.
+TIE = 16 * 2.0 ** -52
+
+
 def _gaps(b, w, squared=False):
     """F[i, j] = 1 / (w[j] - w[i]) off the diagonal (of w^2 with ``squared``),
-    0 on it: infinite where two values are equal (written as JAX writes it,
-    so the diagonal divides by 1, not 0)."""
+    0 on it (written as JAX writes it, so the diagonal divides by 1, not 0),
+    and inf where two values tie (to rounding): there the vectors have no
+    derivative, and a gradient through them is inf or NaN, not a wrong number."""
     if squared:
-        w = b.mul(w, w)
-    eye = b.op("npcall", matrix_size(b, w), func="eye", kwargs=())
-    differences = b.sub(b.op("expand_dims", w, axis=-2), b.op("expand_dims", w, axis=-1))
-    return b.sub(b.div(Const(1.0), b.add(differences, eye)), eye, hint="gaps")
+        w = b.mul(w, w, hint="squares")
+    eye = b.op("npcall", matrix_size(b, w), func="eye", kwargs=(), hint="eye")
+    differences = b.sub(b.op("expand_dims", w, axis=-2), b.op("expand_dims", w, axis=-1),
+                        hint="differences")
+    gaps = b.sub(b.div(Const(1.0), b.add(differences, eye)), eye, hint="gaps")
+    scale = b.op("max", b.op("abs", w), axis=-1, keepdims=True)
+    with b.noting("eigen- or singular values equal to rounding: vectors have no derivative"):
+        close = b.op("less_equal", b.op("abs", differences),
+                     b.mul(Const(TIE), b.op("expand_dims", scale, axis=-1)))
+        tied = b.op("logical_and", close, b.op("equal", eye, Const(0.0)), hint="tied")
+        return b.op("where", tied, Const(math.inf), gaps, hint="gaps")
 
 
 # ---- symmetric eigendecompositions ----------------------------------------------------------

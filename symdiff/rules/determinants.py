@@ -5,7 +5,8 @@ entries: finite at singular matrices, where ``det(A) * inv(A)`` is not. The
 runtime helper ``_cofactor`` computes it from the LU factors (``inv``) and,
 where they fail, from the SVD; its derivative (det's second derivative),
 ``_cofactor_derivative``, from the SVD, finite everywhere too. The third
-derivative is written with ``1 / det(A)``: NaN at singular matrices.
+derivative is written with ``1 / det(A)``: NaN at singular matrices, and
+inaccurate near them (a difference of terms of size 1 / det).
 
 slogdet's gradient is ``A^-T`` itself, which no solve gives more cheaply; its
 tangent ``tr(A^-1 dA)`` is a solve. At a singular matrix ``log|det|`` is
