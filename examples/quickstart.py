@@ -21,7 +21,7 @@ if __name__ == "__main__":
     print("d/dx =", gx)
     print("d/dw =", gw)
     # Check against central differences.
-    f = loss.__wrapped_function__
+    f = loss.__wrapped__
     eps = 1e-6
     numeric = [(f(x + eps * e, w) - f(x - eps * e, w)) / (2 * eps) for e in np.eye(3)]
     print("max |symdiff - finite differences| =", np.max(np.abs(gx - numeric)))

@@ -6,6 +6,9 @@ from .controls import (backward_as, cond, custom_gradient,  # noqa: E402
                        straight_through)
 from .errors import SymdiffError  # noqa: E402
 from .version import __version__  # noqa: E402
+from .log import configure_from_environment as _configure_logging  # noqa: E402
+
+_configure_logging()
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "jacobian", "hessian", "source", "show_ir",
            "stop_gradient", "straight_through", "backward_as", "cond", "register_gradient",

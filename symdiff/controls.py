@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextvars
 import difflib
 import functools
+from typing import Any, Callable, Mapping, ParamSpec, TypeVar
 
 from . import rules  # noqa: F401 (the table of primitives)
 from .errors import RegistrationError
@@ -21,11 +22,17 @@ def _identity(g, *inputs):
     return (g,) + (None,) * (len(inputs) - 1)
 
 
-_rules = {"identity": _identity}
-_active = contextvars.ContextVar("symdiff_overrides", default={})
+_rules: dict[str, Callable[..., Any]] = {"identity": _identity}
+_active: contextvars.ContextVar[dict[str, str]] = contextvars.ContextVar(
+    "symdiff_overrides", default={})
+
+T = TypeVar("T")
+R = TypeVar("R")
+P = ParamSpec("P")
+Rule = TypeVar("Rule", bound=Callable[..., Any])
 
 
-def register_gradient(name, *, replace=False):
+def register_gradient(name: str, *, replace: bool = False) -> Callable[[Rule], Rule]:
     """Decorator: register ``rule(g, *inputs) -> gradient(s)`` under ``name``.
 
     The rule returns one gradient per input (a tuple for several; None for
@@ -35,7 +42,7 @@ def register_gradient(name, *, replace=False):
         raise RegistrationError(f"a gradient rule needs a name, got {name!r}", caller_loc(),
                                 'write @symdiff.register_gradient("MyGrad")')
 
-    def register(rule):
+    def register(rule: Rule) -> Rule:
         if name in _rules and not replace and _rules[name] is not rule:
             raise RegistrationError(
                 f"a gradient rule named {name!r} is already registered", caller_loc(),
@@ -62,16 +69,17 @@ class gradient_override:  # noqa: N801 - used like a function, as in TensorFlow
     whose ops it should affect; the forward computation is unchanged.
     """
 
-    def __init__(self, mapping):
+    def __init__(self, mapping: Mapping[str, str]) -> None:
         self.mapping = validate(mapping, caller_loc())
-        self._token = None
+        self._token: contextvars.Token[dict[str, str]] | None = None
 
-    def __enter__(self):
+    def __enter__(self) -> gradient_override:
         self._token = _active.set({**_active.get(), **self.mapping})
         return self
 
-    def __exit__(self, *exc):
-        _active.reset(self._token)
+    def __exit__(self, *exc: object) -> bool:
+        if self._token is not None:
+            _active.reset(self._token)
         return False
 
 
@@ -109,37 +117,38 @@ def _closest(word, choices, kind):
     return f"no {kind} is named like that; register it with @symdiff.register_gradient"
 
 
-def custom_gradient(f):
+def custom_gradient(f: Callable[P, tuple[R, Callable[..., Any]]]) -> Callable[P, R]:
     """Decorator: ``f`` returns ``(value, backward)``; ``backward(g)`` returns the
     gradient(s) with respect to ``f``'s inputs. Called normally, the wrapper
     returns just the value; inside a differentiated function symdiff uses
     ``backward`` as the derivative of every call."""
     @functools.wraps(f)
-    def value_only(*args, **kwargs):
+    def value_only(*args: P.args, **kwargs: P.kwargs) -> R:
         value, _ = f(*args, **kwargs)
         return value
-    value_only.__symdiff_custom__ = f
+    setattr(value_only, "__symdiff_custom__", f)
     del value_only.__wrapped__  # symdiff reads f through __symdiff_custom__
     return value_only
 
 
-def stop_gradient(x):
+def stop_gradient(x: T) -> T:
     """The value ``x``; no gradient flows through it."""
     return x
 
 
-def cond(pred, true_fn, false_fn, *operands):
+def cond(pred: Any, true_fn: Callable[..., R], false_fn: Callable[..., R],
+         *operands: Any) -> R:
     """``true_fn(*operands)`` if ``pred`` else ``false_fn(*operands)``."""
     return true_fn(*operands) if pred else false_fn(*operands)
 
 
-def straight_through(fwd, bwd):
+def straight_through(fwd: T, bwd: Any) -> T:
     """The value ``fwd``; its derivative is that of ``bwd`` (e.g. the straight-
     through estimator ``straight_through(np.floor(x * 4) / 4, x)``)."""
     return fwd
 
 
-def backward_as(value, clean):
+def backward_as(value: T, clean: Any) -> T:
     """The value ``value``; the whole backward pass, from here on downstream, is
     computed as if ``clean`` stood here."""
     return value

@@ -11,9 +11,22 @@ class SymdiffError(Exception):
 
     Carries ``filename``, ``lineno``, ``col_offset`` (0-based, like ``ast``),
     the offending ``source_line`` and a ``hint`` saying how to fix it.
+
+    Each subclass also derives from the built-in exception Python or NumPy
+    raises for the same kind of mistake, where there is one (a wrong shape is
+    a ValueError, a wrong dtype a TypeError, an undefined name a NameError),
+    so ordinary ``except`` clauses catch it. Modules written by the
+    ``symdiff`` command raise classes of the same names and built-in bases.
     """
 
-    def __init__(self, message, loc=None, hint=None):
+    message: str
+    hint: str | None
+    filename: str | None
+    lineno: int | None
+    col_offset: int | None
+    source_line: str | None
+
+    def __init__(self, message: str, loc: object = None, hint: str | None = None) -> None:
         self.message = message
         self.hint = hint
         self.filename = getattr(loc, "filename", None)
@@ -22,18 +35,18 @@ class SymdiffError(Exception):
         self.source_line = getattr(loc, "line", None)
         super().__init__(message)
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.format()
 
     def __reduce__(self):  # keep the location across pickling (multiprocessing)
         return (_rebuild, (type(self), self.__dict__.copy()))
 
-    def location(self):
+    def location(self) -> str:
         if self.filename is None:
             return ""
         return f"{self.filename}:{self.lineno}:{(self.col_offset or 0) + 1}"
 
-    def format(self):
+    def format(self) -> str:
         where = self.location()
         text = f"{where}: {self.message}" if where else self.message
         if self.source_line and self.source_line.strip():
@@ -62,32 +75,32 @@ class InPlaceWriteError(UnsupportedSyntaxError):
     array with another name or the caller."""
 
 
-class UnknownNameError(SymdiffError):
+class UnknownNameError(SymdiffError, NameError):
     """A name that is not defined where it is used."""
 
 
-class NoDerivativeRuleError(SymdiffError):
+class NoDerivativeRuleError(SymdiffError, NotImplementedError):
     """A call whose derivative symdiff does not know."""
 
 
-class WrtError(SymdiffError):
+class WrtError(SymdiffError, ValueError):
     """``wrt`` names an argument the function does not have, or one twice."""
 
 
-class NonScalarOutputError(SymdiffError):
+class NonScalarOutputError(SymdiffError, ValueError):
     """``grad`` of a function whose value is not a scalar."""
 
 
-class NonFloatArgumentError(SymdiffError):
+class NonFloatArgumentError(SymdiffError, TypeError):
     """A differentiated argument that is not a floating-point value."""
 
 
-class ArrayPredicateError(SymdiffError):
+class ArrayPredicateError(SymdiffError, ValueError):
     """A branch (``if``, ``a if c else b``, ``symdiff.cond``) whose condition is
     an array, not a scalar."""
 
 
-class RegistrationError(SymdiffError):
+class RegistrationError(SymdiffError, ValueError):
     """A gradient rule registered twice, or an unknown override."""
 
 

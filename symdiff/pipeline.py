@@ -6,7 +6,7 @@ import builtins
 import os
 import sys
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .version import __version__
 from .optimize.folds import FOLDS
@@ -15,13 +15,14 @@ from .ir.builder import Builder
 from .emit.emitter import Emitter, free_variables, module_roots
 from .emit.signature import with_defaults
 from .errors import UnsupportedSyntaxError, WrtError
-from .frontend.lower import lower_function
+from .frontend.function import lower_function
 from .ad.forward import jvp_function
 from .ir.nodes import Op, walk
 from .ad.reverse import differentiate
 from .optimize import optimize
 from .frontend.source import read_source
 from .emit.scalar_results import returned_arrays
+from .log import StageTimer
 
 
 @dataclass
@@ -35,22 +36,27 @@ class Compiled:
     np_alias: str = "np"
     deps: tuple = ()   # (namespace, name, value) the compiled code relied on
     modules: tuple = ()  # other libraries' modules it calls into ("scipy.special")
+    timer: StageTimer = field(default_factory=StageTimer, compare=False, repr=False)
 
 
 STAGES = ("lowered", "gradient", "optimized")
 
 
-def compile_gradient(fn, wrt, mode="grad", overrides=None, observe=None):
+def compile_gradient(fn, wrt, mode="grad", overrides=None, timer=None, observe=None):
     """`Compiled` source of the derivative of ``fn``. ``observe(stage, fn)``,
     if given, sees the IR after each of `STAGES` (and may print it: the next
-    stage changes it in place)."""
-    src = read_source(fn)
+    stage changes it in place); ``timer`` times the stages (log.py)."""
+    timer = timer or StageTimer()
+    with timer("read"):
+        src = read_source(fn)
     limit = sys.getrecursionlimit()
     try:
         # Lowering recurses once per nesting level of an expression; a chain of
         # hundreds of nested operations is fine Python, so allow for it.
         sys.setrecursionlimit(max(limit, 20_000))
-        return _compile(src, wrt, mode, overrides, observe or _unobserved)
+        compiled = _compile(src, wrt, mode, overrides, timer, observe or _unobserved)
+        compiled.timer = timer  # the caller logs it, with the times of its own stages
+        return compiled
     except RecursionError:
         node = _deepest(src.node)
         raise UnsupportedSyntaxError(
@@ -80,20 +86,28 @@ def _unobserved(stage, fn):
     pass
 
 
-def _compile(src, wrt, mode, overrides, observe):
+def _compile(src, wrt, mode, overrides, timer, observe):
     builder = Builder(folds=FOLDS)
     builder.overrides = dict(overrides or {})
-    ir_fn = lower_function(src, builder)
+    with timer("lower"):
+        ir_fn = lower_function(src, builder)
     observe("lowered", ir_fn)
     wrt_vars, wrt_names = _resolve_wrt(ir_fn, wrt, src)
-    if mode == "jvp":
-        grad_fn = jvp_function(ir_fn, builder, wrt_vars)
-    else:
-        grad_fn = differentiate(ir_fn, builder, wrt_vars, mode,
-                                many=isinstance(wrt_names, tuple))
+    with timer("differentiate"):
+        if mode == "jvp":
+            grad_fn = jvp_function(ir_fn, builder, wrt_vars)
+        else:
+            grad_fn = differentiate(ir_fn, builder, wrt_vars, mode,
+                                    many=isinstance(wrt_names, tuple))
     observe("gradient", grad_fn)
-    grad_fn = optimize(grad_fn, builder)
+    with timer("optimize"):
+        grad_fn = optimize(grad_fn, builder)
     observe("optimized", grad_fn)
+    with timer("emit"):
+        return _emit(src, mode, ir_fn, grad_fn, builder, wrt_names)
+
+
+def _emit(src, mode, ir_fn, grad_fn, builder, wrt_names):
     name = f"{mode}_{src.name}" if src.name.isidentifier() else mode
     _rename_clashing_globals(grad_fn, {name} | set(runtime.HELPERS) | _BUILTINS |
                              module_roots(grad_fn.body))

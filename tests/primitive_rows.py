@@ -215,6 +215,8 @@ ROWS = [
     ("concatenate", lambda a, b: np.concatenate([a, b], axis=1), (u(2, 3), u(2, 1))),
     ("stack", lambda a, b: np.stack([a, b], axis=-1), (u(3), u(3))),
     ("array", lambda a, b: np.array([a, b]), (u(3), u(3))),
+    ("copy", lambda a: np.array(a) * np.copy(a) + a.copy(), (u(3),)),
+    ("asarray", lambda a: np.asarray(a) ** 2, (u(3),)),
     ("tuple", lambda a, b: np.sin((a, b)), (0.3, u())),
     ("getitem", lambda a: a[1:, 0], (u(3, 2),)),
     ("getitem", lambda a: a[INDEX] * a[0], (u(3),)),

@@ -15,7 +15,7 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # Bottom to top. The stages run frontend -> ad -> optimize -> emit; no stage
 # imports a later one. `pipeline` runs them; `api` and `cli` are what users call.
 LAYERS = [
-    ("ir", "errors", "locations", "runtime", "version"),
+    ("ir", "errors", "locations", "log", "runtime", "version"),
     ("rules",),
     ("controls",),
     ("frontend",),

@@ -4,6 +4,8 @@ Every invocation is a subprocess; the independent ones run in parallel once per
 module (fixture `runs`), and the tests look at their results.
 """
 import concurrent.futures
+import contextlib
+import io
 import importlib.util
 import json
 import os
@@ -16,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import symdiff
 from numeric import numeric_grad
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -180,9 +183,9 @@ def test_version_help_and_usage_errors(runs):
     text = runs["help"].stdout
     assert runs["help"].returncode == 0
     for option in ("FILE.py[::FUNC]", "--wrt", "-o", "--force", "--check", "--shapes",
-                   "--version", "exit status"):
+                   "--version", "--ir", "exit status"):
         assert option in text
-    assert len(text.splitlines()) < 40
+    assert len(text.splitlines()) < 45
     assert runs["noargs"].returncode == 2 and "usage:" in runs["noargs"].stderr
 
 
@@ -240,7 +243,7 @@ def test_written_modules_compile_and_follow_pep8(runs, work):
         py_compile.compile(str(path), cfile=str(work / "out.pyc"), doraise=True)
         _assert_tidy(path.read_text())
         _assert_helpers_all_used(path.read_text())
-    pycodestyle = pytest.importorskip("pycodestyle")
+    import pycodestyle
     style = pycodestyle.StyleGuide(max_line_length=99, quiet=True)
     assert style.check_files([str(p) for p in paths]).total_errors == 0
 
@@ -260,6 +263,47 @@ def test_written_check_fails_without_symdiff_as_value_error(runs, work):
     assert "losses.py:" in got and "scalar output" in got and "\nhint: " in got
 
 
+# A bad input to a written module and to the in-process gradient: the class's
+# name, its built-in bases and the message's first line.
+SAME_ERROR = """
+def raised(fn, *args):
+    try:
+        fn(*args)
+    except Exception as e:
+        return [type(e).__name__, sorted(b.__name__ for b in type(e).__mro__
+                                         if b.__module__ == "builtins"),
+                [b.__name__ for b in type(e).__mro__].index("SymdiffError") > 0,
+                str(e).splitlines()[0]]
+print(json.dumps([raised(grad_dot, np.ones((2, 3)), np.ones(3)),
+                  raised(grad_dot, np.ones(3, dtype=int), np.ones(3))]))
+"""
+
+
+def test_written_modules_raise_the_classes_symdiff_raises(runs, work):
+    assert runs["dot_file"].returncode == 0, runs["dot_file"].stderr
+    written = blocked(work / "dot_grad.py", SAME_ERROR, work)
+    sys.path.insert(0, str(work))
+    try:
+        losses = importlib.import_module("losses")
+        ns = {"json": json, "np": np, "grad_dot": symdiff.grad(losses.dot)}
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(SAME_ERROR, ns)
+    finally:
+        sys.path.remove(str(work))
+        sys.modules.pop("losses", None)
+    in_process = json.loads(out.getvalue())
+    assert [w[:3] for w in written] == [p[:3] for p in in_process]
+    assert written[0][:2] == ["NonScalarOutputError",
+                              ["BaseException", "Exception", "ValueError", "object"]]
+    assert written[1][:2] == ["NonFloatArgumentError",
+                              ["BaseException", "Exception", "TypeError", "object"]]
+    assert all(w[2] for w in written)  # under SymdiffError
+    # the same words; in-process the path is the file's, in the module its name
+    for w, p in zip(written, in_process):
+        assert p[3].endswith(w[3]), (w[3], p[3])
+
+
 def test_committed_example_is_current_and_runs_without_symdiff(runs):
     done = runs["example"]
     assert done.returncode == 0, done.stderr
@@ -270,7 +314,7 @@ def test_committed_example_is_current_and_runs_without_symdiff(runs):
     got = blocked(GENERATED, f"w = np.array({w.tolist()}); x = np.array({x.tolist()})\n"
                   f"y = np.array({y.tolist()}); v, (gw, gb) = value_and_grad_logistic_loss("
                   f"w, {b}, x, y)\nprint(json.dumps([v, gw.tolist(), float(gb)]))", ROOT)
-    loss = _example().logistic_loss.__wrapped_function__
+    loss = _example().logistic_loss.__wrapped__
     np.testing.assert_allclose(got[0], loss(w, b, x, y), rtol=1e-12)
     np.testing.assert_allclose(got[1], numeric_grad(loss, (w, b, x, y), 0), rtol=1e-6)
     np.testing.assert_allclose(got[2], numeric_grad(loss, (w, b, x, y), 1), rtol=1e-6)
@@ -393,5 +437,47 @@ def test_a_written_module_checking_several_values_is_differentiated_again(tmp_pa
     assert "_require_float(a, b, messages=(" in rows[0].__symdiff_source__
     with pytest.raises(symdiff.SymdiffError):
         rows[0](np.ones(2), 1.0)  # the written check, differentiated, still checks
-    with pytest.raises(ValueError, match="argument `b`"):
+    with pytest.raises(TypeError, match="argument `b`") as info:
         module.grad_loss(0.5, 1, 0.5)  # the second argument is an int
+    assert type(info.value) is module.NonFloatArgumentError
+
+
+# -- mistakes a new user makes -------------------------------------------------------------
+def _main(argv, capsys):
+    from symdiff.cli import main
+    status = main(argv)
+    return status, capsys.readouterr().err
+
+
+def test_one_colon_suggests_two(work, capsys):
+    status, err = _main([f"{work / 'losses.py'}:plain"], capsys)
+    assert status == 2
+    assert f"hint: a function is named with two colons: symdiff {work / 'losses.py'}::plain" \
+        in err
+
+
+@pytest.mark.parametrize("name, why, suggestion", [
+    ("my-grad.py", "'my-grad' is not a Python identifier", "my_grad.py"),
+    ("class.py", "'class' is a Python keyword", "class_.py"),
+    ("2d.py", "'2d' is not a Python identifier", "_2d.py"),
+    ("grads.txt", "does not end in .py", "grads.py"),
+])
+def test_an_output_that_cannot_be_imported_is_refused(work, capsys, name, why, suggestion):
+    out = work / name
+    status, err = _main([f"{work / 'losses.py'}::plain", "-o", str(out)], capsys)
+    assert status == 2 and not out.exists()
+    assert f"the module could not be imported: {why}" in err
+    assert f"hint: use a module name, e.g. -o {work / suggestion}" in err
+
+
+def test_help_says_the_file_is_imported(runs):
+    text = " ".join(runs["help"].stdout.split())
+    assert "symdiff imports FILE.py to find its functions: its top-level code runs" in text
+    assert "SYMDIFF_LOG=debug" in text
+
+
+def test_python_dash_m_is_the_same_program(work):
+    done = subprocess.run([sys.executable, "-m", "symdiff", f"{work / 'losses.py'}::plain"],
+                          capture_output=True, text=True, env=ENV, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("# Generated by symdiff")

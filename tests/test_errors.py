@@ -550,30 +550,42 @@ WRT = [
 @pytest.mark.parametrize("wrt, words, hint", [case[1:] for case in WRT],
                          ids=[case[0] for case in WRT])
 def test_wrt_names_an_argument_of_the_function(wrt, words, hint):
+    """The mistake is in the call that gave ``wrt``: the error points there."""
     with pytest.raises(SymdiffError) as info:
-        symdiff.grad(two_args, wrt=wrt)
-    check(info.value, WrtError, "wrt", "def", *words)
+        symdiff.grad(two_args, wrt=wrt)  # E:wrt-call
+    check(info.value, WrtError, "wrt-call", "symdiff.grad", *words)
     assert hint in info.value.hint
+    lineno, _ = where("wrt", "def")
+    assert f"(the parameters of the function at test_errors.py:{lineno})" in info.value.hint
 
 
 def test_wrt_empty_tuple():
     with pytest.raises(SymdiffError) as info:
-        symdiff.grad(two_args, wrt=())
-    check(info.value, WrtError, "wrt", "def")
+        symdiff.grad(two_args, wrt=())  # E:wrt-empty
+    check(info.value, WrtError, "wrt-empty", "symdiff.grad")
+
+
+def test_a_bad_wrt_in_a_decorator_points_at_the_decorator():
+    with pytest.raises(WrtError) as info:
+        @symdiff.grad(wrt="nope")  # E:wrt-decorator
+        def f(x):
+            return x * 2.0
+    lineno, _ = where("wrt-decorator", "symdiff.grad")
+    assert info.value.lineno in (lineno, lineno + 1)  # the def's line on Python 3.10
 
 
 # -- non-scalar output -------------------------------------------------------------------
-def vector_valued(x):  # E:vector
-    return x * 2
+def vector_valued(x):
+    return x * 2  # E:vector
 
 
 vector_lambda = lambda x: x * 2  # noqa: E731  # E:vector-lambda
 
 
 @pytest.mark.parametrize("fn, marker, snippet, mode", [
-    (vector_valued, "vector", "def", symdiff.grad),
-    (vector_lambda, "vector-lambda", "lambda x", symdiff.grad),
-    (vector_valued, "vector", "def", symdiff.value_and_grad),
+    (vector_valued, "vector", "return", symdiff.grad),
+    (vector_lambda, "vector-lambda", "x * 2", symdiff.grad),
+    (vector_valued, "vector", "return", symdiff.value_and_grad),
 ], ids=["def", "lambda", "value_and_grad"])
 def test_non_scalar_output_is_reported_when_the_gradient_runs(fn, marker, snippet, mode):
     df = mode(fn)  # compiling is fine: the shape is known only at run time
@@ -583,12 +595,25 @@ def test_non_scalar_output_is_reported_when_the_gradient_runs(fn, marker, snippe
     assert "jacobian" in info.value.hint
 
 
+def returns_in_two_places(x):  # E:two-returns
+    if np.sum(x) > 0:
+        return x
+    return np.sum(x)
+
+
+def test_non_scalar_output_with_several_returns_is_reported_at_the_def():
+    """The check runs once, on the value either `return` gave: the def."""
+    with pytest.raises(SymdiffError) as info:
+        symdiff.grad(returns_in_two_places)(X)
+    check(info.value, NonScalarOutputError, "two-returns", "def", "scalar", "(3,)")
+
+
 def test_scalar_output_of_the_same_function_is_fine():
     assert symdiff.grad(vector_valued)(1.5) == 2.0
 
 
-def outer_product(u, v):  # E:outer
-    return u * np.sin(v) + 1.0
+def outer_product(u, v):
+    return u * np.sin(v) + 1.0  # E:outer
 
 
 def test_non_scalar_output_from_several_sources_says_its_shape():
@@ -599,7 +624,7 @@ def test_non_scalar_output_from_several_sources_says_its_shape():
     assert df(2.0, 3.0) == (np.sin(3.0), 2.0 * np.cos(3.0))
     with pytest.raises(SymdiffError) as info:
         df(np.ones((3, 1)), np.ones(4))
-    check(info.value, NonScalarOutputError, "outer", "def", "scalar", "(3, 4)")
+    check(info.value, NonScalarOutputError, "outer", "return", "scalar", "(3, 4)")
     with pytest.raises(NonScalarOutputError):
         df(1.0, np.ones(2))  # the second source alone
 
@@ -1042,3 +1067,26 @@ def test_docs_catalogue_every_error_class():
         headings = {line[3:].strip().strip("`") for line in f if line.startswith("## ")}
     missing = {cls.__name__ for cls in _error_classes()} - headings
     assert not missing, f"docs/errors.md has no section for {sorted(missing)}"
+
+
+# -- the built-in classes errors also are -------------------------------------------------
+@pytest.mark.parametrize("cls, builtin", [
+    (NonScalarOutputError, ValueError), (ArrayPredicateError, ValueError),
+    (NonFloatArgumentError, TypeError), (WrtError, ValueError),
+    (errors.RegistrationError, ValueError), (UnknownNameError, NameError),
+    (NoDerivativeRuleError, NotImplementedError)])
+def test_errors_are_also_the_builtin_python_raises_for_that_mistake(cls, builtin):
+    assert issubclass(cls, SymdiffError) and issubclass(cls, builtin)
+
+
+def test_ordinary_except_clauses_catch_bad_input():
+    def vector(w):
+        return w * 2
+
+    with pytest.raises(ValueError, match="scalar output"):
+        symdiff.grad(vector)(X)
+    with pytest.raises(TypeError, match="dtype int"):
+        symdiff.grad(lambda w: np.sum(w * w))(np.arange(3))
+    err = raised(lambda w: np.sum(w) * undefined_name, X)  # noqa: F821
+    assert isinstance(err, NameError)
+    assert pickle.loads(pickle.dumps(err)).lineno == err.lineno

@@ -434,7 +434,7 @@ def test_functions_defined_in_a_notebook_cell(filename):
     """, filename, ns)
     w = np.array([0.5, -1.0, 0.25])
     assert_grad(ns["loss"], symdiff.grad(ns["loss"]), (w, A23))
-    assert inspect.getsource(symdiff.grad(ns["loss"])).startswith("def grad_loss")
+    assert inspect.getsource(symdiff.grad(ns["loss"]).__code__).startswith("def grad_loss")
     # the cell is run again, changed: a new function, a new gradient
     run_cell("""
         def loss(w, x):
@@ -614,7 +614,7 @@ def test_logging_runs_in_the_forward_pass(caplog):
         with pytest.warns(UserWarning, match="slow path"):
             g = symdiff.grad(logs_module_level)(X)
     np.testing.assert_allclose(g, np.exp(X))
-    messages = [r.getMessage() for r in caplog.records]
+    messages = [r.getMessage() for r in caplog.records if r.name != "symdiff"]
     assert messages == [f"norm={np.linalg.norm(X)}", f"sum={np.sum(X)}"]
 
 

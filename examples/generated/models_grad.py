@@ -4,9 +4,17 @@
 import numpy as np
 
 
+class SymdiffError(Exception):
+    """Base of the errors the checks of this module raise."""
+
+
+class NonFloatArgumentError(SymdiffError, TypeError):
+    """A differentiated argument that is not a floating-point value."""
+
+
 def _fail(kind, message, hint):
-    """Raise the error a check found, as a ValueError with its hint."""
-    raise ValueError(f"{message}\nhint: {hint}")
+    """Raise the error a check found: the class named ``kind``, above."""
+    raise globals()[kind](f"{message}\nhint: {hint}")
 
 
 def _require_float(value, *more, message="", messages=()):
@@ -124,10 +132,10 @@ def grad_logistic_loss(w, b, x, y):
     """Gradient of logistic_loss(w, b, x, y) with respect to w, b."""
     _require_float(w, b, messages=('models.py:16:19: argument `w`',
                                    'models.py:16:22: argument `b`'))
-    matmul = x @ w
-    z = matmul + b
-    negative_y = -y
-    t = negative_y * z
+    matmul = x @ w  # models.py:18
+    z = matmul + b  # models.py:18
+    negative_y = -y  # models.py:19
+    t = negative_y * z  # models.py:19
     # L19: return np.mean(np.logaddexp(0.0, -y * z)) + 0.01 * np.sum(w ** 2)
     t_bar = (0.5 - 0.5 * np.tanh(-0.5 * t)) * (1.0 / np.size(t))
     z_bar = _sum_to(negative_y * t_bar, z)
@@ -142,10 +150,11 @@ def value_and_grad_logistic_loss(w, b, x, y):
     """Value and gradient of logistic_loss(w, b, x, y) with respect to w, b."""
     _require_float(w, b, messages=('models.py:16:19: argument `w`',
                                    'models.py:16:22: argument `b`'))
-    matmul = x @ w
-    z = matmul + b
-    negative_y = -y
-    t = negative_y * z
+    matmul = x @ w  # models.py:18
+    z = matmul + b  # models.py:18
+    negative_y = -y  # models.py:19
+    t = negative_y * z  # models.py:19
+    # models.py:19
     logistic_loss = np.logaddexp(0.0, t).mean() + 0.01 * np.sum(w ** 2)
     # L19: return np.mean(np.logaddexp(0.0, -y * z)) + 0.01 * np.sum(w ** 2)
     t_bar = (0.5 - 0.5 * np.tanh(-0.5 * t)) * (1.0 / np.size(t))
@@ -160,9 +169,9 @@ def value_and_grad_logistic_loss(w, b, x, y):
 def grad_leaky_square(x):
     """Gradient of leaky_square(x) with respect to x."""
     _require_float(x, message='models.py:23:18: argument `x`')
-    x_positive = x > 0
-    h = np.where(x_positive, x ** 2, 0.1 * x)
-    tanh_x = np.tanh(x)
+    x_positive = x > 0  # models.py:25
+    h = np.where(x_positive, x ** 2, 0.1 * x)  # models.py:25
+    tanh_x = np.tanh(x)  # models.py:26
     # L25: h = np.where(x > 0, x ** 2, 0.1 * x)
     unreduce_t = np.full_like(h + tanh_x, 0.1)
     x_bar = np.where(x_positive, 0.0, unreduce_t)
@@ -174,11 +183,11 @@ def grad_leaky_square(x):
 def value_and_grad_leaky_square(x):
     """Value and gradient of leaky_square(x) with respect to x."""
     _require_float(x, message='models.py:23:18: argument `x`')
-    x_positive = x > 0
-    h = np.where(x_positive, x ** 2, 0.1 * x)
-    tanh_x = np.tanh(x)
-    t = h + tanh_x
-    leaky_square = t.sum()
+    x_positive = x > 0  # models.py:25
+    h = np.where(x_positive, x ** 2, 0.1 * x)  # models.py:25
+    tanh_x = np.tanh(x)  # models.py:26
+    t = h + tanh_x  # models.py:26
+    leaky_square = t.sum()  # models.py:26
     # L25: h = np.where(x > 0, x ** 2, 0.1 * x)
     x_bar = np.where(x_positive, 0.0, np.full_like(t, 0.1))
     x_bar_1 = np.where(x_positive, 2.0 * x, 0.0)

@@ -13,10 +13,11 @@ def check_scalar(fn, builder, result, mode, seeds):
     values that decide its shape if grad can see them (so the result need not
     be computed), else of the result (it passes its first value through).
     The result and seeds after it."""
-    with builder.at(fn.loc):
+    where = fn.return_loc or fn.loc  # the `return`, if there is one
+    with builder.at(where):
         leaves = _shape_sources(fn, builder.facts, result) if mode == "grad" else None
         checked = builder.op("require_scalar", *(leaves or [result]), hint="value",
-                             message=fn.loc.short())
+                             message=where.short())
     builder.facts.shape[result] = SCALAR  # checked before the backward pass
     if leaves:  # all scalars, or the check fails: no gradient is summed to them
         builder.facts.assume_scalar(leaves)

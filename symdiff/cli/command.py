@@ -7,7 +7,9 @@
 from __future__ import annotations
 
 import argparse
+import keyword
 import os
+import re
 import sys
 
 from ..version import __version__
@@ -23,7 +25,9 @@ examples:
   symdiff models.py -o generated/grads.py    every @symdiff.grad function in models.py
   symdiff models.py::loss --check --shapes w=3 b= x=10,3
 
+symdiff imports FILE.py to find its functions: its top-level code runs.
 Each module defines grad_FUNC and value_and_grad_FUNC and needs only NumPy.
+SYMDIFF_LOG=debug shows each compile's stages and times.
 exit status: 0 done (check passed), 1 check failed, 2 error"""
 
 
@@ -56,13 +60,15 @@ def _parser():
                     "a module that needs only NumPy.")
     parser.add_argument("target", metavar="FILE.py[::FUNC]",
                         help="the function FUNC in FILE.py, or without ::FUNC every "
-                             "@symdiff.grad-decorated function in FILE.py")
+                             "@symdiff.grad-decorated function in FILE.py (FILE.py is "
+                             "imported: its top-level code runs)")
     parser.add_argument("--version", action="version", version=f"symdiff {__version__}")
     parser.add_argument("--wrt", metavar="NAME[,NAME...]",
                         help="the arguments to differentiate by, by name or position "
                              "(default: the decorator's, else the first)")
     parser.add_argument("-o", "--output", metavar="OUT.py",
-                        help="write the module here ('-' or none: standard output)")
+                        help="write the module here, a name Python can import "
+                             "('-' or none: standard output)")
     parser.add_argument("--force", action="store_true",
                         help="overwrite OUT.py even if symdiff did not write it")
     parser.add_argument("--check", action="store_true",
@@ -121,6 +127,25 @@ def _validate(args, func):
     if args.check and args.output == "-":
         raise CommandLineError("--check prints a report, not the module",
                                hint="give -o a file name to write the module if it passes")
+    if args.output not in (None, "-"):
+        _importable_output(args.output)
+
+
+def _importable_output(path):
+    """A written module is imported by its name: refuse one Python cannot import."""
+    stem, ext = os.path.splitext(os.path.basename(path))
+    if os.path.isdir(path) or not stem:
+        return  # reported when writing: "is a directory"
+    if ext != ".py" or not stem.isidentifier() or keyword.iskeyword(stem):
+        fixed = re.sub(r"\W", "_", stem)
+        fixed = ("_" if fixed[:1].isdigit() else "") + fixed
+        fixed += "_" if keyword.iskeyword(fixed) else ""  # PEP 8's `class_`
+        suggestion = os.path.join(os.path.dirname(path), fixed + ".py")
+        why = "does not end in .py" if ext != ".py" else \
+            f"{stem!r} is not a Python identifier" if not stem.isidentifier() else \
+            f"{stem!r} is a Python keyword"
+        raise CommandLineError(f"-o {path}: the module could not be imported: {why}",
+                               hint=f"use a module name, e.g. -o {suggestion}")
 
 
 def _parse_wrt(text):

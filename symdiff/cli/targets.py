@@ -80,6 +80,11 @@ def load_file(path):
     """Import ``path`` under a unique module name; a `UserFile`."""
     if not os.path.isfile(path):
         what = "is a directory" if os.path.isdir(path) else "no such file"
+        file, colon, func = path.rpartition(":")
+        if colon and os.path.isfile(file) and func.isidentifier():
+            raise CommandLineError(f"{path}: {what}",
+                                   hint=f"a function is named with two colons: "
+                                        f"symdiff {file}::{func}")
         raise CommandLineError(f"{path}: {what}",
                                hint="give a Python file, e.g. symdiff models.py::loss")
     root, import_name = _import_root(os.path.abspath(path))
@@ -130,7 +135,7 @@ def _decorated(module, path):
 
 
 def _as_target(obj):
-    fn = getattr(obj, "__wrapped_function__", None)
+    fn = getattr(obj, "__wrapped__", None)
     if fn is None or not hasattr(obj, "__symdiff_wrt__"):
         return None
     return Target(fn, obj.__symdiff_wrt__, dict(getattr(obj, "__symdiff_overrides__", {})))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import textwrap
 
 from ..ir.nodes import Const, FreeVar, If, Loop, Op, Var, blocks, use_counts, walk
@@ -16,6 +17,7 @@ from .in_place_writes import accumulations, scatters
 from .layout import fit_comment, strip_parens, wrap
 from .names import CALLED_BUILTINS, assign_names, builtin_aliases
 from .spelling import Spelling
+from ..runtime.loader import is_generated
 
 MAX_LINE = 79
 _NEVER_INLINE = {"scalar_predicate", "pass_gradient"}  # and effects (Op.effect)
@@ -80,6 +82,29 @@ class Emitter(Spelling):
         return len(lines) > start
 
     def _op(self, op, lines, pad):
+        start = len(lines)
+        self._op_lines(op, lines, pad)
+        self._origin(op, lines, start, pad)
+
+    def _origin(self, stmt, lines, start, pad):
+        """A forward-pass statement (``lines[start:]``) made for a line of the
+        user's code names it, ``# file.py:LINE``: at the end of the line if it
+        fits, else on a line of its own above. Tracebacks show the line and
+        so the user's place; backward blocks have their ``# L14: ...``."""
+        loc = stmt.loc
+        if loc is None or getattr(stmt, "backward", False) or len(lines) == start:
+            return
+        fn_loc = self.fn.loc
+        if fn_loc is not None and (loc.filename, loc.lineno) == (fn_loc.filename,
+                                                                 fn_loc.lineno):
+            return  # checks of the arguments: their messages say where
+        where = origin_comment(loc)
+        if len(lines) == start + 1 and len(lines[start]) + 4 + len(where) <= MAX_LINE:
+            lines[start] += f"  # {where}"
+        elif lines[start - 1:start] != [f"{pad}# {where}"]:
+            lines.insert(start, f"{pad}# {where}")
+
+    def _op_lines(self, op, lines, pad):
         outputs = self.unpacked.get(op.target)
         if outputs is not None:  # w, v = np.linalg.eigh(a)
             names = ["_"] * len(TABLE[op.prim].outputs)
@@ -116,6 +141,7 @@ class Emitter(Spelling):
 
     def _if(self, stmt, lines, pad):
         lines.append(f"{pad}if {ast.unparse(self.atom(stmt.cond))}:")
+        self._origin(stmt, lines, len(lines) - 1, pad)
         for side, block in (("then", stmt.then), ("orelse", stmt.orelse)):
             if side == "orelse":
                 lines.append(f"{pad}else:")
@@ -136,7 +162,9 @@ class Emitter(Spelling):
         for tape in loop.writes:
             lines.append(f"{pad}{self.names[tape.var]} = []")
         self._assign([(c.param, c.init) for c in loop.carried], lines, pad)
+        start = len(lines)
         lines.extend(wrap(pad + self._loop_header(loop)))
+        self._origin(loop, lines, start, pad)
         for tape in loop.reads:  # the tuples of a loop over several tapes
             if tape.entry is not None:
                 unpack = f"{inner}{self._unpack(tape.items)} = {self.names[tape.entry]}"
@@ -271,6 +299,19 @@ class Emitter(Spelling):
         if not hasattr(self, "_defs_cache"):
             self._defs_cache = {s.target: s for s in _ops(self.fn.body)}
         return self._defs_cache
+
+
+_ORIGIN = re.compile(r"  # ([^\s#]+\.py:\d+)$")
+
+
+def origin_comment(loc):
+    """``file.py:LINE`` for a place in the user's code; for a line of a
+    generated gradient (differentiated again), the place that line names."""
+    if is_generated(loc.filename):
+        named = _ORIGIN.search(loc.line.rstrip())
+        if named:
+            return named.group(1)
+    return f"{os.path.basename(loc.filename)}:{loc.lineno}"
 
 
 def _docstring(doc):

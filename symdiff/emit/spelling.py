@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import math
 
-from ..ir.nodes import Var
+from ..ir.nodes import IndexList, Var
 from ..ir.primitive import REDUCTION, TABLE
 from ..ir.shapes import is_numpy_value
 
@@ -33,6 +33,8 @@ class Spelling:
             name = ast.Attribute(ast.Name(self.np, ast.Load()),
                                  "nan" if math.isnan(value) else "inf", ast.Load())
             return ast.UnaryOp(ast.USub(), name) if value < 0 else name
+        if isinstance(value, IndexList):  # x[[0, 2]]
+            return ast.List([self.const(v) for v in value], ast.Load())
         if isinstance(value, tuple):
             return ast.Tuple([self.const(v) for v in value], ast.Load())
         if isinstance(value, slice):

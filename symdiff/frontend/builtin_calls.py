@@ -13,7 +13,7 @@ BUILTIN_NAMES = {name: getattr(builtins, name) for name in
                  ("abs", "len", "float", "max", "min", "round", "range", "print",
                   "int", "bool", "tuple", "list", "zip", "enumerate", "sum",
                   "isinstance", "None", "True", "False", "str", "repr", "format",
-                  "slice")
+                  "slice", "breakpoint")
                  if hasattr(builtins, name)}
 
 
@@ -83,6 +83,14 @@ def _builtin_slice(lw, args, kwargs, node):
     return lw.b.op("slice", *bounds, hint="s")
 
 
+def _builtin_breakpoint(lw, args, kwargs, node):
+    raise lw.error(UnsupportedSyntaxError, node,
+                   "`breakpoint()` cannot stop a gradient: symdiff runs code it "
+                   "generates from this function, not the function itself",
+                   "step through the generated gradient instead: `import pdb; "
+                   "pdb.runcall(df, *args)`, or call breakpoint() before calling it")
+
+
 BUILTIN_CALLS = {
     builtins.abs: _builtin_prim("abs"), builtins.len: _builtin_prim("len"),
     builtins.float: _builtin_prim("float"), builtins.round: _builtin_prim("round"),
@@ -90,5 +98,5 @@ BUILTIN_CALLS = {
     builtins.min: _builtin_minmax("min", "minimum"),
     builtins.sum: _builtin_sum, builtins.str: _builtin_text("str"),
     builtins.repr: _builtin_text("repr"), builtins.format: _builtin_text("format"),
-    builtins.slice: _builtin_slice,
+    builtins.slice: _builtin_slice, builtins.breakpoint: _builtin_breakpoint,
 }

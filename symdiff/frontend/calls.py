@@ -76,6 +76,9 @@ def apply(lw, callee, args, kwargs, node):
         return lower_tape_sum(lw, prim, args, node)
     if prim is not None and prim.name == "apply_rule":
         return gradient_calls.lower_registered_rule(lw, args, node)
+    if prim is not None and prim.name == "array" and len(args) == 1 \
+            and not isinstance(args[0], Tup):
+        prim = TABLE["copy"]  # np.array(x) of an array is a copy of it, not [x]
     if prim is not None:
         formed = lower_form(lw, prim, args, kwargs, node)  # np.einsum('ij->j', a), ...
         return formed if formed is not None else prim_call(lw, prim, args, kwargs, node)

@@ -15,12 +15,22 @@ MAX_INLINE_DEPTH = 32
 
 
 def inline_function(lw, fn, args, kwargs, node):
+    if lw.depth >= MAX_INLINE_DEPTH and fn.__code__ in lw.inlining:
+        raise lw.error(UnsupportedSyntaxError, node,
+                       f"`{fn.__name__}` calls itself more than {MAX_INLINE_DEPTH} levels "
+                       "deep: symdiff unrolls a recursion whose depth is known when "
+                       "compiling (from constant arguments), and this one's depends on "
+                       "values known only when it runs",
+                       "write the recursion as a loop (`for` or `while`), which symdiff "
+                       "differentiates")
     if lw.depth >= MAX_INLINE_DEPTH:
         raise lw.error(UnsupportedSyntaxError, node,
-                       f"calls nested more than {MAX_INLINE_DEPTH} deep (recursion?)",
-                       "recursive functions cannot be differentiated; write a loop-free version")
+                       f"calls nested more than {MAX_INLINE_DEPTH} deep",
+                       "call fewer functions within one another, or write the computation "
+                       "as a loop")
     src = read_source(fn, lw.src.loc(node))
     sub = lw.nested(src)
+    sub.inlining = lw.inlining | {fn.__code__}
     bind_arguments(sub, src.node, fn.__defaults__, fn.__kwdefaults__, args, kwargs, node, lw)
     return _inline_body(sub, src.node, node, lw)
 

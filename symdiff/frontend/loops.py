@@ -111,6 +111,9 @@ def _lower_loop(lw, node, loop, start):
                            "another name for tuples, functions or modules")
         carry.update = update
     lw.env = {n: v for n, v in before.items()}
+    for name in _assigned(node.body):  # (gone after the loop: say so where it is read)
+        if name not in before and not name.startswith("<"):
+            lw.loop_locals.setdefault(name, node.lineno)
     for carry in loop.carried:
         lw.env[carry.param.hint] = carry.out
         lw.b.named.add(carry.out)

@@ -11,12 +11,11 @@ import builtins
 
 from ..errors import (InPlaceWriteError, NonScalarOutputError, UnknownNameError,
                       UnsupportedSyntaxError)
-from ..ir.nodes import Const, FreeVar, Function, If, Var
+from ..ir.nodes import Const, FreeVar, If, Var
 from . import calls, fence, gradient_calls, loops, tapes
 from .branches import lower_if, merge
 from .builtin_calls import BUILTIN_NAMES
 from .compile_time import Closure, OneBranch, Static, Tup, from_python, is_atom
-from .early_exits import hoist_returns
 from .index_add import lower_index_add
 from .subscripts import lower_index, lower_subscript
 
@@ -40,11 +39,15 @@ class Lowerer:
         self.depth = depth
         self.env = dict(env or {})
         self.loops = []   # (Loop, body block) of the loops being lowered, innermost last
+        self.inlining = frozenset({getattr(src.fn, "__code__", None)})  # (recursion)
+        self.loop_locals = {}  # name first assigned inside a loop -> the loop's line
 
     def nested(self, src, env=None):
         """A lowerer for a function this one calls (``env``: a closure's
         names), building into the same place: its body is inlined here."""
-        return Lowerer(src, self.b, self.depth + 1, env)
+        sub = Lowerer(src, self.b, self.depth + 1, env)
+        sub.inlining = self.inlining
+        return sub
 
     def call(self, callee, args, kwargs, node):
         """The value of calling ``callee`` (a compile-time value) here."""
@@ -249,6 +252,13 @@ class Lowerer:
         if hasattr(builtins, name) and not name.startswith("_"):
             # defined, but not in the language: calling it says so
             return Static(getattr(builtins, name))
+        if name in self.loop_locals:
+            raise self.error(UnknownNameError, node,
+                             f"`{name}` is first assigned inside the loop at line "
+                             f"{self.loop_locals[name]}, so here it is defined only if the "
+                             "loop ran",
+                             f"assign `{name}` before the loop (e.g. `{name} = 0.0`), so "
+                             "that it has a value however many times the loop runs")
         raise self.error(UnknownNameError, node, f"name `{name}` is not defined",
                          "define it before this line, or pass it as an argument")
 
@@ -345,43 +355,3 @@ class Lowerer:
 
     def expr_Call(self, node):
         return calls.lower_call(self, node)
-
-
-def lower_function(src, builder):
-    """Lower a top-level function: its parameters become `Var`s named after them."""
-    lowerer = Lowerer(src, builder)
-    args = src.node.args
-    nodes = args.posonlyargs + args.args + args.kwonlyargs
-    params = [Var(a.arg) for a in nodes]
-    builder.param_locs.update((p, src.loc(a)) for p, a in zip(params, nodes))
-    lowerer.env.update({p.hint: p for p in params})
-    builder.named.update(params)
-    _bind_defaults(lowerer, src)
-    with builder.at(src.loc(src.node)):
-        if isinstance(src.node, ast.Lambda):
-            result = lowerer.expr(src.node.body)
-        else:
-            result = lowerer.lower_body(hoist_returns(src.node.body))
-    if result is None:
-        raise NonScalarOutputError("the function does not return a value",
-                                   src.loc(src.node), "end it with `return value`")
-    if isinstance(result, Var) and result not in builder.named:
-        result.hint = src.name if src.name.isidentifier() else "value"
-        builder.named.add(result)
-    return Function(src.name, params, builder.stmts, _returned(result, src), src.loc(src.node))
-
-
-def _returned(value, src):
-    """What the function returns, as the IR holds it: an atom, or a tuple of
-    them (nested as the user's tuples are)."""
-    if is_atom(value):
-        return value
-    if isinstance(value, Tup):
-        return tuple(_returned(v, src) for v in value.items)
-    raise NonScalarOutputError("the function returns something that is not an array, a "
-                               "number or a tuple of them", src.loc(src.node),
-                               "return arrays or numbers")
-
-
-def _bind_defaults(lowerer, src):
-    pass  # parameters with defaults are still parameters of the gradient

@@ -54,7 +54,9 @@ def read_source(fn, loc=None):
             f"{describe_object(fn)} is a library function; symdiff differentiates "
             "your own functions, which may call it", loc or caller_loc(), no_code_hint(fn))
     try:
-        fn = inspect.unwrap(fn)
+        # through decorators made with functools.wraps, but not past a gradient
+        # symdiff made: its own source is what is differentiated then
+        fn = inspect.unwrap(fn, stop=lambda g: hasattr(g, "__symdiff_source__"))
     except ValueError:  # a cycle of __wrapped__
         pass
     if inspect.ismethod(fn):
@@ -70,8 +72,9 @@ def read_source(fn, loc=None):
             f"{describe_object(fn)} is not a Python function, so symdiff has no "
             "source to read", loc or caller_loc(), no_code_hint(fn))
     try:
-        all_lines, _ = inspect.findsource(fn)
-        lines, start = inspect.getsourcelines(fn)
+        # (of the code: inspect.getsourcelines(fn) would follow fn.__wrapped__)
+        all_lines, _ = inspect.findsource(code)
+        lines, start = inspect.getsourcelines(code)
     except (OSError, TypeError, IndexError) as exc:
         raise SourceUnavailableError(
             f"cannot read the source of `{describe(fn)}` (defined in "

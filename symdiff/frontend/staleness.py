@@ -10,6 +10,7 @@ from __future__ import annotations
 import __future__
 import ast
 import dis
+import inspect
 import types
 
 _FUTURE_FLAGS = 0
@@ -36,21 +37,31 @@ def is_stale(node, code):
 
 
 def _compile_alone(node, code):
-    """``node`` compiled inside a function giving it ``code``'s free variables."""
+    """``node`` compiled where ``code`` was: at module level (a recursive call
+    is a global there), or inside a function giving it ``code``'s free variables."""
     at = {"lineno": node.lineno, "col_offset": 0, "end_lineno": node.lineno,
           "end_col_offset": 0}
     inner = node if isinstance(node, ast.FunctionDef) else ast.Expr(node, **at)
+    if not code.co_flags & inspect.CO_NESTED:
+        top = compile(ast.Module([inner], []), code.co_filename, "exec",
+                      flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
+        return _find_code(top, code.co_name)
     cells = [ast.Assign([ast.Name(name, ast.Store(), **at)], ast.Constant(None, **at), **at)
              for name in code.co_freevars]
     probe = ast.FunctionDef("_symdiff_probe", ast.arguments([], [], None, [], [], None, []),
                             cells + [inner], [], None, None, **at)
     top = compile(ast.Module([probe], []), code.co_filename, "exec",
                   flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
+    return _find_code(top, code.co_name)
+
+
+def _find_code(top, name):
+    """The code object of the function ``name`` compiled in ``top``."""
     todo = list(top.co_consts)
     while todo:
         const = todo.pop(0)
         if isinstance(const, types.CodeType):
-            if const.co_name == code.co_name and const.co_name != "_symdiff_probe":
+            if const.co_name == name and const.co_name != "_symdiff_probe":
                 return const
             todo.extend(const.co_consts)
     return None

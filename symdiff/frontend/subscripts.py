@@ -6,8 +6,8 @@ import ast
 
 import numpy as np
 
-from ..errors import UnsupportedSyntaxError
-from ..ir.nodes import Const
+from ..errors import NoDerivativeRuleError, UnsupportedSyntaxError
+from ..ir.nodes import Const, FreeVar, IndexList
 from .compile_time import Static, Tup
 
 
@@ -16,6 +16,13 @@ def lower_subscript(lw, node):
     index = lower_index(lw, node.slice)
     if isinstance(base, Static) and base.obj is np.s_:
         return Tup(tuple(index))  # np.s_[...]: an index as a value
+    if isinstance(base, FreeVar) and (base.value is np.r_ or base.value is np.c_) \
+            and not all(isinstance(part, Const) for part in index):
+        joined = "np.concatenate([np.atleast_1d(a), np.atleast_1d(b)])" \
+            if base.value is np.r_ else "np.column_stack([a, b])"
+        raise lw.error(NoDerivativeRuleError, node,
+                       f"`{ast.unparse(node.value)}[...]` of computed values is not "
+                       "differentiated", f"join them with a function: {joined}")
     if isinstance(base, Tup):
         if len(index) == 1 and isinstance(index[0], Const):
             return _static_index(base.items, index[0].value, lw, node)
@@ -41,7 +48,23 @@ def _index_part(lw, node):
         return lw.b.op("slice", *bounds, hint="s")
     if isinstance(node, ast.Constant) and node.value is Ellipsis:
         return Const(Ellipsis)
+    if isinstance(node, ast.List):  # x[[0, 2]]: positions, not the index (0, 2)
+        return _index_list(lw, lw.expr(node), node)
     return lw.atom(lw.expr(node), node)
+
+
+def _index_list(lw, value, node):
+    """A list in an index as a constant `IndexList`, or (where its entries are
+    computed) the integer array ``np.array([...])`` of them."""
+    def constant(v):
+        if isinstance(v, Tup):
+            items = [constant(i) for i in v.items]
+            return None if None in items else IndexList(items)
+        return v.value if isinstance(v, Const) else None
+    known = constant(value)
+    if known is not None:
+        return Const(known)
+    return lw.b.op("array", *[lw.atom(v, node) for v in value.items], hint="index")
 
 
 def _static_index(items, key, lw, node):

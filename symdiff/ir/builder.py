@@ -12,9 +12,14 @@ from .nodes import Const, FreeVar, Op, Var, const_value
 from .primitive import is_effect
 from .shapes import Facts
 
+# Operations on Python numbers computed when compiling (as Python would):
+# `n - 1` and `n <= 1` of a constant n decide a branch, and so end a recursion.
 _FOLDABLE = {
     "add": lambda a, b: a + b, "subtract": lambda a, b: a - b,
     "multiply": lambda a, b: a * b, "negative": lambda a: -a,
+    "greater": lambda a, b: a > b, "greater_equal": lambda a, b: a >= b,
+    "less": lambda a, b: a < b, "less_equal": lambda a, b: a <= b,
+    "equal": lambda a, b: a == b, "not_equal": lambda a, b: a != b,
 }
 
 

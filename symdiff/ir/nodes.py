@@ -67,6 +67,17 @@ class FreeVar(Var):
         self.value = value
 
 
+class IndexList(tuple):
+    """A list written in an index, ``x[[0, 2, 2]]``: positions (or a mask) for
+    NumPy's advanced indexing, not a tuple of indices. Generated code writes
+    it back as a list."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return repr(list(self))
+
+
 @dataclass(frozen=True)
 class OutputPart:
     """Part of the adjoint of a multi-output operation's tuple: ``value`` is the
@@ -180,6 +191,7 @@ class Function:
     result: object
     loc: Loc | None = None
     named: set = field(default_factory=set)   # vars that carry a user's name
+    return_loc: Loc | None = None  # the one `return` giving the value (None: several)
 
 
 def const_value(atom):

@@ -2,7 +2,8 @@
 
 Each fold gets the builder, the operands and their constant values (None
 where not a number) and returns a replacement atom, or None to build the
-operation as asked. They only rewrite into something equal (or, for masks,
+operation as asked. The user's own code is built as written (``z = x * 1.0``
+is a new array, and keeps ``x * 1.0``'s dtype); derivative code is folded. They only rewrite into something equal (or, for masks,
 into something equal where it is finite: select after multiply).
 """
 from __future__ import annotations
@@ -50,9 +51,9 @@ def _is_zero(atom):
 
 def fold_add(b, args, values):
     (x, y), (vx, vy) = args, values
-    if vy == 0 and _keeps_shape(b, x, y):
+    if b.backward and vy == 0 and _keeps_shape(b, x, y):
         return x
-    if vx == 0 and _keeps_shape(b, y, x):
+    if b.backward and vx == 0 and _keeps_shape(b, y, x):
         return y
     for p, q in ((x, y), (y, x)):
         negated = _producer(b, q, "negative")
@@ -78,22 +79,22 @@ def fold_subtract(b, args, values):
     negated = _producer(b, y, "negative")
     if b.backward and negated is not None:
         return b.add(x, negated.args[0])  # a - -b is a + b
-    if vy == 0 and _keeps_shape(b, x, y):
+    if b.backward and vy == 0 and _keeps_shape(b, x, y):
         return x
-    if vx == 0 and _keeps_shape(b, y, x):
+    if b.backward and vx == 0 and _keeps_shape(b, y, x):
         return b.neg(y)
     return None
 
 
 def fold_multiply(b, args, values):
     (x, y), (vx, vy) = args, values
+    if not b.backward:
+        return None  # the forward pass computes exactly what the user wrote
     for p, vp, q in ((x, vx, y), (y, vy, x)):
         if vp == 1 and _keeps_shape(b, q, p):
             return q
         if vp == -1 and _keeps_shape(b, q, p):
             return b.neg(q)
-    if not b.backward:
-        return None  # the forward pass computes exactly what the user wrote
     folded = _pull_constants(b, x, y)
     if folded is not None:
         return folded
@@ -155,7 +156,7 @@ def _pull_constants(b, x, y):
 
 def fold_divide(b, args, values):
     (x, y), (vx, vy) = args, values
-    if vy == 1 and _keeps_shape(b, x, y):
+    if b.backward and vy == 1 and _keeps_shape(b, x, y):
         return x
     spread = _spread(b, x)
     if spread is not None and not spread.param("keepdims") and b.facts.same_shape(x, y):
@@ -167,7 +168,7 @@ def fold_divide(b, args, values):
 
 
 def fold_power(b, args, values):
-    return args[0] if values[1] == 1 else None
+    return args[0] if b.backward and values[1] == 1 else None
 
 
 def fold_negative(b, args, values):

@@ -94,6 +94,9 @@ define("stack(*arrays; axis=0)", reverse=stack_rule, linear="all")
 define("hstack(*arrays)")  # no derivative rule yet
 define("vstack(*arrays)")  # no derivative rule yet
 define("array(*items)", reverse=array_rule, linear="all")
+# np.array(x) of one array (calls.py), np.copy(x), x.copy(): the same values
+define("copy(a)", shape=like(0), passes=True, methods=("copy",))
+define("asarray(a)", shape=like(0), passes=True)
 # a tuple of values NumPy reads as an array (a shape, or a small vector)
 define("tuple(*items)", ("tuple",), reverse=array_rule, linear="all")
 
@@ -103,9 +106,16 @@ def getitem_rule(r, op, g):
     x, *index = op.args
     if _whole(index):  # x[()]: x itself, or its scalar (see emit/scalar_results.py)
         return [g] + [None] * len(index)
-    basic = all(isinstance(i, Const) for i in index)
+    basic = all(isinstance(i, Const) and _basic(i.value) for i in index)
     prim = "unindex" if basic else "unindex_add"
     return [r.b.op(prim, g, x, *index)] + [None] * len(index)
+
+
+def _basic(part):
+    """An index part that picks each entry at most once (NumPy's basic indexing):
+    its gradient is placed, not added up."""
+    return part is None or part is Ellipsis or isinstance(part, slice) \
+        or isinstance(part, int) and not isinstance(part, bool)
 
 
 def _whole(index):

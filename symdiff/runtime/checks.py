@@ -102,7 +102,8 @@ def _scalar_predicate(value, message=""):
 def _fail(kind, message, hint):
     """Raise the error a check found: ``kind`` names its class in
     symdiff.errors and ``message`` is ``"file.py:LINE:COL: text"``. (Written
-    modules get a standalone version that raises ValueError.)"""
+    modules get a standalone version that raises their own classes of the
+    same names and built-in bases.)"""
     try:  # inside symdiff: its own error class, located, with the source line
         from ..locations import located_error
     except ImportError:  # symdiff absent: still say where and how to fix it

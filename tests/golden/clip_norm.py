@@ -2,11 +2,11 @@ def grad_clip_norm(v, w):
     """Gradient of clip_norm(v, w) with respect to v, w."""
     _require_float(v, w, messages=('golden_functions.py:38:15: argument `v`',
                                    'golden_functions.py:38:18: argument `w`'))
-    n2 = np.sum(v ** 2)
-    mask = n2 > 1
-    if mask:
-        sqrt_n2 = np.sqrt(n2)
-        v_1 = v / sqrt_n2
+    n2 = np.sum(v ** 2)  # golden_functions.py:39
+    mask = n2 > 1  # golden_functions.py:40
+    if mask:  # golden_functions.py:40
+        sqrt_n2 = np.sqrt(n2)  # golden_functions.py:41
+        v_1 = v / sqrt_n2  # golden_functions.py:41
     else:
         v_1 = v
     # L42: return np.sum(v * w)

@@ -1,11 +1,12 @@
 def grad_logistic(w, X, y, lam):
     """Gradient of logistic(w, X, y, lam) with respect to w."""
     _require_float(w, message='golden_functions.py:15:14: argument `w`')
-    z = X @ w
-    logaddexp_z = np.logaddexp(0.0, z)
-    t = y * z
-    t_1 = logaddexp_z - t
-    _require_scalar(lam, message='golden_functions.py:15:1')
+    z = X @ w  # golden_functions.py:16
+    logaddexp_z = np.logaddexp(0.0, z)  # golden_functions.py:17
+    t = y * z  # golden_functions.py:17
+    t_1 = logaddexp_z - t  # golden_functions.py:17
+    # golden_functions.py:18
+    _require_scalar(lam, message='golden_functions.py:18:5')
     # L17: loss = np.mean(np.logaddexp(0.0, z) - y * z)
     t_bar = np.full_like(t_1, 1.0 / np.size(t_1))
     logaddexp_z_bar = _sum_to(t_bar, logaddexp_z)

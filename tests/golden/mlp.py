@@ -5,14 +5,16 @@ def grad_mlp(W1, b1, W2, b2, X, Y):
         'golden_functions.py:21:13: argument `b1`',
         'golden_functions.py:21:17: argument `W2`',
         'golden_functions.py:21:21: argument `b2`'))
-    matmul = X @ W1
-    h = np.tanh(matmul + b1)
-    matmul_1 = h @ W2
-    logits = matmul_1 + b2
+    matmul = X @ W1  # golden_functions.py:22
+    h = np.tanh(matmul + b1)  # golden_functions.py:22
+    matmul_1 = h @ W2  # golden_functions.py:23
+    logits = matmul_1 + b2  # golden_functions.py:23
+    # golden_functions.py:24
     logits = logits - logits.max(axis=1, keepdims=True)
-    exp_logits = np.exp(logits)
+    exp_logits = np.exp(logits)  # golden_functions.py:25
+    # golden_functions.py:25
     sum_exp_logits = exp_logits.sum(axis=1, keepdims=True)
-    log_probs = logits - np.log(sum_exp_logits)
+    log_probs = logits - np.log(sum_exp_logits)  # golden_functions.py:25
     # L26: return -np.sum(Y * log_probs) / X.shape[0]
     sum_t_bar = -1.0 / np.shape(X)[0]
     t_bar = np.full_like(Y * log_probs, sum_t_bar)

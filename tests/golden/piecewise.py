@@ -2,9 +2,9 @@ def grad_piecewise(x, w):
     """Gradient of piecewise(x, w) with respect to x, w."""
     _require_float(x, w, messages=('golden_functions.py:5:15: argument `x`',
                                    'golden_functions.py:5:18: argument `w`'))
-    z = x * w
-    z_positive = z > 0
-    h = np.where(z_positive, z, 0.1 * z)
+    z = x * w  # golden_functions.py:6
+    z_positive = z > 0  # golden_functions.py:7
+    h = np.where(z_positive, z, 0.1 * z)  # golden_functions.py:7
     # L8: return np.sum(h ** 2)
     h_bar = 2.0 * h
     # L7: h = np.where(z > 0, z, 0.1 * z)

@@ -4,18 +4,18 @@ def grad_rnn(W, U, b, xs, target):
         'golden_functions.py:64:9: argument `W`',
         'golden_functions.py:64:12: argument `U`',
         'golden_functions.py:64:15: argument `b`'))
-    h = np.zeros(np.shape(W)[0])
-    shape0 = np.shape(xs)[0]
+    h = np.zeros(np.shape(W)[0])  # golden_functions.py:65
+    shape0 = np.shape(xs)[0]  # golden_functions.py:66
     tape = []
-    for t in range(shape0):
-        matmul = W @ h
-        xs_part = xs[t]
-        matmul_1 = U @ xs_part
-        t_1 = matmul + matmul_1
-        h_1 = np.tanh(t_1 + b)
-        matmul_shape = matmul.shape
-        matmul_shape_1 = matmul_1.shape
-        t_shape = t_1.shape
+    for t in range(shape0):  # golden_functions.py:66
+        matmul = W @ h  # golden_functions.py:67
+        xs_part = xs[t]  # golden_functions.py:67
+        matmul_1 = U @ xs_part  # golden_functions.py:67
+        t_1 = matmul + matmul_1  # golden_functions.py:67
+        h_1 = np.tanh(t_1 + b)  # golden_functions.py:67
+        matmul_shape = matmul.shape  # golden_functions.py:66
+        matmul_shape_1 = matmul_1.shape  # golden_functions.py:66
+        t_shape = t_1.shape  # golden_functions.py:66
         tape.append((h, matmul_shape, xs_part, matmul_shape_1, t_shape, h_1))
         h = h_1
     # L68: return 0.5 * np.sum((h - target) ** 2)

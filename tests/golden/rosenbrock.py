@@ -1,8 +1,8 @@
 def grad_rosenbrock(x):
     """Gradient of rosenbrock(x) with respect to x."""
     _require_float(x, message='golden_functions.py:11:16: argument `x`')
-    x_head = x[:-1]
-    t = x[1:] - x_head ** 2
+    x_head = x[:-1]  # golden_functions.py:12
+    t = x[1:] - x_head ** 2  # golden_functions.py:12
     # L12: return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1])...
     x_head_bar = -2.0 * (1.0 - x_head)
     t_bar = 200.0 * t

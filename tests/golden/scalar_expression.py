@@ -4,14 +4,15 @@ def grad_scalar_expression(a, b, c):
         'golden_functions.py:58:23: argument `a`',
         'golden_functions.py:58:26: argument `b`',
         'golden_functions.py:58:29: argument `c`'))
-    add_power_a = 1.0 + a ** 2
-    t = np.sin(c) / add_power_a
-    d = a * b + t
-    sqrt_add_power_d = np.sqrt(d ** 2 + 1.0)
-    exp_negative_b = np.exp(-b)
-    add_exp_negative_b = 1.0 + exp_negative_b
-    e = sqrt_add_power_d - np.log(add_exp_negative_b)
-    _require_scalar(a, b, c, message='golden_functions.py:58:1')
+    add_power_a = 1.0 + a ** 2  # golden_functions.py:59
+    t = np.sin(c) / add_power_a  # golden_functions.py:59
+    d = a * b + t  # golden_functions.py:59
+    sqrt_add_power_d = np.sqrt(d ** 2 + 1.0)  # golden_functions.py:60
+    exp_negative_b = np.exp(-b)  # golden_functions.py:60
+    add_exp_negative_b = 1.0 + exp_negative_b  # golden_functions.py:60
+    e = sqrt_add_power_d - np.log(add_exp_negative_b)  # golden_functions.py:60
+    # golden_functions.py:61
+    _require_scalar(a, b, c, message='golden_functions.py:61:5')
     # L60: e = np.sqrt(d ** 2 + 1.0) - np.log(1.0 + np.exp(-b))
     t_bar = -d
     add_exp_negative_b_bar = t_bar / add_exp_negative_b

@@ -1,7 +1,7 @@
 def grad_uses_helper(x):
     """Gradient of uses_helper(x) with respect to x."""
     _require_float(x, message='golden_functions.py:53:17: argument `x`')
-    exp_negative_x = np.exp(-x)
+    exp_negative_x = np.exp(-x)  # golden_functions.py:54
     # L54: y = _softplus(x) * np.exp(-x)
     negative_x_bar = exp_negative_x * np.logaddexp(0.0, x)
     # L50: return np.logaddexp(0.0, t)
