@@ -5,7 +5,8 @@ explicit form (``"ij,jk->ik"``; implicit outputs spelled out as NumPy
 chooses them, ``...`` kept), which is what the record holds and generated
 code writes. einsum is linear in each operand: the gradient of operand k is
 the einsum of the output's gradient with the other operands, written to
-operand k's subscripts. Three things make that more than a swap of
+operand k's subscripts, with the user's ``optimize`` (see `_optimize` for the
+default). Three things make that more than a swap of
 subscripts, each handled with another einsum operand or a broadcast:
 
 - a label repeated in operand k (``ii->i``, a diagonal) cannot be an output
@@ -136,13 +137,26 @@ def _adjoint(r, op, k, g, inputs, output):
     if len(terms) == 1 and terms[0][1] == kept:
         grad = g
     else:
-        grad = b.op("einsum", *(x for x, _ in terms),
-                    subscripts=spelled([labels for _, labels in terms], kept),
-                    optimize=op.param("optimize"))
+        labels = [labels for _, labels in terms]
+        grad = b.op("einsum", *(x for x, _ in terms), subscripts=spelled(labels, kept),
+                    optimize=_optimize(op.param("optimize"), labels, kept))
     if missing:  # summed inside the operand: the gradient is the same along them
         grad = b.op("expand_dims", grad, axis=tuple(_axis(wanted, i) for i in missing))
         grad = b.op("broadcast_to", grad, shape)
     return r.unbroadcast(grad, operand)
+
+
+def _optimize(chosen, inputs, output):
+    """The user's ``optimize``; where it is False (NumPy's default), True for
+    an adjoint that contracts (a label summed over two operands) or has three
+    operands or more: unoptimized, NumPy's einsum is a loop without BLAS (25
+    ms against 4 for ``ik,jk->ij`` at 400 x 400), and finding the path costs
+    a few microseconds. A product without a sum (``i,ij->ij``) stays as it is."""
+    if chosen is not False:
+        return chosen
+    summed = {label for label in set().union(*inputs) - set(output)
+              if sum(label in term for term in inputs) > 1}
+    return len(inputs) > 2 or bool(summed)
 
 
 def _axis(labels, i):

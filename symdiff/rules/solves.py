@@ -230,13 +230,17 @@ def cho_solve_rule(r, op, g):
     W = b_bar x^T + x b_bar^T, L gets -W L (U gets -U W) on its triangle."""
     c, lower = op.args[0], op.param("lower", False)
 
-    def factor_bar(rhs_bar, x):
-        mask = _factor_mask(r.b, c, lower)
-        clean = r.b.mul(c, mask, hint="factor")
-        outer = r.b.op("matmul", rhs_bar, transposed(r.b, x))
-        w = r.b.add(outer, transposed(r.b, outer))
-        product = r.b.op("matmul", w, clean) if lower else r.b.op("matmul", clean, w)
-        return r.b.neg(r.b.mul(product, mask))
+    def factor_bar(rhs_bar, x):  # (W L as rank-k products: b has k columns)
+        b = r.b
+        mask = _factor_mask(b, c, lower)
+        clean = b.mul(c, mask, hint="factor")
+        if lower:
+            product = b.add(b.op("matmul", rhs_bar, b.op("matmul", transposed(b, x), clean)),
+                            b.op("matmul", x, b.op("matmul", transposed(b, rhs_bar), clean)))
+        else:
+            product = b.add(b.op("matmul", b.op("matmul", clean, rhs_bar), transposed(b, x)),
+                            b.op("matmul", b.op("matmul", clean, x), transposed(b, rhs_bar)))
+        return b.neg(b.mul(product, mask))
     return _rhs_adjoints(r, op, g, lambda cols: r.b.op("cho_solve", c, cols, lower=lower,
                                                        hint="rhs_bar"), factor_bar)
 

@@ -240,3 +240,4 @@ def _multi_dot_adjoint(g, *arrays, index=0):
     else:
         product = np.linalg.multi_dot(factors)
     return np.reshape(product, np.shape(arrays[index]))
+
