@@ -95,7 +95,7 @@ def _gp_args(n, d):
     return make
 
 
-# ---- a bilinear form -------------------------------------------------------------------------------
+# ---- a bilinear form ----------------------------------------------------------------------
 def bilinear_einsum(A, X, Z, t):
     s = np.einsum("ni,ij,nj->n", X, A, Z)
     return 0.5 * np.sum((s - t) ** 2)

@@ -217,8 +217,8 @@ def test_pinv_gradient_at_a_rank_deficient_matrix_is_that_along_its_rank():
         step = 1e-6
         moved = [np.sum(weights * np.linalg.pinv((left + s * d_left) @ (right + s * d_right)))
                  for s in (step, -step)]
-        assert np.sum(got * direction) == pytest.approx((moved[0] - moved[1]) / (2 * step),
-                                                         rel=1e-6)
+        expected = (moved[0] - moved[1]) / (2 * step)
+        assert np.sum(got * direction) == pytest.approx(expected, rel=1e-6)
 
 
 # ---- repeated eigenvalues and singular values ---------------------------------------------------
@@ -272,7 +272,7 @@ def test_full_matrices_columns_beyond_the_rank_have_no_gradient():
         symdiff.grad(lambda a: np.sum(np.linalg.svd(a)[0] ** 3))(a)
 
 
-# ---- norms at ties and zeros (the kink policy) ----------------------------------------------------
+# ---- norms at ties and zeros (the kink policy) ------------------------------------------
 def test_norm_ties_split_the_gradient_evenly_and_corners_have_zero():
     x = np.array([1.0, -3.0, 3.0, 0.0])
     np.testing.assert_array_equal(symdiff.grad(lambda x: np.linalg.norm(x, np.inf))(x),
@@ -296,7 +296,7 @@ def test_nuclear_norm_of_a_rank_deficient_matrix_drops_the_zero_singular_value()
     np.testing.assert_allclose(got, a / np.linalg.norm(a), atol=1e-12)
 
 
-# ---- a written module runs without symdiff ----------------------------------------------------------
+# ---- a written module runs without symdiff ----------------------------------------------
 MODULE = '''\
 import numpy as np
 import scipy.linalg

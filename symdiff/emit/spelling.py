@@ -156,8 +156,9 @@ class Spelling:
     def _keywords(self, op):
         record = TABLE[op.prim]
         defaults = dict(record.params)
-        return [ast.keyword(k, self.const(v)) for k, v in op.params
-                if k not in record.leading and k != record.paired and (k not in defaults or defaults[k] != v or type(defaults[k]) is not type(v))]
+        written = [(k, v) for k, v in op.params if k not in record.leading and k != record.paired]
+        return [ast.keyword(k, self.const(v)) for k, v in written
+                if k not in defaults or defaults[k] != v or type(defaults[k]) is not type(v)]
 
     def _leading(self, op):
         """Parameters written before the operands: ``np.einsum('ij,j->i', a, x)``."""

@@ -53,8 +53,8 @@ def _einsum(lw, prim, args, kwargs, node):
     if kwargs:
         raise error(f"np.einsum does not take `{sorted(kwargs)[0]}` here",
                     "pass the operands, and optimize=")
-    if not (isinstance(optimize, Const) and optimize.value in (False, True, "greedy",
-                                                                 "optimal")):
+    if not (isinstance(optimize, Const) and
+            optimize.value in (False, True, "greedy", "optimal")):
         raise error("np.einsum's optimize must be False, True, 'greedy' or 'optimal'",
                     "an explicit path (from np.einsum_path) cannot serve the gradient's "
                     "einsums, which have other operands: pass optimize=True")

@@ -79,7 +79,7 @@ class Primitive:
     outputs: tuple = ()
     output_names: tuple = ()   # their names as attributes of the result (NumPy 2's eigh)
     leading: tuple = ()        # parameters written before the operands (einsum's subscripts)
-    paired: str = ""           # a parameter written with the first operand: cho_solve((c, lower), b)
+    paired: str = ""           # a parameter written with the first operand (cho_solve)
     # Generated code calls it, and reading such code back the frontend writes
     # it out as what it stands for (so it never reaches the AD stage): what.
     read_back_as: str = ""

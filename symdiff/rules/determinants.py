@@ -118,4 +118,3 @@ define("cofactor(a)", ("helper", "_cofactor"), like(0), reverse=cofactor_rule,
        forward=cofactor_tangent, result=ARRAY)
 define("cofactor_derivative(a, e)", ("helper", "_cofactor_derivative"), NEW,
        reverse=cofactor_derivative_rule, forward=cofactor_derivative_tangent, result=ARRAY)
-

@@ -133,7 +133,7 @@ def _adjoint(r, op, k, g, inputs, output):
     missing = [i for i, label in enumerate(wanted) if label not in available]
     # NumPy needs `...` in the output when operands have it: the axes it
     # stands for and operand k lacks are leading, and summed by unbroadcast
-    kept = ((ELLIPSIS,) if extra else ()) + tuple(l for l in wanted if l in available)
+    kept = ((ELLIPSIS,) if extra else ()) + tuple(x for x in wanted if x in available)
     if len(terms) == 1 and terms[0][1] == kept:
         grad = g
     else:

@@ -113,7 +113,7 @@ def solve_tangent(b, op, dargs):
 define("solve(a, b)", ("np.linalg", "solve"), NEW, reverse=solve_rule, forward=solve_tangent)
 
 
-# ---- Cholesky factors ------------------------------------------------------------------------------
+# ---- Cholesky factors ---------------------------------------------------------------------
 class _Factor:
     """A Cholesky factor as a function returned it, and the solves with it:
     ``lower`` whether it is L (else U = L^T); NumPy's solves or SciPy's."""
@@ -194,7 +194,7 @@ define("scipy_cholesky(a; lower=False)", ("module", "scipy.linalg", "cholesky"),
        reverse=scipy_cholesky_rule, forward=scipy_cholesky_tangent)
 
 
-# ---- cho_factor and cho_solve ----------------------------------------------------------------------
+# ---- cho_factor and cho_solve -------------------------------------------------------------
 # cho_factor's c holds the factor in one triangle and, in the other, a copy of
 # a's entries (SciPy's documentation calls them random data; they are a's):
 # there its derivative is the identity.

@@ -10,9 +10,9 @@ from .checks import (  # noqa: F401 (helpers too: see HELPERS)
     _broadcast_shape, _fail, _require_float, _require_scalar, _scalar_predicate)
 from .linalg_helpers import (  # noqa: F401 (helpers too: see HELPERS)
     _as_columns, _cofactor, _cofactor_derivative, _cofactor_from_svd, _from_columns,
-    _inner_adjoint_a, _multi_dot_adjoint, _inner_adjoint_b, _kron_adjoint, _kron_adjoint_a, _kron_adjoint_b,
-    _pair_products_but, _products_but, _reduced, _tall_only, _tensordot_adjoint_a,
-    _tensordot_adjoint_b, _tensordot_labels, _undefined_beyond, _untrace)
+    _inner_adjoint_a, _inner_adjoint_b, _kron_adjoint, _kron_adjoint_a, _kron_adjoint_b,
+    _multi_dot_adjoint, _pair_products_but, _products_but, _reduced, _tall_only,
+    _tensordot_adjoint_a, _tensordot_adjoint_b, _tensordot_labels, _undefined_beyond, _untrace)
 
 
 def _as_gradient(g, like):

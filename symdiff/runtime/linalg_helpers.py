@@ -98,7 +98,6 @@ def _untrace(g, like, offset=0, axis1=0, axis2=1):
     return np.moveaxis(spread, (-2, -1), (axis1, axis2))
 
 
-
 # ---- solves: a right-hand side with one axis is one vector -------------------------------------
 def _as_columns(v, b):
     """``v`` (shaped like ``b``, or like a solution of ``solve(a, b)``) as a
@@ -112,7 +111,7 @@ def _from_columns(v, b):
     return v[..., 0] if np.ndim(b) == 1 else v
 
 
-# ---- the cofactor matrix: det's gradient, finite at singular matrices -----------------------------
+# ---- the cofactor matrix: det's gradient, finite at singular matrices ------------------------
 def _cofactor(a):
     """The cofactor matrix of each matrix of ``a``, ``det(a) * inv(a).T``:
     the gradient of ``np.linalg.det``. A polynomial in the entries, finite
@@ -240,4 +239,3 @@ def _multi_dot_adjoint(g, *arrays, index=0):
     else:
         product = np.linalg.multi_dot(factors)
     return np.reshape(product, np.shape(arrays[index]))
-
