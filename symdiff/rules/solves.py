@@ -41,7 +41,7 @@ def tri(b, n, k=0):
 
 def lower_half(b, n):
     """The lower triangle with half the diagonal (Murray's Phi as a mask)."""
-    eye = b.op("npcall", n, func="eye", kwargs=())
+    eye = b.op("npcall", n, func="eye", kwargs=(), hint="eye")
     return b.sub(tri(b, n), b.mul(Const(0.5), eye), hint="lower_half")
 
 
@@ -122,12 +122,12 @@ class _Factor:
         self.b, self.factor, self.lower, self.scipy = b, factor, lower, scipy
         self.L = factor if lower else transposed(b, factor)
 
-    def solve_lt(self, z):
+    def solve_lt(self, z, hint="s_t"):
         """L^-T z."""
         if self.scipy:
             return self.b.op("solve_triangular", self.factor, z, trans=int(self.lower),
-                             lower=self.lower)
-        return self.b.op("solve", transposed(self.b, self.L), z)
+                             lower=self.lower, hint=hint)
+        return self.b.op("solve", transposed(self.b, self.L), z, hint=hint)
 
     def solve_l(self, z):
         """L^-1 z."""
@@ -148,10 +148,9 @@ def _cholesky_adjoint(b, f, g, a):
     read, the off-diagonal entries carry both halves."""
     half = lower_half(b, matrix_size(b, a))
     l_bar = g if f.lower else transposed(b, g)
-    p = b.mul(b.op("matmul", transposed(b, f.L), l_bar), half)
-    x = f.solve_lt(p)
-    y = f.solve_lt(transposed(b, x))
-    return b.mul(b.add(y, transposed(b, y)), read_triangle(b, half, f.lower))
+    phi = b.mul(b.op("matmul", transposed(b, f.L), l_bar), half, hint="phi")
+    s_t = f.solve_lt(transposed(b, f.solve_lt(phi, hint="lt_phi")))  # (L^-T phi L^-1)^T
+    return b.mul(b.add(s_t, transposed(b, s_t)), read_triangle(b, half, f.lower))
 
 
 def _cholesky_tangent(b, f, da, a):
