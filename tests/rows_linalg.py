@@ -206,3 +206,13 @@ ROWS += [
     ("svdvals", lambda x: np.linalg.norm(x, 2, axis=(0, 2)), (u(3, 2, 4),)),
     ("svdvals", lambda x: np.linalg.norm(x, "nuc", axis=(-1, 0), keepdims=True), (u(3, 2, 4),)),
 ]
+
+ROWS += [
+    ("vector_norm", lambda x: np.linalg.vector_norm(x), (u(2, 3),)),
+    ("vector_norm", lambda x: np.linalg.vector_norm(x, axis=(0, 2), ord=1, keepdims=True),
+     (u(2, 3, 2),)),
+    ("vector_norm", lambda x: np.linalg.vector_norm(x, ord=INF), (u(2, 3),)),
+    ("matrix_norm", lambda x: np.linalg.matrix_norm(x), (u(2, 3, 2),)),
+    ("matrix_norm", lambda x: np.linalg.matrix_norm(x, ord="nuc", keepdims=True), (u(2, 3, 2),)),
+    ("matrix_norm", lambda x: np.linalg.matrix_norm(x, ord=-INF), (u(3, 2),)),
+]

@@ -183,6 +183,26 @@ def _norm(lw, prim, args, kwargs, node):
     return result
 
 
+def _vector_norm(lw, prim, args, kwargs, node):
+    """np.linalg.vector_norm: the vectors along ``axis`` (None: all entries)."""
+    kwargs.update(zip(("x", "axis", "keepdims", "ord"), args))
+    x = lw.atom(kwargs["x"], node)
+    order, axis, keepdims = (static_value(lw, kwargs.get(k, Const(d)), k, prim.name, node)
+                             for k, d in (("ord", 2), ("axis", None), ("keepdims", False)))
+    return _checked(norms.vector_norm(lw.b, x, order, axis, bool(keepdims)), order,
+                    norms.VECTOR_ORDS, "vectors", _error(lw, node))
+
+
+def _matrix_norm(lw, prim, args, kwargs, node):
+    """np.linalg.matrix_norm: the matrices on the last two axes."""
+    kwargs.update(zip(("x", "keepdims", "ord"), args))
+    x = lw.atom(kwargs["x"], node)
+    order, keepdims = (static_value(lw, kwargs.get(k, Const(d)), k, prim.name, node)
+                       for k, d in (("ord", "fro"), ("keepdims", False)))
+    return _checked(norms.matrix_norm(lw.b, x, order, (-2, -1), bool(keepdims)), order,
+                    norms.MATRIX_ORDS, "matrices", _error(lw, node))
+
+
 def _checked(value, order, orders, kind, error):
     if value is None:
         raise error(f"np.linalg.norm: ord={order!r} is no norm of {kind}",
@@ -190,7 +210,8 @@ def _checked(value, order, orders, kind, error):
     return value
 
 
-FORMS = {"norm": _norm, "einsum": _einsum, "cho_factor": _cho_factor, "cho_solve": _cho_solve,
+FORMS = {"norm": _norm, "vector_norm": _vector_norm, "matrix_norm": _matrix_norm,
+         "einsum": _einsum, "cho_factor": _cho_factor, "cho_solve": _cho_solve,
          "svd": _svd, "qr": _qr, "expm_frechet": _expm_frechet}
 for _name in ("solve_triangular", "scipy_cholesky"):
     FORMS[_name] = _speed_flags_dropped

@@ -17,7 +17,7 @@ import math
 
 from ..errors import NoDerivativeRuleError
 from ..ir.nodes import Const
-from ..ir.primitive import REDUCTION, define
+from ..ir.primitive import NEW, REDUCTION, define
 from .einsum import spelled
 
 
@@ -59,6 +59,11 @@ def norm_tangent(b, op, dargs):
 
 define("norm(x; ord=None, axis=None, keepdims=False)", ("np.linalg", "norm"), REDUCTION,
        reverse=norm_rule, forward=norm_tangent)
+# NumPy 2's array-API norms: written out as the others (frontend/call_forms.py)
+define("vector_norm(x; axis=None, keepdims=False, ord=2)", ("np.linalg", "vector_norm"),
+       REDUCTION, read_back_as="what it computes (frontend/call_forms.py)")
+define("matrix_norm(x; keepdims=False, ord='fro')", ("np.linalg", "matrix_norm"), NEW,
+       read_back_as="what it computes (frontend/call_forms.py)")
 
 
 # ---- every other norm, written out --------------------------------------------------------------
