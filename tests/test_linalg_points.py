@@ -346,3 +346,83 @@ def linear_loss(a, b, x):  # MODULE's function
     y = scipy.linalg.cho_solve(scipy.linalg.cho_factor(k), b)
     s = np.linalg.svd(a, compute_uv=False)
     return np.sum(y * x) + np.linalg.det(k) + np.sum(s) + np.linalg.norm(a, 1)
+
+
+# ---- more ill-conditioned matrices: spectra and the pseudo-inverse --------------------------
+def test_eigvalsh_and_svdvals_gradients_on_ill_conditioned_matrices():
+    """V diag(w_bar) V^T (folded onto the triangle read) and U diag(s_bar) V^T,
+    against the decompositions in 50 digits."""
+    weights = RNG.normal(size=4)
+    w, v = mpmath.eigsy(_mp(ILL_SPD))
+    v = _np(v)[:, np.argsort([float(x) for x in w])]
+    symmetric = v @ np.diag(weights) @ v.T
+    expected = symmetric * (2.0 * np.tri(4) - np.eye(4))
+    got = symdiff.grad(lambda a: np.linalg.eigvalsh(a) @ weights)(ILL_SPD)
+    assert _relative_error(got, expected) < 1e-9
+    u, s, vh = (_np(m) for m in mpmath.svd_r(_mp(ILL)))
+    got = symdiff.grad(lambda a: np.linalg.svd(a, compute_uv=False) @ weights)(ILL)
+    assert _relative_error(got, u @ np.diag(weights) @ vh) < 1e-9
+
+
+def test_pinv_of_an_ill_conditioned_matrix_has_the_inverse_s_gradient():
+    g = RNG.normal(size=(4, 4))
+    inverse = _np(_mp(ILL) ** -1)
+    expected = -inverse.T @ g @ inverse.T
+    got = symdiff.grad(lambda a: np.sum(g * np.linalg.pinv(a)))(ILL)
+    assert _relative_error(got, expected) < 1e-6  # (pinv goes through the SVD: cond^2 eps)
+
+
+# ---- einsum: random subscripts, against NumPy's reading of them ------------------------------
+def _random_subscripts(rng):
+    """Two or three operands over labels i..m (some repeated in an operand,
+    some with ...), an output explicit or implicit."""
+    labels = "ijklm"
+    sizes = {label: int(rng.integers(1, 4)) for label in labels}
+    terms, shapes = [], []
+    for _ in range(int(rng.integers(1, 4))):
+        term = list(rng.choice(list(labels), size=int(rng.integers(0, 4))))
+        ellipsis = rng.random() < 0.3
+        shapes.append(((2,) if ellipsis else ()) + tuple(sizes[x] for x in term))
+        terms.append(("..." if ellipsis else "") + "".join(term))
+    text = ",".join(terms)
+    if rng.random() < 0.5:
+        present = sorted({x for t in terms for x in t if x != "."})
+        kept = [x for x in present if rng.random() < 0.5]
+        text += "->" + ("..." if "..." in text else "") + "".join(kept)
+    return text, shapes
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_einsum_random_subscripts(seed):
+    rng = np.random.default_rng(seed)
+    text, shapes = _random_subscripts(rng)
+    args = tuple(rng.normal(size=s) for s in shapes)
+    weights = rng.normal(size=np.shape(np.einsum(text, *args)))
+    if len(args) == 1:
+        def f(a):
+            return np.sum(weights * np.einsum(text, a))
+    elif len(args) == 2:
+        def f(a, b):
+            return np.sum(weights * np.einsum(text, a, b))
+    else:
+        def f(a, b, c):
+            return np.sum(weights * np.einsum(text, a, b, c))
+    check_grads(f, args, order=1)
+
+
+def test_einsum_gradients_are_einsums_with_the_users_optimize():
+    def product(a, b):
+        return np.sum(np.einsum("ij,jk->ik", a, b) ** 2)
+
+    def chosen(a, b):
+        return np.sum(np.einsum("ij,jk->ik", a, b, optimize="optimal") ** 2)
+
+    def rows(a, b):
+        return np.sum(np.einsum("ij,ij->i", a, b) ** 2)
+
+    text = symdiff.source(symdiff.grad(product, wrt=(0, 1)))
+    assert "np.einsum('ik,jk->ij', t_bar, b, optimize=True)" in text  # it contracts k
+    text = symdiff.source(symdiff.grad(chosen, wrt=(0, 1)))
+    assert text.count("optimize='optimal'") == 3
+    text = symdiff.source(symdiff.grad(rows, wrt=(0, 1)))
+    assert "np.einsum('i,ij->ij', t_bar, b)" in text  # a product: no path to find
