@@ -165,6 +165,20 @@ class Recorder:
     def exp(self, e):
         return self._grow(np.exp(e))
 
+    def shared(self, value, ok):
+        """A value computed once and read under masks the stack does not see
+        (fuzz_oracle's shared values): its domain's decisions count, and a
+        value on its domain's edge (finite, with an infinite derivative:
+        arcsin(1.0)) counts as used there, as does a huge one."""
+        ok = np.asarray(ok)
+        self.sig.append(ok.copy())
+        finite = np.isfinite(value)
+        if np.any(~ok & finite):
+            self.bad = True
+        if np.any(finite & (np.abs(np.where(finite, value, 0.0)) >= 1e6)):
+            self.huge = True
+        return value
+
     def grow(self, e):
         return self._grow(e)
 

@@ -13,7 +13,8 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 
 from ..ir.clone import clone_block
-from ..ir.nodes import Carry, Loop, Op, Tape, Var, branch_definitions
+from ..ir.nodes import (Carry, Const, If, Loop, Op, Tape, Var, branch_definitions, saved,
+                        uses, walk)
 from ..rules.linalg import TAPE_SUMS
 
 
@@ -35,8 +36,12 @@ def backward_loop(rev, loop):
     tape_bars = [(t, bar) for t, bar in tape_bars if bar is not None]
     if all(g is None for g in seeds.values()) and not tape_bars:
         return  # nothing the loop computes reaches the result
+    idle = _idle_carries(loop, active, seeds, tape_bars)
+    active = [c for c in active if id(c) not in idle]
     tape = Tape(Var("tape"), [])
     mapping, view, recomputed = _tape_plan(rev, loop, tape)
+    rev.origin.update((new, old) for old, new in mapping.items()  # (reads: reverse.py)
+                      if isinstance(new, Var) and new is not old)
     rev.branch_of.update(branch_definitions(view))
     for old, new in list(mapping.items()):  # backward_as: the view's clean copies
         if old in rev.shadow:
@@ -62,15 +67,79 @@ def backward_loop(rev, loop):
         rev.backward_block(view)
         escaping = {v: b.total(t) for v, t in rev.adj.items() if t}
         rev.adj = outer
-        _close_carried(rev, carried_bar, escaping, mapping)
+        unread = _close_carried(rev, carried_bar, escaping, mapping)
         _write_tape_bars(rev, loop, reverse, escaping, mapping)
         _accumulate_outer(rev, reverse, escaping, set(loads), (before, after))
     reverse.body = body
     for stmt in before + [reverse] + after:
         b.append(stmt)
     for carry, bar in carried_bar:
-        if rev.wants(carry.init):
+        # A value the body overwrites without reading it hands its first
+        # value nothing once an iteration has run: no zero to meet a NaN.
+        if rev.wants(carry.init) and not (id(carry) in unread and runs_at_least_once(loop)):
             rev.adj[carry.init].append(bar.out)
+
+
+def runs_at_least_once(loop):
+    """Whether ``loop`` is known to run at least once."""
+    if loop.kind != "range" or not all(isinstance(b, Const) for b in loop.bounds):
+        return False
+    return len(range(*(b.value for b in loop.bounds))) > 0
+
+
+def _idle_carries(loop, active, seeds, tape_bars):
+    """The ids of the carried values whose adjoint is zero in every iteration:
+    nothing after the loop reads them, and each iteration reads them only
+    for other such values (``v = 0.9 * v + ...`` with ``v`` unused). Their
+    backward is left out: a zero adjoint must not meet a NaN they hold."""
+    saved_bars = {a for t, bar in tape_bars for k in bar.positions
+                  for a in [t.items[k]] if isinstance(a, Var)}
+    feeds = {}  # id(carry) -> the carries whose updates its value reaches; or None
+    for c in active:
+        reached = _reached(loop.cond_block + loop.body, {c.param})
+        feeds[id(c)] = None if reached & saved_bars else \
+            {id(d) for d in active if d.update in reached}
+    live = {id(c) for c in active if seeds[id(c)] is not None or feeds[id(c)] is None}
+    changed = True
+    while changed:
+        changed = False
+        for c in active:
+            if id(c) not in live and feeds[id(c)] & live:
+                live.add(id(c))
+                changed = True
+    return {id(c) for c in active} - live
+
+
+def _reached(stmts, reached):
+    """``reached`` and every var ``stmts`` compute from it (all of a nested
+    statement's values, when it reads any)."""
+    for stmt in stmts:
+        if isinstance(stmt, Op):
+            if any(isinstance(a, Var) and a in reached for a in stmt.args):
+                reached.add(stmt.target)
+        elif any(isinstance(a, Var) and a in reached for a in _all_reads(stmt)):
+            for s in walk([stmt]):
+                if isinstance(s, Op):
+                    reached.add(s.target)
+                elif isinstance(s, If):
+                    reached.update(m.target for m in s.merges)
+                elif isinstance(s, Loop):
+                    reached.update(c.out for c in s.carried)
+    return reached
+
+
+def _all_reads(stmt):
+    """Every atom ``stmt`` and the statements nested in it read."""
+    for s in walk([stmt]):
+        if isinstance(s, Op):
+            yield from s.args
+        else:
+            yield from uses(s)
+            if isinstance(s, If):
+                for m in s.merges:
+                    yield from (m.then, m.orelse)
+            elif isinstance(s, Loop):
+                yield from [c.update for c in s.carried] + saved(s) + [s.exit, s.cond]
 
 
 def _tape_bar(rev, tape):
@@ -161,10 +230,15 @@ def _carried_adjoints(rev, active, seeds, mapping, reverse):
 
 def _close_carried(rev, carried_bar, escaping, mapping):
     """The adjoint of each carried value at the start of the iteration is what
-    the previous (earlier) iteration's update receives."""
+    the previous (earlier) iteration's update receives. The ids of the carries
+    whose start gets none (the body does not read it)."""
+    unread = set()
     for carry, bar in carried_bar:
         grad = escaping.pop(mapping[carry.param], None)
+        if grad is None:
+            unread.add(id(carry))
         bar.update = grad if grad is not None else rev.zeros(mapping[carry.param])
+    return unread
 
 
 def _accumulate_outer(rev, reverse, escaping, loads, around):

@@ -9,20 +9,22 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import replace
 
-from ..errors import NoDerivativeRuleError, NonScalarOutputError, UnsupportedSyntaxError
-from ..ir.nodes import Const, Function, If, Loop, Merge, Op, Var, branch_definitions
+from ..errors import NoDerivativeRuleError, NonScalarOutputError
+from ..ir.nodes import Const, Function, If, Loop, Op, Var, branch_definitions
 from ..ir.primitive import TABLE
 from ..ir.shapes import SCALAR, is_elementwise
 from ..rules import NoRule, reverse_rule
+from .branch_placement import place_in_branches, silent_values
 from .backward_as import add_shadows
+from .branches import BranchReverse
 from .cancelled_shifts import shift_free
-from .loops import TapeBar, backward_loop, loop_activity
+from .loops import backward_loop, loop_activity
 from .overrides import override_rule
 from .seeds import check_floats, check_scalar, seed_name, vjp_seeds
 from .where_guards import Guards, guard_wheres, zero_by_product
 
 
-class Reverse:
+class Reverse(BranchReverse):
     def __init__(self, fn, builder):
         self.fn = fn
         self.b = builder
@@ -34,6 +36,12 @@ class Reverse:
         self.shadow = {}  # var -> its clean copy, downstream of backward_as
         self.original = {}  # clean copy -> var
         self.branch_of = {}  # var -> the (If, side) branches defining it, innermost first
+        self.reads = {}  # var -> its reads that can hand it an adjoint (see _silent)
+        self.silent = set()  # vars no adjoint reaches (a where's original branch, guarded)
+        self.origin = {}  # var of a loop's copy of its body -> the var it copies
+        self.placed_in = {}  # id(If) -> {side: ops differentiated in that branch}
+        self.conditional_at = {}  # id(op) -> (ops, branches): backward_conditional there
+        self.deferred = set()  # id(op) of the ops backward_conditional differentiates
         self.shift_free = set()  # subtractions whose shift gets no gradient (cancelled_shifts.py)
         self.cancelled = None  # that shift, while its subtraction is differentiated
 
@@ -65,8 +73,10 @@ class Reverse:
         return self.b.op("sum_to", contribution, like)
 
     def _leaves_cone(self, var):
+        """Whether a gradient to ``var`` leaves the cone being differentiated
+        (guards included: a cone may read another where's guard)."""
         var = self.original.get(var, var)
-        if not isinstance(var, Var) or var in self.guards.guards:
+        if not isinstance(var, Var):
             return False
         cone = self.guards.cone(var)
         return cone is None or cone.where is not self.cone.where
@@ -89,6 +99,8 @@ class Reverse:
         ``(value, adjoint)`` pairs in ``seeds``."""
         self.active = _activity(self.fn.body, set(wrt))
         self.branch_of = branch_definitions(self.fn.body)
+        self.silent, self.reads = silent_values(self.fn.body, self.fn.result,
+                                                _differentiable)
         if not self.shadow and not self.guards.cone_of:  # (masks and shadows: not followed)
             self.shift_free = shift_free(self.fn.body, tuple(v for v, _ in seeds), self.facts)
         for value, seed in seeds:
@@ -101,9 +113,17 @@ class Reverse:
             grads = [g if g is not None else self.zeros(p) for p, g in zip(wrt, grads)]
         return stmts, grads
 
-    def backward_block(self, stmts):
+    def backward_block(self, stmts, placed=False):
+        """The backward statements of ``stmts``; ``placed``: operations were
+        already placed in branches (branch_placement.py)."""
+        if not placed:
+            place_in_branches(self, stmts)
         for stmt in reversed(stmts):
-            if isinstance(stmt, Op):
+            if id(stmt) in self.conditional_at:
+                self.backward_conditional(*self.conditional_at[id(stmt)])
+            elif id(stmt) in self.deferred:
+                continue
+            elif isinstance(stmt, Op):
                 self.backward_op(stmt)
             elif isinstance(stmt, If):
                 self.backward_if(stmt)
@@ -133,6 +153,14 @@ class Reverse:
             parts[part.index].append(part.value)
         with self.b.at(op.loc):
             return tuple(self.b.total(terms) for terms in parts)
+
+    def _total(self, terms):
+        """The sum of ``terms``, placed (for its comment) at the line the last
+        one comes from when that is an operation differentiated here."""
+        last = self.facts.producer(terms[-1]) if isinstance(terms[-1], Var) else None
+        placed = last is not None and last.backward and last.loc is not None
+        with self.b.at(last.loc if placed else self.b.loc):
+            return self.b.total(terms)
 
     def zeros(self, var):
         return self.b.op("zeros_like", var, hint=var.hint + "_bar")
@@ -200,70 +228,14 @@ class Reverse:
         if producer is not None and producer.backward and grad not in self.b.named:
             grad.hint = arg.hint + "_bar"
 
-    def backward_if(self, stmt):
-        seeds = [(m, self.collect(m.target)) for m in stmt.merges if m.target in self.adj]
-        for m in stmt.merges:
-            if self.facts.is_scalar(m.target):  # then so are both sources
-                for source in (m.then, m.orelse):
-                    if isinstance(source, Var):
-                        self.facts.shape[source] = SCALAR
-        outer = self.adj
-        results = []
-        for side, block in (("then", stmt.then), ("orelse", stmt.orelse)):
-            self.adj = defaultdict(list)
-            for merge, g in seeds:
-                if g is not None and self.wants(getattr(merge, side)):
-                    self.adj[getattr(merge, side)].append(g)
-            for var in [v for v in outer if self._inside(v, stmt, side)]:
-                self.adj[var].extend(outer.pop(var))  # from a later `if` on this condition
-            with self.b.block() as stmts, self.b.at(stmt.loc):
-                self.backward_block(block)
-                escaping = {v: self.b.total(terms) for v, terms in self.adj.items() if terms}
-            results.append((stmts, escaping))
-        self.adj = outer
-        self._join(stmt, results)
+    @staticmethod
+    def differentiable(prim):
+        return _differentiable(prim)
 
-    def _inside(self, var, stmt, side):
-        """Whether ``var`` is defined within the ``side`` branch of ``stmt``."""
-        return any(owner is stmt and where == side
-                   for owner, where in self.branch_of.get(var, ()))
-
-    def _same_cond(self, a, b):
-        def key(cond):
-            op = self.facts.defs.get(cond)
-            return op.args[0] if op is not None and op.prim == "scalar_predicate" else cond
-        return key(a) is key(b)
-
-    def _join(self, stmt, results):
-        (then, then_out), (orelse, else_out) = results
-        names = [v for v in then_out] + [v for v in else_out if v not in then_out]
-        merges = []
-        for var in names:
-            side = "then" if var in then_out else "orelse"
-            if (var in then_out) != (var in else_out) and any(
-                    owner is not stmt and where == side and self._same_cond(owner.cond, stmt.cond)
-                    for owner, where in self.branch_of.get(var, ())):
-                # defined under the same condition by an earlier `if`, and read
-                # on the same side: its adjoint stays there, nothing to merge
-                self.adj[var].append(then_out.get(var, else_out.get(var)))
-                continue
-            if isinstance(then_out.get(var, else_out.get(var)), TapeBar):
-                raise UnsupportedSyntaxError(
-                    "a tape is read under another condition than the one it was "
-                    "written under", stmt.loc, "read a tape in a loop nested in the "
-                    "same `if` conditions as the loop that appends to it")
-            sides = []
-            for stmts, out in ((then, then_out), (orelse, else_out)):
-                if var not in out:
-                    with self.b.into(stmts):
-                        out[var] = self.zeros(var)
-                sides.append(out[var])
-            target = Var(var.hint + "_bar")
-            merges.append(Merge(target, *sides))
-            self.facts.shape[target] = self.facts.key(var)
-            self.adj[var].append(target)
-        if then or orelse or merges:
-            self.b.append(If(stmt.cond, then, orelse, merges, stmt.loc, backward=True))
+    def origin_of(self, var):
+        while var in self.origin:
+            var = self.origin[var]
+        return var
 
 
 def _activity(stmts, active):

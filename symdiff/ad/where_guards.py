@@ -1,24 +1,32 @@
 """Keeping the branch `where` does not take from leaking NaN or warnings.
 
 For ``where(c, t, f)``, the values of ``t`` matter only where ``c`` holds.
-The *cone* of ``t`` is the elementwise computation used for nothing but
-``t`` (print and logging do not count: they see what the user's code
-computes). `guard_wheres` replaces an operand outside an operation's domain
-(``sqrt`` of a negative, ``log`` of 0, a zero divisor) where ``c`` fails by a
-value inside it::
+The *cone* of ``t`` is the elementwise computation of ``t`` visible at the
+``where`` (in its block or an enclosing one). `guard_wheres` replaces an
+operand outside an operation's domain (``sqrt`` of a negative, ``log`` of 0,
+a zero divisor) where ``c`` fails by a value inside it::
 
     x_safe = np.where(c, x, 1.0)     # the "double where", written for you
     t = np.sqrt(x_safe)
 
-The guarded operations are copies, made right before the ``where``: after
-its condition and after every input of the cone (the originals are left to
-the simplifier to drop, or to a print to read). A value that only wheres
-read gets a guarded copy for each of them.
+A guard may change a value only where every use that can see it is masked
+by ``c``. So the guarded operations are copies, made right before the
+``where`` (after its condition and every input of the cone), and read by
+nothing but the cone: a value something else also reads (another where, a
+condition, a returned tuple, an operation outside the cone) keeps its
+original for those readers, and the cone gets a copy of it, and of what it
+is computed from, when a guard is needed there or above it (a value read by
+two wheres gets a copy for each; the last one reads the original). A value
+of an enclosing block the cone takes is always copied into the where's
+block, and so is a member of another where's cone. Print and logging do not
+count as readers: they see what the user's code computes.
 
 The reverse pass then lets the upstream gradient flow unmasked through the
 cone, guards included (every value there is finite), at the where's full
 shape, and applies the mask once, where a gradient leaves the cone: select
-after multiply, then sum to the operand's shape. Where the gradient is known
+after multiply, then sum to the operand's shape. Only the cone's own values
+are left unmasked, and only the cone reads them, so the mask applies exactly
+to the gradient that flowed through the branch. Where the gradient is known
 finite and not negative outside the mask (`zero_by_product`), the select is
 a product with the mask (optimize/selects.py): the same bits, without a branch.
 """
@@ -53,66 +61,135 @@ class Guards:
 
 def guard_wheres(fn, builder):
     uses = _use_counts(fn)
-    state = _Guarding(builder, uses, _where_bound(fn, uses))
-    fn.body = state.block(fn.body)
+    state = _Guarding(builder, uses,
+                      {s.target: s for s in walk(fn.body) if isinstance(s, Op)})
+    fn.body = state.block(fn.body, {})
     return state.guards
 
 
 class _Guarding:
-    def __init__(self, builder, uses, bound):
+    def __init__(self, builder, uses, producers):
         self.b = builder
         self.uses = uses      # Var -> reads that matter (print's do not)
-        self.bound = bound    # Vars read only by wheres' branches (see _where_bound)
+        self.producers = producers  # Var -> the Op that makes it (copies included)
+        self.order = {}       # Var -> its place in program order (copies included)
         self.guards = Guards()
 
-    def block(self, stmts):
+    def block(self, stmts, outer):
+        """Guard the wheres of ``stmts``; ``outer`` maps the values of the
+        enclosing blocks visible here to their operations."""
         out = []
-        defs = {}   # Var -> (position in out, Op): the block's ops, copies included
+        defs = {}   # Var -> Op: the block's operations so far, copies included
         for stmt in stmts:
             if isinstance(stmt, If):
-                stmt.then = self.block(stmt.then)
-                stmt.orelse = self.block(stmt.orelse)
+                visible = {**outer, **defs}
+                stmt.then = self.block(stmt.then, visible)
+                stmt.orelse = self.block(stmt.orelse, visible)
             elif isinstance(stmt, Loop):
-                stmt.body = self.block(stmt.body)
+                stmt.body = self.block(stmt.body, {**outer, **defs})
             elif isinstance(stmt, Op) and stmt.prim == "where":
-                for op in self.where(stmt, defs):
-                    defs[op.target] = (len(out), op)
+                for op in self.where(stmt, defs, outer):
+                    self._define(op, defs)
                     out.append(op)
             if isinstance(stmt, Op):
-                defs[stmt.target] = (len(out), stmt)
+                self._define(stmt, defs)
             out.append(stmt)
         return out
 
-    def where(self, where, defs):
+    def _define(self, op, defs):
+        defs[op.target] = op
+        self.producers[op.target] = op
+        self.order[op.target] = len(self.order)
+
+    def where(self, where, defs, outer):
         """The operations ``where`` now needs before it: the masks and the
         guarded copies of its branches' cones, which it reads instead."""
         cond, *branches = where.args
         args = list(where.args)
         made = []
         for slot, branch in enumerate(branches, 1):
-            # A value only wheres read gets a copy for each (but the last).
-            shared = self.uses.get(branch, 0) > 1 and branch in self.bound
-            cone = _cone(branch, defs, self.uses, shared)
-            if not cone or shared and not any(_needs_guard(op) for op in cone):
+            region = self.region(branch, defs, outer)
+            cone, pinned = self.choose(branch, region, defs)
+            if not cone:
                 continue
             with self.b.block() as ops, self.b.at(where.loc):
                 mask = cond if slot == 1 else self.b.op("logical_not", cond, hint="mask")
-                args[slot] = self.cone(cone, Cone(mask, where.target), copy_all=shared)
+                args[slot] = self.cone(cone, Cone(mask, where.target), pinned)
             for op in ops:  # counted now: the other branch's cone must not take them
+                self.producers[op.target] = op
                 _count(self.uses, op, +1)
-            self.uses[branch] -= 1
-            self.uses[args[slot]] = self.uses.get(args[slot], 0) + 1
+            if args[slot] is not branch:
+                self.uses[args[slot]] = self.uses.get(args[slot], 0) + 1
+                self.uses[branch] -= 1
+                self.release(branch)
             made += ops
         where.args = tuple(args)
         return made
 
-    def cone(self, cone, info, copy_all):
+    def region(self, branch, defs, outer):
+        """Var -> Op: the elementwise computation of ``branch`` visible here,
+        what the guards of this branch can cover."""
+        def producer(var):
+            op = defs.get(var) or outer.get(var) if isinstance(var, Var) else None
+            return op if op is not None and is_elementwise(op.prim) and not op.effect \
+                else None
+
+        if producer(branch) is None:
+            return {}
+        region, todo = {branch: producer(branch)}, [branch]
+        while todo:
+            for arg in region[todo.pop()].args:
+                if arg not in region and producer(arg) is not None:
+                    region[arg] = producer(arg)
+                    todo.append(arg)
+        return region
+
+    def choose(self, branch, region, defs):
+        """The cone of ``branch`` in program order, and the members of it to be
+        copied (``pinned``): the values something outside the cone still reads
+        (a where's other branch, a where's condition, the cone's original
+        operations), and those of enclosing blocks. A pinned value is worth a
+        copy only when a guard is needed at it or above it, or when it is a
+        member of another where's cone."""
+        if not region:
+            return [], set()
+        reads = _reads_within(region, branch)
+        order = sorted(region, key=lambda v: self.order[v])
+        pinned = {v for v in region if v not in defs or reads.get(v, 0) != self.uses.get(v)}
+        for var in reversed(order):  # a value a pinned one reads stays read: pinned too
+            if var in pinned:
+                pinned.update(a for a in region[var].args if a in region)
+        needs = set()
+        for var in order:
+            if _needs_guard(region[var]) or any(a in needs for a in region[var].args):
+                needs.add(var)
+        taken = {v for v in region if v not in pinned or v in needs}
+        # A value of another where's cone gets its gradient unmasked, at that
+        # where's shape, from that cone alone: this one reads a copy of it.
+        for var in reversed(order):
+            if var in taken:
+                taken.update(a for a in region[var].args
+                             if a in region and self.guards.cone(a) is not None)
+        cone = [region[v] for v in order if v in taken]
+        return cone, pinned & taken
+
+    def release(self, var):
+        """``var`` lost a reader: when it has none left, so do its operands."""
+        op = self.producers.get(var)
+        if self.uses.get(var) or op is None or op.effect:
+            return
+        for arg in op.args:
+            if isinstance(arg, Var) and self.uses.get(arg):
+                self.uses[arg] -= 1
+                self.release(arg)
+
+    def cone(self, cone, info, pinned):
         """Guard the operands of ``cone`` (its ops in program order) that need it.
 
-        An op that needs a guard, or reads a value that does, is copied with
-        the guarded operands (with ``copy_all``, every op is: the originals
-        are still read); the copy of the branch is returned (the branch itself
-        when nothing needed a guard).
+        An op that needs a guard, reads a value that does, or is ``pinned``
+        (still read by something outside the cone) is copied with the guarded
+        operands; the copy of the branch is returned (the branch itself when
+        nothing needed a guard).
         """
         fresh = {}  # original var -> its copy
         for op in cone:
@@ -125,10 +202,8 @@ class _Guarding:
                                             hint=arg.hint + "_safe")
                     self.guards.guards.add(args[i])
                     self.guards.cone_of[args[i]] = info
-            if copy_all or any(new is not old for new, old in zip(args, op.args)):
+            if op.target in pinned or any(new is not old for new, old in zip(args, op.args)):
                 fresh[op.target] = self.copy(op, args)
-                if not copy_all:  # the original is left to a print, or to no one
-                    _count(self.uses, op, -1)
             self.guards.cone_of[fresh.get(op.target, op.target)] = info
         return fresh.get(cone[-1].target, cone[-1].target)
 
@@ -147,32 +222,15 @@ def _needs_guard(op):
                for i, a in enumerate(op.args))
 
 
-def _cone(branch, defs, uses, shared=False):
-    """The elementwise ops of this block computing ``branch`` and nothing else
-    (``shared``: the branch may have other readers), in program order
-    (``branch`` last)."""
-    found = defs.get(branch)
-    if found is None or uses.get(branch) != 1 and not shared \
-            or not is_elementwise(found[1].prim):
-        return []
-    op = found[1]
-    cone, frontier = [op], [op]
-    members = {op.target}
-    while frontier:
-        current = frontier.pop()
-        for arg in current.args:
-            inner = defs.get(arg)
-            if inner is None or arg in members or not is_elementwise(inner[1].prim):
-                continue
-            if uses.get(arg) == _uses_within(arg, cone + [inner[1]]):
-                members.add(arg)
-                cone.append(inner[1])
-                frontier.append(inner[1])
-    return sorted(cone, key=lambda o: defs[o.target][0])
-
-
-def _uses_within(var, ops):
-    return sum(1 for op in ops for a in op.args if a is var)
+def _reads_within(region, branch):
+    """How many times each value is read by the operations of ``region``, and
+    by the where reading ``branch``."""
+    reads = {branch: 1}
+    for op in region.values():
+        for arg in op.args:
+            if isinstance(arg, Var):
+                reads[arg] = reads.get(arg, 0) + 1
+    return reads
 
 
 def _count(uses, op, step):
@@ -181,29 +239,11 @@ def _count(uses, op, step):
             uses[a] = uses.get(a, 0) + step
 
 
-def _where_bound(fn, uses):
-    """The results of elementwise ops read only as a branch of a where, or by
-    elementwise ops whose results are: only what a where takes from them
-    matters, so each where can read its own guarded copy."""
-    bound, reads = set(), {}  # reads: Var -> its reads by wheres and bound ops
-    for stmt in reversed(list(walk(fn.body))):
-        if not isinstance(stmt, Op) or not is_elementwise(stmt.prim):
-            continue
-        if uses.get(stmt.target) and reads.get(stmt.target) == uses[stmt.target]:
-            bound.add(stmt.target)
-            _count(reads, stmt, +1)
-        elif stmt.prim == "where":
-            for a in stmt.args[1:]:
-                if isinstance(a, Var):
-                    reads[a] = reads.get(a, 0) + 1
-    return bound
-
-
 def _use_counts(fn):
     """How many times each variable is read, not counting what print and
     logging read (directly, or through the stop_gradient, str() and format
     their arguments go through): they do not make a value part of two things."""
-    counts = use_counts(fn)
+    counts = use_counts(fn)  # (the items of a returned tuple count as reads)
     feeding = {}  # var -> its reads by effects and by what only effects read
     for stmt in reversed(list(walk(fn.body))):
         if isinstance(stmt, Op) and _feeds_effects_only(stmt, counts, feeding):

@@ -15,15 +15,15 @@ from ..ir.nodes import Const, FreeVar, If, Loop, Op, Var, blocks, use_counts, wa
 from ..ir.primitive import TABLE
 from .in_place_writes import accumulations, scatters
 from .layout import fit_comment, strip_parens, wrap
-from .names import CALLED_BUILTINS, assign_names, builtin_aliases
+from .names import CALLED_BUILTINS, assign_names, builtin_aliases, name_temporaries
+from .inlining import Inlining
 from .spelling import Spelling
 from ..runtime.loader import is_generated
 
 MAX_LINE = 79
-_NEVER_INLINE = {"scalar_predicate", "pass_gradient"}  # and effects (Op.effect)
 
 
-class Emitter(Spelling):
+class Emitter(Inlining, Spelling):
     def __init__(self, fn, np_alias="np", unwrap=()):
         self.fn = fn
         self.np = np_alias
@@ -40,7 +40,7 @@ class Emitter(Spelling):
         self.scatters = scatters(self.fn.body, self.counts)
         self.unpacked = _unpacked_outputs(self.fn.body, self.counts)
         self.read_by_unpacking = {out.target for outs in self.unpacked.values() for out in outs}
-        self._decide_inlining(self.fn.body, depth=0)
+        self._decide_inlining(self.fn.body, depth=0, limit=None)
         self.accumulations = accumulations(self.fn.body, self.counts)
         fixed = {p: p.hint for p in self.fn.params}
         fixed.update({v: v.hint for v in free_variables(self.fn)})
@@ -50,7 +50,18 @@ class Emitter(Spelling):
         reserved |= set(self.builtins.values())
         shared = {t: buffer for t, (buffer, _) in self.scatters.items()}
         _name_entries(self.fn.body)
-        self.names = assign_names(self.fn, self.inlined, fixed, reserved, shared)
+        # Names are chosen as if every value that can be were folded into the
+        # line reading it; then a value whose reader's line would be too long
+        # gets a line, and a name, of its own (name_temporaries). So where lines
+        # break changes no other name: a longer file name in a message, say.
+        everything = self.inlined
+        self.names = assign_names(self.fn, everything, fixed, reserved, shared)
+        self.inlined = {}
+        self._decide_inlining(self.fn.body, depth=0, limit=MAX_LINE - 24)
+        temporaries = [v for v in everything if v not in self.inlined]
+        if temporaries:
+            self.names = name_temporaries(self.fn, self.inlined, self.names, temporaries,
+                                          set(fixed.values()) | reserved)
         params = ", ".join(p.hint for p in self.fn.params)
         lines = [f"def {name}({params}):", _docstring(doc)]
         self._last_comment = None
@@ -244,55 +255,6 @@ class Emitter(Spelling):
             if isinstance(arg, Var) and arg in self.inlined:
                 notes += [n for n in self._notes(self.inlined[arg]) if n not in notes]
         return notes
-
-    # -- inlining ----------------------------------------------------------------------------
-    def _decide_inlining(self, stmts, depth):
-        defined_here = set()
-        for stmt in stmts:
-            if isinstance(stmt, Op):
-                defined_here.add(stmt.target)
-                self._inline_args(stmt, defined_here)
-            elif isinstance(stmt, If):
-                self._decide_inlining(stmt.then, depth + 1)
-                self._decide_inlining(stmt.orelse, depth + 1)
-            elif isinstance(stmt, Loop):
-                self._decide_inlining(stmt.cond_block, depth + 1)
-                self._decide_inlining(stmt.body, depth + 1)
-                self._inline_condition(stmt)
-
-    def _inline_condition(self, loop):
-        """``while <expr>:`` when the condition's statements all fold into it."""
-        ops = [s for s in loop.cond_block if isinstance(s, Op)]
-        if len(ops) == len(loop.cond_block) and ops and ops[-1].target is loop.cond \
-                and all(o.target in self.inlined for o in ops[:-1]) \
-                and self.counts.get(loop.cond) == 1 and self._inlinable(loop.cond):
-            self.inlined[loop.cond] = ops[-1]
-
-    def _inline_args(self, op, defined_here):
-        if op.target in self.scatters:  # two lines: `x_bar = buffer`, `x_bar[i] += g`
-            buffer, placed = self.scatters[op.target]
-            self.inlined[placed.target] = placed
-            self._inline_args(placed, defined_here)
-            if self._inlinable(buffer) and buffer in defined_here and \
-                    len(ast.unparse(self.expr(self._defs[buffer]))) <= MAX_LINE - 24:
-                self.inlined[buffer] = self._defs[buffer]
-            return
-        candidates = [a for a in op.args if isinstance(a, Var) and a in defined_here
-                      and self._inlinable(a)]
-        for var in candidates:
-            self.inlined[var] = self._defs[var]
-        while candidates and len(ast.unparse(self.expr(op))) > MAX_LINE - 24:
-            biggest = max(candidates, key=lambda v: len(ast.unparse(self.atom(v))))
-            del self.inlined[biggest]
-            candidates.remove(biggest)
-
-    def _inlinable(self, var):
-        op = self._defs.get(var)
-        return (op is not None and self.counts.get(var, 0) == 1
-                and var not in self.fn.named and not op.effect
-                and op.prim not in _NEVER_INLINE and var not in self.scatters
-                and var not in self.read_by_unpacking  # (named by `w, v = eigh(a)`)
-                and not isinstance(var, FreeVar))
 
     @property
     def _defs(self):

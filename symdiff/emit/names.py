@@ -111,7 +111,7 @@ class Positions:
             self._use(c.update)
             if isinstance(c.update, Var) and self.defs.get(c.update, -1) > start \
                     and c.update not in self.groups and c.param not in saved \
-                    and self.last.get(c.param, 0) <= self.defs[c.update]:
+                    and self.last.get(c.param, 0) <= self._first_def(c.update):
                 self._join(c.update, c.param)
             self._join(c.out, c.param)
         self._use(loop.exit)
@@ -120,6 +120,12 @@ class Positions:
             if self.defs.get(var, 0) <= start:
                 self.last[var] = max(self.last.get(var, 0), self.pos)
         self.pos += 1
+
+    def _first_def(self, root):
+        """Where the first of the vars sharing ``root``'s name is defined (a
+        merge's name is taken in its branches, before the merge)."""
+        return min([self.defs[root]] + [self.defs[v] for v in self.groups
+                                        if v in self.defs and _root(self.groups, v) is root])
 
     def _join(self, var, root):
         self.groups[var] = root
@@ -152,6 +158,36 @@ def assign_names(fn, inlined, fixed, reserved, shared=None):
         for v in group:
             names[v] = name
     return names
+
+
+def name_temporaries(fn, inlined, names, temporaries, taken):
+    """``names`` with names for ``temporaries``: values that have a line of
+    their own only because the line reading them would be too long. The
+    other names were chosen as if these were folded in (`assign_names`), and
+    stay; each temporary takes the first of ``hint``, ``hint_1``, ... that
+    no variable holds while it is alive (never one of ``taken``)."""
+    positions = Positions(fn, inlined)
+    spans = {}  # name -> [(start, end)] of the groups holding it
+    groups = {}
+    for var in positions.defs:
+        if var in names:
+            groups.setdefault(_root(positions.groups, var), []).append(var)
+    for root, group in groups.items():
+        start = min(positions.defs[v] for v in group)
+        end = max([positions.last.get(v, start) for v in group] + [start])
+        spans.setdefault(names[root], []).append((start, end))
+    out = dict(names)
+    for var in sorted(temporaries, key=lambda v: (positions.defs.get(v, 0), v.uid)):
+        start = positions.defs.get(var, 0)
+        end = max(positions.last.get(var, start), start)
+        base = _identifier(var.hint)
+        name, n = base, 0
+        while name in taken or any(e > start and end > s for s, e in spans.get(name, ())):
+            n += 1
+            name = f"{base}_{n}"
+        spans.setdefault(name, []).append((start, end))
+        out[var] = name
+    return out
 
 
 def builtin_aliases(params, taken):

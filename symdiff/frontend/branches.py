@@ -20,16 +20,16 @@ def lower_if(lw, node, rest):
     if isinstance(cond, Const):  # decided at compile time
         return lw.lower_body((node.body if cond.value else node.orelse) + list(rest))
     before, key = dict(lw.env), lw.cond_key(cond)
-    then, then_env, then_ret = _branch(lw, node.body, _taken(before, key, True))
-    orelse, else_env, else_ret = _branch(lw, node.orelse, _taken(before, key, False))
+    then, then_env, then_ret = _branch(lw, node.body, _taken(lw, before, key, True))
+    orelse, else_env, else_ret = _branch(lw, node.orelse, _taken(lw, before, key, False))
     if (then_ret is None) != (else_ret is None) and rest:
         # One branch returns: the statements after the `if` belong to the other.
         if then_ret is None:
             then, then_env, then_ret = _branch(lw, node.body + list(rest),
-                                               _taken(before, key, True))
+                                               _taken(lw, before, key, True))
         else:
             orelse, else_env, else_ret = _branch(lw, node.orelse + list(rest),
-                                                 _taken(before, key, False))
+                                                 _taken(lw, before, key, False))
     stmt = If(cond, then, orelse, [], lw.src.loc(node))
     if then_ret is not None and else_ret is not None:
         result = merge(lw, stmt, then_ret, else_ret, "result", node)
@@ -74,6 +74,7 @@ def merge(lw, stmt, a, b, name, node):
     if is_atom(a) and is_atom(b):
         target = Var(name)
         stmt.merges.append(Merge(target, a, b))
+        lw.merged[target] = (lw.cond_key(stmt.cond), a, b)
         return target
     if isinstance(a, Tup) and isinstance(b, Tup) and len(a.items) == len(b.items):
         return Tup(tuple(merge(lw, stmt, x, y, name, node)
@@ -85,14 +86,26 @@ def merge(lw, stmt, a, b, name, node):
                    "give both branches values of the same kind")
 
 
-def _taken(env, cond, holds):
+def _taken(lw, env, cond, holds):
     """``env`` inside a branch: a name assigned in one branch of an earlier `if`
-    on the same condition is known where that branch was taken."""
+    on the same condition is known where that branch was taken, and so is a
+    name assigned in both, or in one and before it (`Merge`): its value from
+    that branch. (How a name reads must not depend on whether it held
+    something before: generated code reuses the names of dead values.)"""
     out = {}
     for name, value in env.items():
         if isinstance(value, OneBranch) and value.cond is cond:
             value = value.then if holds else value.orelse
             if value is None:
                 continue
-        out[name] = value
+        out[name] = _side(lw, value, cond, holds)
     return out
+
+
+def _side(lw, value, cond, holds):
+    """``value`` where the `if`s on ``cond`` took the side ``holds``."""
+    if isinstance(value, Tup):
+        return Tup(tuple(_side(lw, v, cond, holds) for v in value.items))
+    while isinstance(value, Var) and value in lw.merged and lw.merged[value][0] is cond:
+        value = lw.merged[value][1 if holds else 2]
+    return value

@@ -39,6 +39,7 @@ class Lowerer:
         self.depth = depth
         self.env = dict(env or {})
         self.loops = []   # (Loop, body block) of the loops being lowered, innermost last
+        self.merged = {}  # Var a Merge made -> (condition, its value in each branch)
         self.inlining = frozenset({getattr(src.fn, "__code__", None)})  # (recursion)
         self.loop_locals = {}  # name first assigned inside a loop -> the loop's line
 
@@ -47,6 +48,7 @@ class Lowerer:
         names), building into the same place: its body is inlined here."""
         sub = Lowerer(src, self.b, self.depth + 1, env)
         sub.inlining = self.inlining
+        sub.merged = self.merged  # (an inlined function's merges are read outside it)
         return sub
 
     def call(self, callee, args, kwargs, node):

@@ -16,12 +16,10 @@ def grad_clip_norm(v, w):
     # L40: if n2 > 1:
     if mask:
         # L41: v = v / np.sqrt(n2)
-        v_bar_1 = _sum_to(v_bar / sqrt_n2, v)
         sqrt_n2_bar = _sum_to(-(v_1 * v_bar / sqrt_n2), sqrt_n2)
         n2_bar = sqrt_n2_bar / (2.0 * sqrt_n2)
+        # L39: n2 = np.sum(v ** 2)
+        v_bar_1 = _sum_to(v_bar / sqrt_n2, v) + 2.0 * v * n2_bar
     else:
-        n2_bar = np.zeros_like(n2)
         v_bar_1 = v_bar
-    # L39: n2 = np.sum(v ** 2)
-    v_bar = v_bar_1 + 2.0 * v * n2_bar
-    return v_bar, w_bar
+    return v_bar_1, w_bar

@@ -1,0 +1,87 @@
+"""Which single-use values of generated code are folded into the expression
+that reads them, and which keep a line (and a name) of their own.
+
+A mixin of the `Emitter` (emitter.py), which supplies ``counts``, ``inlined``,
+``scatters``, ``fn`` and ``_defs``; a value keeps its line where folding it
+would make its reader's line too long, measured with located messages of a
+fixed width so that no name depends on the file's name.
+"""
+from __future__ import annotations
+
+import ast
+
+from ..ir.nodes import FreeVar, If, Loop, Op, Var
+
+_NEVER_INLINE = {"scalar_predicate", "pass_gradient"}  # and effects (Op.effect)
+_MESSAGE = ast.Constant("file.py:1:1")  # a located message, as _width counts it
+
+
+class Inlining:
+    def _decide_inlining(self, stmts, depth, limit):
+        """Fold single-use values into the expression reading them; with a
+        ``limit``, not where that makes the expression longer than it."""
+        defined_here = set()
+        for stmt in stmts:
+            if isinstance(stmt, Op):
+                defined_here.add(stmt.target)
+                self._inline_args(stmt, defined_here, limit)
+            elif isinstance(stmt, If):
+                self._decide_inlining(stmt.then, depth + 1, limit)
+                self._decide_inlining(stmt.orelse, depth + 1, limit)
+            elif isinstance(stmt, Loop):
+                self._decide_inlining(stmt.cond_block, depth + 1, limit)
+                self._decide_inlining(stmt.body, depth + 1, limit)
+                self._inline_condition(stmt)
+
+    def _inline_condition(self, loop):
+        """``while <expr>:`` when the condition's statements all fold into it."""
+        ops = [s for s in loop.cond_block if isinstance(s, Op)]
+        if len(ops) == len(loop.cond_block) and ops and ops[-1].target is loop.cond \
+                and all(o.target in self.inlined for o in ops[:-1]) \
+                and self.counts.get(loop.cond) == 1 and self._inlinable(loop.cond):
+            self.inlined[loop.cond] = ops[-1]
+
+    def _inline_args(self, op, defined_here, limit):
+        if op.target in self.scatters:  # two lines: `x_bar = buffer`, `x_bar[i] += g`
+            buffer, placed = self.scatters[op.target]
+            self.inlined[placed.target] = placed
+            self._inline_args(placed, defined_here, limit)
+            if self._inlinable(buffer) and buffer in defined_here and \
+                    (limit is None or self._width(self._defs[buffer]) <= limit):
+                self.inlined[buffer] = self._defs[buffer]
+            return
+        candidates = [a for a in op.args if isinstance(a, Var) and a in defined_here
+                      and self._inlinable(a)]
+        for var in candidates:
+            self.inlined[var] = self._defs[var]
+        while limit is not None and candidates and self._width(op) > limit:
+            biggest = max(candidates, key=lambda v: len(ast.unparse(self.atom(v))))
+            del self.inlined[biggest]
+            candidates.remove(biggest)
+
+    def _width(self, op):
+        """The length of ``op`` written out, a located message counted as
+        ``_MESSAGE`` whatever the file's name: which values get a line of their
+        own must not depend on where the function was read from."""
+        self._measuring = True
+        try:
+            return len(ast.unparse(self.expr(op)))
+        finally:
+            self._measuring = False
+
+    def _keywords(self, op):
+        keywords = super()._keywords(op)
+        if getattr(self, "_measuring", False):
+            for kw in keywords:
+                if kw.arg in ("message", "messages"):
+                    kw.value = _MESSAGE if kw.arg == "message" else \
+                        ast.Tuple([_MESSAGE] * len(getattr(kw.value, "elts", ())), ast.Load())
+        return keywords
+
+    def _inlinable(self, var):
+        op = self._defs.get(var)
+        return (op is not None and self.counts.get(var, 0) == 1
+                and var not in self.fn.named and not op.effect
+                and op.prim not in _NEVER_INLINE and var not in self.scatters
+                and var not in self.read_by_unpacking  # (named by `w, v = eigh(a)`)
+                and not isinstance(var, FreeVar))

@@ -1,0 +1,410 @@
+"""where, if and cond gradients are right whatever the data flow (issue 19).
+
+A mask applies exactly to the gradient that flows through its branch; a
+value is guarded only where every use that can see it is masked by the
+condition. Each function here is checked at points where a branch not taken
+is outside its domain: reverse mode, forward mode and second order against
+central differences, and NaN-free where the differences are finite.
+"""
+import warnings
+
+import numpy as np
+import pytest
+
+import symdiff
+from numeric import numeric_grad
+
+RNG = np.random.default_rng(19)
+
+
+# ---- the checks -----------------------------------------------------------------------
+def _quiet(fn, *args):
+    """``fn(*args)``: the user's own function may warn in a branch not taken."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        return fn(*args)
+
+
+def _warns(fn, *args):
+    with warnings.catch_warnings(record=True) as caught, np.errstate(all="warn"):
+        warnings.simplefilter("always")
+        fn(*args)
+    return bool(caught)
+
+
+def _strict(f, fn, *args):
+    """``fn(*args)``, with every floating-point warning an error where the
+    user's ``f`` gives none: generated code computes nothing outside a domain
+    that the user's code does not."""
+    if _warns(f, *args[:f.__code__.co_argcount]):
+        return _quiet(fn, *args)
+    with warnings.catch_warnings(), np.errstate(all="raise"):
+        warnings.simplefilter("error")
+        return fn(*args)
+
+
+def _outputs(value):
+    return value if isinstance(value, tuple) else (value,)
+
+
+def _scalarized(f, cotangent):
+    """``sum(cotangent * f(...))`` over the outputs: its gradient is the vjp."""
+    def g(*args):
+        return sum(float(np.sum(np.asarray(c) * o))
+                   for c, o in zip(_outputs(cotangent), _outputs(f(*args))))
+    return g
+
+
+def _directional(f, args, wrt, t, eps=1e-6):
+    """d f(args + s t) / ds at 0 (t along argument ``wrt``), output by output."""
+    def at(s):
+        moved = list(args)
+        moved[wrt] = args[wrt] + s * t
+        return _quiet(f, *moved)
+    hi, lo = _outputs(at(eps)), _outputs(at(-eps))
+    return tuple((np.asarray(h) - np.asarray(lo_)) / (2 * eps) for h, lo_ in zip(hi, lo))
+
+
+def _finite(*values):
+    for v in values:
+        for part in _outputs(v):
+            assert np.all(np.isfinite(part)), values
+
+
+def check_first_order(f, args, wrt=0, cotangent=None):
+    """Reverse mode (grad, or vjp with ``cotangent``) and forward mode (jvp)
+    match central differences and are finite."""
+    if cotangent is None:
+        got = _strict(f, symdiff.grad(f, wrt=wrt), *args)
+        expected = numeric_grad(f, args, wrt)
+    else:
+        got = _strict(f, symdiff.vjp(f, wrt=wrt), *args, cotangent)[1]
+        expected = numeric_grad(_scalarized(f, cotangent), args, wrt)
+    _finite(got)
+    np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-7)
+    t = RNG.normal(size=np.shape(args[wrt]))
+    tangent = _outputs(_quiet(symdiff.jvp(f, wrt=wrt), *args, t)[1])
+    _finite(tangent)
+    for got_t, want in zip(tangent, _directional(f, args, wrt, t)):
+        np.testing.assert_allclose(got_t, want, rtol=1e-6, atol=1e-7)
+    return got
+
+
+def check_second_order(f, args, wrt=0):
+    """symdiff.hessian and jvp(grad(f)) match differences of the gradient, and
+    are finite where those are."""
+    df = symdiff.grad(f, wrt=wrt)
+    n = np.size(args[wrt])
+    hessian = np.reshape(_strict(f, symdiff.hessian(f, wrt=wrt), *args), (n, n))
+    columns = []
+    for k in range(n):
+        e = np.zeros(n)
+        e[k] = 1.0
+        step = np.reshape(e, np.shape(args[wrt]))
+        columns.append(np.ravel(_directional(df, args, wrt, step)[0]))
+    expected = np.array(columns).T
+    _finite(hessian)
+    np.testing.assert_allclose(hessian, expected, rtol=1e-5, atol=1e-6)
+    t = RNG.normal(size=np.shape(args[wrt]))
+    dot = _strict(f, symdiff.jvp(df, wrt=wrt), *args, t)[1]
+    _finite(dot)
+    np.testing.assert_allclose(np.ravel(dot), expected @ np.ravel(t), rtol=1e-5, atol=1e-6)
+
+
+def check(f, args, wrt=0):
+    check_first_order(f, args, wrt)
+    check_second_order(f, args, wrt)
+
+
+# ---- 1. a value read by two wheres -------------------------------------------------------
+def shared_by_two_wheres(y):
+    u = np.sqrt(-y)
+    a = np.where(y < 0.0, 2.0 * u, 0.0)
+    b = np.where(y < 0.0, u, 0.0)
+    return np.sum(a + b)
+
+
+def shared_under_two_conditions(y):
+    u = np.log(y)
+    a = np.where(y > 0.5, u * u, 0.0)
+    b = np.where(y > 0.25, np.sin(u), 1.0)
+    return np.sum(a * b)
+
+
+def shared_by_a_condition(x):
+    u = np.sqrt(x)
+    return np.sum(np.where(u > 0.5, u, 0.0))
+
+
+def shared_through_nested_wheres(x):
+    u = np.sqrt(x)
+    inner = np.where(x > 1.0, u, 1.0)
+    return np.sum(np.where(x > 0.0, inner * u, 0.0))
+
+
+def shared_in_a_branch(x, c):
+    u = np.sqrt(x)
+    if c > 0.0:
+        y = np.where(x > 0.0, u, 0.0) + np.where(x > 0.0, 3.0 * u, 1.0)
+    else:
+        y = x
+    return np.sum(y)
+
+
+def shared_in_a_loop(x):
+    u = np.log(x)
+    acc = 0.0
+    for i in range(3):
+        acc = acc + np.where(x > 0.0, u * i, 0.0)
+    return np.sum(acc)
+
+
+def _helper(v):
+    return np.where(v > 0.0, np.sqrt(v), 0.0)
+
+
+def shared_through_a_helper(x):
+    s = np.sqrt(x)
+    return np.sum(_helper(x) + np.where(x > 0.0, s, 0.0))
+
+
+def shared_at_a_broadcast(x, m):
+    u = np.sqrt(x)  # x: (3,), the first mask (2, 3)
+    a = np.where((m > 0.0) & (x > 0.0), u * u, 0.0)
+    b = np.where(x > 0.0, 2.0 * u, 1.0)
+    return np.sum(a) + np.sum(b)
+
+
+X = np.array([-1.5, -0.5, 0.5, 2.0])
+M = np.array([[1.0, -1.0, 1.0], [-1.0, 1.0, 1.0]])
+
+
+def test_a_value_read_by_two_wheres_is_guarded_for_each():
+    y = np.array([0.5, -0.5])
+    np.testing.assert_allclose(check_first_order(shared_by_two_wheres, (y,)),
+                               [0.0, -1.5 / np.sqrt(0.5)])
+    check_second_order(shared_by_two_wheres, (y,))
+
+
+@pytest.mark.parametrize("f, args", [
+    (shared_under_two_conditions, (np.array([-1.0, 0.0, 0.3, 0.7, 2.0]),)),
+    (shared_by_a_condition, (X,)),
+    (shared_through_nested_wheres, (X,)),
+    (shared_in_a_loop, (X,)),
+    (shared_through_a_helper, (X,)),
+    (shared_at_a_broadcast, (np.array([-1.0, 0.7, 2.0]), M)),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_shared_values_are_right_at_first_and_second_order(f, args):
+    check(f, args)
+
+
+@pytest.mark.parametrize("c", [1.0, -1.0])
+def test_values_shared_by_wheres_inside_a_branch(c):
+    check(shared_in_a_branch, (X, c))
+
+
+def test_a_shared_value_is_computed_once_per_condition():
+    text = symdiff.source(symdiff.grad(shared_by_two_wheres))
+    code = [line for line in text.splitlines() if not line.strip().startswith("#")]
+    assert sum(line.count("np.sqrt(") for line in code) == 1, text
+    assert "nan" not in text
+
+
+# ---- 2. a cotangent that bypasses the where ----------------------------------------------
+def returned_and_masked(x):
+    t1 = x * x
+    t2 = np.where(x < 0.0, 0.0, t1)
+    return np.sum(t2), t1
+
+
+def returned_and_masked_wider(x, m):
+    t1 = x * x
+    t2 = np.where(m > 0.0, 0.0, t1)  # the mask (2, 3), t1 (3,)
+    return np.sum(t2), t1
+
+
+def read_outside_the_where(x):
+    t1 = np.sin(x) * x
+    t2 = np.where(x < 0.0, 0.0, t1)
+    return np.sum(t2) + np.sum(t1 ** 2)
+
+
+def test_the_mask_is_not_applied_to_a_returned_value():
+    x = np.array([-1.5, 0.5])
+    got = check_first_order(returned_and_masked, (x,), cotangent=(0.0, np.ones(2)))
+    np.testing.assert_allclose(got, [-3.0, 1.0])
+    check_first_order(returned_and_masked, (x,), cotangent=(1.0, np.array([0.5, -2.0])))
+
+
+def test_a_wider_mask_does_not_double_the_returned_value():
+    x = np.array([-1.5, 0.5, 2.0])
+    jac = symdiff.jacobian(returned_and_masked_wider)(x, M)[1]
+    np.testing.assert_allclose(jac, np.diag(2 * x))
+    check_first_order(returned_and_masked_wider, (x, M), cotangent=(1.0, np.ones(3)))
+
+
+def test_second_order_through_a_value_read_outside_the_where():
+    check(read_outside_the_where, (X,))
+
+
+def test_jvp_of_the_vjp_of_a_returned_value():
+    x, cot = np.array([-1.5, 0.5]), (0.7, np.array([1.0, -2.0]))
+    pullback = symdiff.vjp(returned_and_masked)
+    t = np.array([0.3, -1.1])
+    dot = symdiff.jvp(pullback, wrt=0)(x, cot, t)[1][1]
+    expected = _directional(lambda x_: pullback(x_, cot)[1], (x,), 0, t)[0]
+    np.testing.assert_allclose(dot, expected, rtol=1e-6, atol=1e-8)
+# ---- 3. a value read only by the branch not taken ----------------------------------------
+def read_by_the_branch_not_taken(x):
+    u = np.sqrt(x)
+    y = u if np.sum(x) > 10.0 else x
+    return np.sum(y)
+
+
+def read_by_an_elif(x):
+    u = np.sqrt(x)
+    v = u * 2.0
+    if np.sum(x) > 10.0:
+        y = x
+    elif np.sum(x) > 5.0:
+        y = v + u
+    else:
+        y = x ** 2
+    return np.sum(y)
+
+
+def read_by_two_ifs_on_one_condition(x):
+    u = np.sqrt(x)
+    big = np.sum(x) > 10.0
+    y = u if big else x
+    z = u * 3.0 if big else 1.0
+    return np.sum(y * z)
+
+
+def read_by_cond(x):
+    u = np.sqrt(x)
+    return np.sum(symdiff.cond(np.sum(x) > 10.0, lambda v: v * 2.0, lambda v: x, u))
+
+
+def read_in_a_loop_body(x):
+    acc = 0.0
+    for i in range(2):
+        u = np.sqrt(x - i)
+        acc = acc + (u if np.sum(x) > 10.0 else x)
+    return np.sum(acc)
+
+
+BRANCH_POINTS = [np.array([1.0, -1.0]), np.array([3.0, 4.0]), np.array([6.0, 5.0])]
+
+
+@pytest.mark.parametrize("f", [read_by_the_branch_not_taken, read_by_an_elif,
+                               read_by_two_ifs_on_one_condition, read_by_cond])
+@pytest.mark.parametrize("x", BRANCH_POINTS, ids=["else", "small", "large"])
+def test_a_branch_not_taken_adds_no_nan(f, x):
+    check(f, (x,))
+
+
+@pytest.mark.parametrize("x", BRANCH_POINTS, ids=["else", "small", "large"])
+def test_a_branch_not_taken_in_a_loop_body(x):
+    # First order only: differentiated again, the value crosses the loop's
+    # tape, which does not know which branch read it (docs/semantics.md).
+    check_first_order(read_in_a_loop_body, (x,))
+
+
+def test_the_branch_not_taken_is_not_differentiated():
+    got = _quiet(symdiff.grad(read_by_the_branch_not_taken), np.array([1.0, -1.0]))
+    np.testing.assert_array_equal(got, [1.0, 1.0])
+
+
+def read_under_two_conditions(x):
+    u = np.sqrt(x)
+    y = u if np.sum(x) > 10.0 else x
+    if np.max(x) < -5.0:
+        z = x
+    else:
+        z = u * 2.0 if np.min(x) > 0.0 else x
+    return np.sum(y + z)
+
+
+def read_by_an_elif_test(x):
+    u = np.arcsin(x)
+    if np.sum(x) > 100.0:
+        y = u * u
+    elif np.max(np.abs(x)) >= 1.0:
+        y = x
+    else:
+        y = u * u
+    return np.sum(y)
+
+
+def merged_then_read_by_a_branch(x):
+    if np.sum(x) > -10.0:
+        u = np.sqrt(x)
+    else:
+        u = x
+    y = u * 3.0 if np.min(x) > 0.0 else x
+    return np.sum(y)
+
+
+def overwritten_by_a_loop(x):
+    v = np.log(x) if np.sum(x) < 100.0 else x
+    for i in range(2):
+        v = np.sqrt(x ** 2 + 0.5)
+    return np.sum(v)
+
+
+@pytest.mark.parametrize("f", [read_under_two_conditions, read_by_an_elif_test,
+                               merged_then_read_by_a_branch])
+@pytest.mark.parametrize("x", [np.array([0.5, -0.5]), np.array([0.25, 0.5])],
+                         ids=["outside", "inside"])
+def test_values_read_only_by_branches_not_taken(f, x):
+    check(f, (x,))
+
+
+def test_a_first_value_a_loop_overwrites_gets_no_gradient():
+    check(overwritten_by_a_loop, (np.array([0.5, -0.5]),))
+
+
+def cone_reads_another_cone(x):
+    u = x ** 1.5
+    v = np.where(x > 0.25, u * np.sum(x), x)
+    w = np.where(x <= 0.0, 0.0, u * np.maximum(v, 0.0))
+    return np.sum(v) + np.sum(w)
+
+
+def test_a_where_reading_another_wheres_branch():
+    check(cone_reads_another_cone, (np.array([1.3, 0.1, -0.5, 0.6]),))
+
+
+# ---- found by the differential fuzz (tests/test_fuzz_oracle.py) ---------------------------
+def branch_updates_a_carried_value(x):
+    v = np.sum(x) * 3.0
+    for i in range(1):
+        if v >= 1.0:
+            w = v
+        else:
+            v = v * np.sum(x * 2.0)
+    return v ** 3
+
+
+def test_a_branch_in_a_loop_reads_the_adjoint_before_replacing_it():
+    # The adjoint of `v` in the branch was named like the one it replaces,
+    # and read after it had been replaced: a wrong gradient.
+    check(branch_updates_a_carried_value, (np.array([0.06, -0.78]),))
+
+
+def unused_carried_value(x, y):
+    u = np.where(np.sum(y) > 0.0, np.sqrt(np.sum(y)), np.sqrt(np.sum(y)))
+    acc = 0.0
+    v = np.tanh(0.25)
+    for i in range(2):
+        x = np.sqrt(x ** 2 + 0.5)
+        v = 0.9 * v + np.square(u + x)  # NaN where sum(y) < 0; never returned
+    return np.sum(x) + acc
+
+
+def test_a_carried_value_nothing_reads_gets_no_backward():
+    x, y = np.array([0.3, -1.2]), np.array([-1.0, 0.2])
+    got = _quiet(symdiff.grad(unused_carried_value), x, y)
+    np.testing.assert_allclose(got, numeric_grad(lambda v: _quiet(unused_carried_value, v, y),
+                                                 (x,)), rtol=1e-6)
