@@ -247,7 +247,6 @@ ROWS = [
 REFUSED = [
     ("sinc", lambda a: np.sinc(a), (u(3),)),
     ("mod", lambda a: a % 0.7, (pos(3),)),
-    ("inner", lambda a, b: np.inner(a, b), (u(3), u(3))),
     ("npcall", lambda a: np.unwrap(a), (u(3),)),
 ]
 

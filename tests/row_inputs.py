@@ -29,3 +29,15 @@ def between(*shape):
 def matrix(*batch, n=3):
     """Well-conditioned square matrices (a stack for a ``batch`` shape)."""
     return np.eye(n) * 3.0 + _rng.uniform(-1, 1, size=batch + (n, n))
+
+
+def spd(*batch, n=3):
+    """Symmetric positive definite matrices, well conditioned."""
+    x = _rng.uniform(-1, 1, size=batch + (n, n))
+    return x @ np.swapaxes(x, -1, -2) + n * np.eye(n)
+
+
+def lower(*batch, n=3):
+    """Lower triangular, well conditioned (its upper triangle is not zero:
+    the functions that read one triangle must ignore the other)."""
+    return matrix(*batch, n=n)

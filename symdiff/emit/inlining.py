@@ -83,4 +83,5 @@ class Inlining:
         return (op is not None and self.counts.get(var, 0) == 1
                 and var not in self.fn.named and not op.effect
                 and op.prim not in _NEVER_INLINE and var not in self.scatters
+                and var not in self.read_by_unpacking  # (named by `w, v = eigh(a)`)
                 and not isinstance(var, FreeVar))

@@ -71,7 +71,7 @@ class Spelling:
             return ast.Call(ast.Attribute(args[0], op.prim, ast.Load()), [], self._keywords(op))
         if record.operands[0] in ("*arrays", "*items"):  # np.stack([a, b]), np.array([a, b])
             args = [ast.List(args, ast.Load())]
-        return ast.Call(self._np_attr(spelling[1]), args, self._keywords(op))
+        return ast.Call(self._np_attr(spelling[1]), self._leading(op) + args, self._keywords(op))
 
     def _spell_module(self, op, spelling, args):
         """``scipy.special.gammaln(x)``: a function of another library, by its
@@ -82,10 +82,16 @@ class Spelling:
         for part in parts[1:]:
             func = ast.Attribute(func, part, ast.Load())
         self.modules.add(module)
+        paired = TABLE[op.prim].paired
+        if paired:  # scipy.linalg.cho_solve((c, lower), b)
+            pair = ast.Tuple([args[0], self.const(op.param(paired, False))], ast.Load())
+            args = [pair] + args[1:]
         return ast.Call(func, args, self._keywords(op))
 
     def _spell_np_linalg(self, op, spelling, args):
         func = ast.Attribute(self._np_attr("linalg"), spelling[1], ast.Load())
+        if TABLE[op.prim].operands[0] == "*arrays":  # np.linalg.multi_dot([a, b, c])
+            args = [ast.List(args, ast.Load())]
         return ast.Call(func, args, self._keywords(op))
 
     def _spell_helper(self, op, spelling, args):
@@ -163,9 +169,15 @@ class Spelling:
         return ast.Attribute(ast.Name(self.np, ast.Load()), name, ast.Load())
 
     def _keywords(self, op):
-        defaults = dict(TABLE[op.prim].params)
-        return [ast.keyword(k, self.const(v)) for k, v in op.params
+        record = TABLE[op.prim]
+        defaults = dict(record.params)
+        written = [(k, v) for k, v in op.params if k not in record.leading and k != record.paired]
+        return [ast.keyword(k, self.const(v)) for k, v in written
                 if k not in defaults or defaults[k] != v or type(defaults[k]) is not type(v)]
+
+    def _leading(self, op):
+        """Parameters written before the operands: ``np.einsum('ij,j->i', a, x)``."""
+        return [self.const(op.param(k)) for k in TABLE[op.prim].leading]
 
 
 def _as_slice(node, spelled="slice"):

@@ -46,7 +46,7 @@ def prim_call(lw, prim, args, kwargs, node, first=None):
     result = lw.b.op(prim.name, *operands, **params)
     if prim.outputs:  # one value per result: `w, v = np.linalg.eigh(a)`
         return Tup(tuple(lw.b.op("output", result, index=k, hint=f"{prim.name}{k}")
-                         for k in range(len(prim.outputs))))
+                         for k in range(len(prim.outputs))), prim.output_names)
     return result
 
 
@@ -65,12 +65,11 @@ def _star_items(prim, name, positional, kwargs):
 
 
 def static_value(lw, value, key, prim_name, node):
-    if isinstance(value, Const):
-        return value.value
     if key == "dtype" and _dtype_name(value) is not None:  # np.float32, float, np.dtype(...)
         return _dtype_name(value)
-    if isinstance(value, Tup) and all(isinstance(i, (Const, Tup)) for i in value.items):
-        return tuple(static_value(lw, i, key, prim_name, node) for i in value.items)
+    constant = _constant(value)
+    if constant is not _MISSING:
+        return constant
     raise lw.error(UnsupportedSyntaxError, node,
                    f"`{key}` of `{prim_name}` must be a constant",
                    f"write `{key}` as a number or a tuple of numbers")
@@ -85,6 +84,17 @@ def _dtype_name(value):
         return np.dtype(obj).name
     except TypeError:
         return None
+
+
+def _constant(value):
+    """A compile-time value as Python: a constant, or tuples of them
+    (tensordot's ``axes=([0, 1], [1, 0])``); _MISSING if it is not one."""
+    if isinstance(value, Const):
+        return value.value
+    if isinstance(value, Tup):
+        items = tuple(_constant(i) for i in value.items)
+        return _MISSING if _MISSING in items else items
+    return _MISSING
 
 
 def bind_arguments(sub, fnode, defaults, kwdefaults, args, kwargs, node, lw, lowered=False):

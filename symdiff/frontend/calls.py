@@ -32,6 +32,7 @@ from ..runtime import helpers as runtime
 from . import gradient_calls
 from .arguments import prim_call, static_value
 from .builtin_calls import BUILTIN_CALLS
+from .call_forms import lower_form
 from .compile_time import NAMED_CONSTANTS, Closure, Static, Tup, from_python, is_atom
 from .effects import effect_call, is_effect
 from .inline import inline_closure, inline_function
@@ -84,7 +85,8 @@ def apply(lw, callee, args, kwargs, node):
             and not isinstance(args[0], Tup):
         prim = TABLE["copy"]  # np.array(x) of an array is a copy of it, not [x]
     if prim is not None:
-        return prim_call(lw, prim, args, kwargs, node)
+        formed = lower_form(lw, prim, args, kwargs, node)  # np.einsum('ij->j', a), ...
+        return formed if formed is not None else prim_call(lw, prim, args, kwargs, node)
     if obj is not None and obj in BUILTIN_CALLS:
         return BUILTIN_CALLS[obj](lw, args, kwargs, node)
     numpy_name = _numpy_name(obj)

@@ -19,6 +19,7 @@ from ..ir.nodes import Const, FreeVar, Var
 @dataclass(frozen=True)
 class Tup:
     items: tuple
+    names: tuple = ()  # the items' names, for a named result (``eigh(a).eigenvalues``)
 
 
 @dataclass(frozen=True)

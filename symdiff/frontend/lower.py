@@ -270,6 +270,8 @@ class Lowerer:
             return calls.array_attribute(self, base, node)
         if isinstance(base, Static):
             return calls.static_attribute(self, base.obj, node)
+        if isinstance(base, Tup) and node.attr in base.names:  # np.linalg.eigh(a).eigenvalues
+            return base.items[base.names.index(node.attr)]
         raise self.error(UnsupportedSyntaxError, node,
                          f"cannot read `.{node.attr}` of `{ast.unparse(node.value)}`",
                          "read attributes of arrays (.T, .shape) and modules (np.pi) only")

@@ -77,6 +77,9 @@ class Primitive:
     # A primitive with several results (np.linalg.eigh): the shape behaviour of
     # each; its value is a tuple, read by `output` operations (rules/outputs.py).
     outputs: tuple = ()
+    output_names: tuple = ()   # their names as attributes of the result (NumPy 2's eigh)
+    leading: tuple = ()        # parameters written before the operands (einsum's subscripts)
+    paired: str = ""           # a parameter written with the first operand (cho_solve)
     # Generated code calls it, and reading such code back the frontend writes
     # it out as what it stands for (so it never reaches the AD stage): what.
     read_back_as: str = ""

@@ -1,4 +1,4 @@
-"""Products and linear algebra: matmul, dot, outer, vdot, inv, det.
+"""Products: matmul, dot, outer, vdot; and stacked transposes (``x.mT``).
 
 The adjoint helpers of a product (``_matmul_adjoint_a`` and friends: the
 gradient of one operand for any ranks) are primitives too: they are linear
@@ -21,8 +21,11 @@ def _like(r, value, like_):
 def matmul_rule(r, op, g):
     """matmul and dot; the helpers return gradients of exactly each operand's shape."""
     a, b = op.args
-    return [_like(r, r.b.op(op.prim + "_adjoint_a", g, a, b), a) if r.wants(a) else None,
-            _like(r, r.b.op(op.prim + "_adjoint_b", g, a, b), b) if r.wants(b) else None]
+    params = dict(op.params)  # (tensordot's axes)
+    return [_like(r, r.b.op(op.prim + "_adjoint_a", g, a, b, **params), a)
+            if r.wants(a) else None,
+            _like(r, r.b.op(op.prim + "_adjoint_b", g, a, b, **params), b)
+            if r.wants(b) else None]
 
 
 def outer_rule(r, op, g):
@@ -43,7 +46,6 @@ define("matmul(a, b)", ("binop", ast.MatMult), NEW, reverse=matmul_rule, multili
 define("dot(a, b)", reverse=matmul_rule, multilinear=True, methods=("dot",))
 define("outer(a, b)", reverse=outer_rule, multilinear=True)
 define("vdot(a, b)", shape=SCALAR, reverse=vdot_rule, multilinear=True)
-define("inner(a, b)")  # no derivative rule yet
 
 
 # ---- the adjoints of products, as primitives ---------------------------------------------------
@@ -53,11 +55,14 @@ def matmul_adjoint_rule(r, op, h):
     """
     g, a, b = op.args
     forward, side = op.prim.rsplit("_adjoint_", 1)
+    params = dict(op.params)  # (tensordot's axes)
     if side == "a":
-        return [r.unbroadcast(r.b.op(forward, h, b), g) if r.wants(g) else None, None,
-                _like(r, r.b.op(forward + "_adjoint_b", g, h, b), b) if r.wants(b) else None]
-    return [r.unbroadcast(r.b.op(forward, a, h), g) if r.wants(g) else None,
-            _like(r, r.b.op(forward + "_adjoint_a", g, a, h), a) if r.wants(a) else None, None]
+        return [r.unbroadcast(r.b.op(forward, h, b, **params), g) if r.wants(g) else None,
+                None, _like(r, r.b.op(forward + "_adjoint_b", g, h, b, **params), b)
+                if r.wants(b) else None]
+    return [r.unbroadcast(r.b.op(forward, a, h, **params), g) if r.wants(g) else None,
+            _like(r, r.b.op(forward + "_adjoint_a", g, a, h, **params), a)
+            if r.wants(a) else None, None]
 
 
 def matmul_adjoint_tangent(b, op, dargs):
@@ -65,11 +70,12 @@ def matmul_adjoint_tangent(b, op, dargs):
     g, x, y = op.args
     dg, dx, dy = dargs
     other = 2 if op.prim.endswith("_a") else 1
-    terms = [b.op(op.prim, dg, x, y) if dg is not None else None]
+    params = dict(op.params)
+    terms = [b.op(op.prim, dg, x, y, **params) if dg is not None else None]
     if dargs[other] is not None:
         args = [g, x, y]
         args[other] = dargs[other]
-        terms.append(b.op(op.prim, *args))
+        terms.append(b.op(op.prim, *args, **params))
     return b.total(terms)
 
 
@@ -90,57 +96,23 @@ define("matmul_adjoint_b_sum(parts, b)", ("helper", "_matmul_adjoint_b_sum"), li
        result=ARRAY, read_back_as="the loop it stands for (frontend/tapes.py)")
 
 
-# ---- inverse and determinant -----------------------------------------------------------------
-def _transposed(b, matrix):
-    """The matrices of a stack, each transposed."""
-    return b.op("swapaxes", matrix, axis1=-1, axis2=-2)
+# ---- the matrices of a stack, each transposed ------------------------------------------------
+def transposed(b, matrix):
+    """``matrix.mT``: each matrix of a stack transposed (``.T`` reverses every axis)."""
+    made = b.facts.producer(matrix)
+    if made is not None and made.prim == "matrix_transpose":
+        return made.args[0]
+    return b.op("matrix_transpose", matrix, hint=_hint(matrix, "_t"))
 
 
-def inv_rule(r, op, g):
-    """d(A^-1) = -A^-1 dA A^-1, so A_bar = -A^-T g A^-T."""
-    inverse_t = _transposed(r.b, op.target)
-    return [r.b.neg(r.b.op("matmul", r.b.op("matmul", inverse_t, g), inverse_t))]
+def _hint(atom, suffix):
+    hint = getattr(atom, "hint", None)
+    return hint + suffix if hint and len(hint) <= 16 and not hint.startswith("_") else None
 
 
-def inv_tangent(b, op, dargs):
-    if dargs[0] is None:
-        return None
-    return b.neg(b.op("matmul", b.op("matmul", op.target, dargs[0]), op.target))
+def matrix_transpose_rule(r, op, g):
+    return [transposed(r.b, g)]
 
 
-def det_rule(r, op, g):
-    """d det(A) = det(A) tr(A^-1 dA), so A_bar = g det(A) A^-T (per matrix)."""
-    a = op.args[0]
-    scale = r.b.op("expand_dims", r.b.mul(g, op.target), axis=(-2, -1))
-    return [r.b.mul(scale, _transposed(r.b, r.b.op("inv", a)))]
-
-
-def det_tangent(b, op, dargs):
-    if dargs[0] is None:
-        return None
-    a = op.args[0]
-    trace = b.op("sum", b.mul(_transposed(b, b.op("inv", a)), dargs[0]), axis=(-2, -1))
-    return b.mul(op.target, trace)
-
-
-def slogdet_rule(r, op, g):
-    """The sign is flat; d log|det(A)| = tr(A^-1 dA), so A_bar = g A^-T."""
-    _, g_logdet = g
-    if g_logdet is None:
-        return [None]
-    a = op.args[0]
-    scale = r.b.op("expand_dims", g_logdet, axis=(-2, -1))
-    return [r.b.mul(scale, _transposed(r.b, r.b.op("inv", a)))]
-
-
-def slogdet_tangent(b, op, dargs):
-    if dargs[0] is None:
-        return None
-    a = op.args[0]
-    return (None, b.op("sum", b.mul(_transposed(b, b.op("inv", a)), dargs[0]), axis=(-2, -1)))
-
-
-define("inv(a)", ("np.linalg", "inv"), like(0), reverse=inv_rule, forward=inv_tangent)
-define("slogdet(a)", ("np.linalg", "slogdet"), NEW, reverse=slogdet_rule,
-       forward=slogdet_tangent, outputs=(NEW, NEW))
-define("det(a)", ("np.linalg", "det"), NEW, reverse=det_rule, forward=det_tangent)
+define("matrix_transpose(a)", ("attr", "mT"), NEW, reverse=matrix_transpose_rule,
+       linear=(0,), attribute="mT")

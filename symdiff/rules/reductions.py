@@ -1,5 +1,5 @@
-"""Reductions and cumulative operations: sum, mean, prod, max, min, norm,
-cumsum, cumprod, diff.
+"""Reductions and cumulative operations: sum, mean, prod, max, min, cumsum,
+cumprod, diff (norms: norms.py).
 
 Their adjoints spread a gradient back over the reduced axes; the helpers that
 do it in generated code (``_unreduce``, ``_sum_to``, ``_prod_others``) are
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import NoDerivativeRuleError
 from ..ir.nodes import Const
 from ..ir.primitive import ARRAY, REDUCTION, SIZED, define, like
 from .kinks import KINK_NOTE
@@ -133,46 +132,6 @@ define("max(a; axis=None, keepdims=False)", shape=REDUCTION, reverse=extremum_ru
        forward=extremum_tangent, aliases=("amax",), methods=("max",))
 define("min(a; axis=None, keepdims=False)", shape=REDUCTION, reverse=extremum_rule,
        forward=extremum_tangent, aliases=("amin",), methods=("min",))
-
-
-# ---- norm --------------------------------------------------------------------------------
-def _only_two_norm(op):
-    if op.param("ord") not in (None, 2, "fro") or \
-            (op.param("ord") == 2 and op.param("axis") is None):
-        # the formulas below are the 2-norm's: another norm must not get them silently
-        raise NoDerivativeRuleError(
-            "`norm`: only the default (2- or Frobenius) norm is differentiated", op.loc,
-            "write other norms out, e.g. np.sum(np.abs(x)) for ord=1")
-
-
-def norm_rule(r, op, g):
-    _only_two_norm(op)
-    x, out = op.args[0], op.target
-    axis, keep = op.param("axis"), op.param("keepdims")
-    if axis is not None and not keep:
-        out = r.b.op("expand_dims", out, axis=axis)
-        g = r.b.op("expand_dims", g, axis=axis)
-    with r.b.noting("at x = 0 the norm has a kink: its gradient there is 0"):
-        # != rather than >: a NaN norm keeps its NaN gradient
-        nonzero = r.b.op("not_equal", out, Const(0.0), hint="nonzero")
-        safe = r.b.op("where", nonzero, out, Const(1.0), hint="safe_norm")
-        return [r.b.mul(g, r.b.div(x, safe))]
-
-
-def norm_tangent(b, op, dargs):
-    x, out = op.args[0], op.target
-    if dargs[0] is None:
-        return None
-    _only_two_norm(op)
-    axis, keep = op.param("axis"), op.param("keepdims")
-    over = {"axis": axis, "keepdims": bool(keep)}  # keepdims also without an axis: (1, 1)
-    # != rather than >: a NaN norm keeps its NaN tangent
-    safe = b.op("where", b.op("not_equal", out, Const(0.0)), out, Const(1.0))
-    return b.div(b.op("sum", b.mul(x, dargs[0]), **over), safe)
-
-
-define("norm(x; ord=None, axis=None, keepdims=False)", ("np.linalg", "norm"), REDUCTION,
-       reverse=norm_rule, forward=norm_tangent)
 
 
 # ---- cumulative sums -----------------------------------------------------------------------

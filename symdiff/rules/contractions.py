@@ -1,0 +1,80 @@
+"""Contractions other than matmul and einsum: tensordot, inner, kron, cross,
+and the trace.
+
+tensordot, inner and kron contract axes that the operands' ranks decide, so
+their adjoints are runtime helpers (``_tensordot_adjoint_a`` and friends,
+einsums over labels made when the ranks are known); like matmul's, each is
+linear in the gradient and in the other operand, and differentiates as one
+(rules/linalg.py). cross is its own adjoint (a triple product turns round);
+the trace's adjoint puts the gradient on the diagonal (``_untrace``).
+"""
+from __future__ import annotations
+
+from ..errors import NoDerivativeRuleError
+from ..ir.primitive import ARRAY, NEW, define, like
+from .linalg import matmul_adjoint_rule, matmul_adjoint_tangent, matmul_rule
+
+
+def _bilinear(signature, spelling=None, **fields):
+    """A product of two operands whose adjoints are the helpers
+    ``_NAME_adjoint_a`` and ``_NAME_adjoint_b`` (same parameters)."""
+    record = define(signature, spelling, NEW, reverse=matmul_rule, multilinear=True,
+                    **fields)
+    params = signature[signature.index(";"):-1] if ";" in signature else ""
+    for side in ("a", "b"):
+        define(f"{record.name}_adjoint_{side}(g, a, b{params})",
+               ("helper", f"_{record.name}_adjoint_{side}"), like(1 if side == "a" else 2),
+               reverse=matmul_adjoint_rule, forward=matmul_adjoint_tangent, result=ARRAY)
+    return record
+
+
+_bilinear("tensordot(a, b; axes=2)")
+_bilinear("inner(a, b)")
+_bilinear("kron(a, b)")
+
+
+# ---- cross products ---------------------------------------------------------------------------
+def _cross_axes(op):
+    axis = op.param("axis")
+    if axis is not None:
+        return axis, axis, axis
+    return op.param("axisa", -1), op.param("axisb", -1), op.param("axisc", -1)
+
+
+def cross_rule(r, op, g):
+    """g . (a x b) = a . (b x g) = b . (g x a): each operand's gradient is a
+    cross product, its vectors along that operand's axis."""
+    a, b = op.args
+    axis_a, axis_b, axis_c = _cross_axes(op)
+    return [r.unbroadcast(r.b.op("cross", b, g, axisa=axis_b, axisb=axis_c, axisc=axis_a), a)
+            if r.wants(a) else None,
+            r.unbroadcast(r.b.op("cross", g, a, axisa=axis_c, axisb=axis_a, axisc=axis_b), b)
+            if r.wants(b) else None]
+
+
+define("cross(a, b; axisa=-1, axisb=-1, axisc=-1, axis=None)", shape=NEW, reverse=cross_rule,
+       multilinear=True)
+
+
+# ---- the trace ----------------------------------------------------------------------------------
+def trace_rule(r, op, g):
+    if op.param("dtype") is not None:
+        raise NoDerivativeRuleError("`trace`: dtype= is not differentiated", op.loc,
+                                    "leave dtype out; convert the result instead")
+    return [r.b.op("untrace", g, op.args[0], **_diagonal(op))]
+
+
+def untrace_rule(r, op, g):
+    return [r.b.op("trace", g, **_diagonal(op)), None]
+
+
+def _diagonal(op):
+    return {"offset": op.param("offset", 0), "axis1": op.param("axis1", 0),
+            "axis2": op.param("axis2", 1)}
+
+
+define("trace(a; offset=0, axis1=0, axis2=1, dtype=None)", shape=NEW, reverse=trace_rule,
+       linear=(0,), methods=("trace",))
+# the gradient of a trace: g on that diagonal of an array like `like`, zeros elsewhere
+define("untrace(g, like; offset=0, axis1=0, axis2=1)", ("helper", "_untrace"), like(1),
+       reverse=untrace_rule, linear=(0,), result=ARRAY)
