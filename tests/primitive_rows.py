@@ -245,8 +245,6 @@ ROWS = [
 # In the table without derivative rules yet: a gradient that reaches one is a
 # located NoDerivativeRuleError naming it (never a wrong or zero gradient).
 REFUSED = [
-    ("sinc", lambda a: np.sinc(a), (u(3),)),
-    ("mod", lambda a: a % 0.7, (pos(3),)),
     ("npcall", lambda a: np.unwrap(a), (u(3),)),
 ]
 

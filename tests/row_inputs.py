@@ -1,5 +1,7 @@
 """Arguments for the rows of tests/primitive_rows.py: inside each function's
 domain, away from its kinks, the same on every run."""
+import contextlib
+
 import numpy as np
 
 _rng = np.random.default_rng(20261124)
@@ -41,3 +43,15 @@ def lower(*batch, n=3):
     """Lower triangular, well conditioned (its upper triangle is not zero:
     the functions that read one triangle must ignore the other)."""
     return matrix(*batch, n=n)
+
+
+@contextlib.contextmanager
+def own_draws(seed):
+    """Rows drawn inside take their inputs from a generator of their own, so a
+    family's rows added or changed leave every other family's inputs as they were."""
+    global _rng
+    saved, _rng = _rng, np.random.default_rng(seed)
+    try:
+        yield
+    finally:
+        _rng = saved

@@ -55,9 +55,9 @@ def test_a_derivative_numpy_cannot_spell_is_a_located_error(monkeypatch):
 
     from symdiff.ir.primitive import TABLE, Formula
 
-    # the derivative of gamma(a) is gamma(a) * polygamma(0, a): no NumPy spelling
+    # the derivative of elliptic_k(a) holds elliptic_e(a): no NumPy or SciPy spelling
     monkeypatch.setitem(TABLE, "sinc", dataclasses.replace(TABLE["sinc"],
-                                                           formula=Formula("gamma(a)")))
+                                                           formula=Formula("elliptic_k(a)")))
     monkeypatch.setattr(formulas, "_memory", {})
     monkeypatch.setattr(formulas, "_loaded", True)
 

@@ -74,10 +74,12 @@ class Spelling:
         return ast.Call(self._np_attr(spelling[1]), self._leading(op) + args, self._keywords(op))
 
     def _spell_module(self, op, spelling, args):
-        """``scipy.special.gammaln(x)``: a function of another library, by its
-        full name (generated code imports the module; see `modules`)."""
+        """``scipy.special.gammaln(x)``, ``scipy.stats.norm.logpdf(x, m, s)``: a
+        function of another library, by its full name (generated code imports
+        the module; see `modules`). An optional operand (``*b``, given or not)
+        is passed by keyword: ``scipy.special.logsumexp(a, axis=1, b=w)``."""
         _, module, name = spelling
-        parts = module.split(".") + [name]
+        parts = module.split(".") + name.split(".")
         func = ast.Name(parts[0], ast.Load())
         for part in parts[1:]:
             func = ast.Attribute(func, part, ast.Load())
@@ -86,7 +88,10 @@ class Spelling:
         if paired:  # scipy.linalg.cho_solve((c, lower), b)
             pair = ast.Tuple([args[0], self.const(op.param(paired, False))], ast.Load())
             args = [pair] + args[1:]
-        return ast.Call(func, args, self._keywords(op))
+        operands = TABLE[op.prim].operands
+        optional = [ast.keyword(n[1:], a) for n, a in zip(operands, args) if n[0] == "*"]
+        return ast.Call(func, args[:len(args) - len(optional)],
+                        self._keywords(op) + optional)
 
     def _spell_np_linalg(self, op, spelling, args):
         func = ast.Attribute(self._np_attr("linalg"), spelling[1], ast.Load())

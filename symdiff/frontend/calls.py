@@ -29,7 +29,7 @@ from ..ir.primitive import (TABLE, attribute_primitive, function_modules,
                             method_primitive)
 from ..rules.linalg import TAPE_SUMS
 from ..runtime import helpers as runtime
-from . import gradient_calls
+from . import gradient_calls, library_calls
 from .arguments import prim_call, static_value
 from .builtin_calls import BUILTIN_CALLS
 from .call_forms import lower_form
@@ -84,6 +84,8 @@ def apply(lw, callee, args, kwargs, node):
     if prim is not None and prim.name == "array" and len(args) == 1 \
             and not isinstance(args[0], Tup):
         prim = TABLE["copy"]  # np.array(x) of an array is a copy of it, not [x]
+    if prim is not None and library_calls.binds(prim):
+        return library_calls.lower(lw, prim, obj, args, kwargs, node)
     if prim is not None:
         formed = lower_form(lw, prim, args, kwargs, node)  # np.einsum('ij->j', a), ...
         return formed if formed is not None else prim_call(lw, prim, args, kwargs, node)

@@ -22,8 +22,12 @@ from __future__ import annotations
 from ..errors import NoDerivativeRuleError
 from ..ir.nodes import Const
 from ..ir.primitive import TABLE
-from .formulas import local
+from .formulas import differentiable, local
 from .translate import build
+
+
+# x ** p and np.float_power(x, p): derivatives specialised on a constant p
+POWERS = ("power", "float_power")
 
 
 class NoRule(KeyError):
@@ -75,33 +79,38 @@ def elementwise_rule(r, op, g, skip=()):
     env["G"] = g
     grads = []
     for i, x in enumerate(op.args):
-        if not r.wants(x) or i in skip:
-            grads.append(None)
-            continue
-        grads.append(r.unbroadcast(build(_local(op, i, constants), env, r.b), x))
+        tree = _local(op, i, constants) if r.wants(x) and i not in skip else None
+        grads.append(None if tree is None else r.unbroadcast(build(tree, env, r.b), x))
     return grads
 
 
 def elementwise_tangent(b, op, dargs):
     constants = formula_constants(op)
     env = _formula_env(op)
-    terms = [build(_local(op, i, constants), {**env, "G": d}, b)
-             for i, d in enumerate(dargs) if d is not None]
-    return b.total(terms)
+    trees = [(_local(op, i, constants), d) for i, d in enumerate(dargs) if d is not None]
+    return b.total([build(tree, {**env, "G": d}, b) for tree, d in trees if tree is not None])
 
 
 def _formula_env(op):
-    env = {"a": op.args[0], "out": op.target}
-    if len(op.args) > 1:
-        env["b"] = op.args[1]
+    """The formula's names: the record's operand names, and ``out``."""
+    env = dict(zip(TABLE[op.prim].operands, op.args))
+    env["out"] = op.target
     return env
 
 
 def _local(op, index, constants):
-    """The cached derivative tree, or a located error if SymPy's derivative
-    uses a function NumPy spelling is not known for."""
+    """The cached derivative tree (None where the derivative is zero), or a
+    located error: an operand the function has no derivative in, or a
+    derivative NumPy and SciPy have no spelling for."""
+    record = TABLE[op.prim]
+    if not differentiable(record.formula, index):
+        raise NoDerivativeRuleError(
+            f"`{op.prim}` has no derivative in its operand `{record.operands[index]}`",
+            op.loc, f"pass `{record.operands[index]}` as a number, or wrap it in "
+            "symdiff.stop_gradient(...) if its gradient is not needed")
     try:
-        return local(op.prim, index, constants)
+        tree = local(op.prim, index, constants)
+        return None if tree == ["num", 0.0] else tree
     except NotImplementedError as exc:
         raise NoDerivativeRuleError(f"`{op.prim}`: {exc}", op.loc,
                                     "give the function explicit partial derivatives: "
@@ -109,13 +118,26 @@ def _local(op, index, constants):
 
 
 def formula_constants(op):
-    """The constant operands a derivative is specialised on: only power's
-    exponent (``x ** 2`` differentiates as ``2 * x``, not through ``log``);
-    other constants are plugged in as values."""
-    if op.prim != "power":
-        return ()
-    return tuple((i, x.value) for i, x in enumerate(op.args) if isinstance(x, Const)
-                 and isinstance(x.value, (int, float)) and not isinstance(x.value, bool))
+    """The constant operands a derivative is specialised on: power's exponent
+    (``x ** 2`` differentiates as ``2 * x``, not through ``log``) and orders,
+    the operands a function has no derivative in (``polygamma(1, x)``
+    differentiates as ``polygamma(2, x)``; ``spherical_jn(0, z)`` as
+    ``-spherical_jn(1, z)``, with no term of order -1); other constants are
+    plugged in as values."""
+    formula = TABLE[op.prim].formula
+    if op.prim in POWERS:
+        positions = range(len(op.args))
+    else:
+        positions = [i for i in range(len(op.args)) if not differentiable(formula, i)]
+    return tuple((i, _order(op.args[i].value)) for i in positions
+                 if isinstance(op.args[i], Const) and isinstance(op.args[i].value, (int, float))
+                 and not isinstance(op.args[i].value, bool))
+
+
+def _order(value):
+    """An order written 2.0 is order 2 (one derivative, one cache entry)."""
+    return int(value) if isinstance(value, float) and value.is_integer() \
+        and abs(value) < 2 ** 53 else value
 
 
 def guard_value(prim, index, args):
@@ -126,7 +148,7 @@ def guard_value(prim, index, args):
     formula = record.formula if record is not None else None
     if formula is None or index >= len(formula.safe) or formula.safe[index] is None:
         return None
-    if prim == "power" and _is_natural(args[1]):
+    if prim in POWERS and _is_natural(args[1]):
         return None
     return formula.safe[index]
 

@@ -72,6 +72,8 @@ def _safe_log(b, base):
 function("power(a, b)", "a ** b", partials=("b * a ** (b - 1)", "out * log(a)"),
          safe=(1.0, None), spelling=("binop", ast.Pow), reverse=power_rule,
          forward=power_tangent, aliases=("pow",))
+function("float_power(a, b)", "a ** b", partials=("b * a ** (b - 1)", "out * log(a)"),
+         safe=(1.0, None), reverse=power_rule, forward=power_tangent)
 
 # ---- exponentials and logarithms --------------------------------------------------------
 function("exp(a)", "exp(a)", safe=(0.0,), math=("exp",))
@@ -96,8 +98,11 @@ function("arccos(a)", "acos(a)", safe=(0.0,), aliases=("acos",), math=("acos",))
 function("arctan(a)", "atan(a)", aliases=("atan",), math=("atan",))
 function("arctan2(a, b)", "atan2(a, b)", safe=(1.0, 1.0), aliases=("atan2",),
          math=("atan2",))
-function("deg2rad(a)", "a * pi / 180")
-function("rad2deg(a)", "a * 180 / pi")
+function("deg2rad(a)", "a * pi / 180", aliases=("radians",))
+function("rad2deg(a)", "a * 180 / pi", aliases=("degrees",))
+# sin(pi a) / (pi a), with its derivative through the spherical Bessel function
+# j1 (scipy.special): -pi j1(pi a) is exact at 0, where (cos(pi a) - sinc(a)) / a is 0 / 0
+function("sinc(a)", "sin(pi * a) / (pi * a)", partials=("-pi * spherical_jn(1, pi * a)",))
 
 # ---- hyperbolic -----------------------------------------------------------------------
 function("sinh(a)", "sinh(a)", safe=(0.0,), math=("sinh",))
@@ -107,9 +112,33 @@ function("arcsinh(a)", "asinh(a)", aliases=("asinh",), math=("asinh",))
 function("arccosh(a)", "acosh(a)", safe=(2.0,), aliases=("acosh",), math=("acosh",))
 function("arctanh(a)", "atanh(a)", safe=(0.0,), aliases=("atanh",), math=("atanh",))
 
-# ---- no derivative rule yet (reported where a gradient reaches them) ----------------------
-define("sinc(a)", shape=ELEMENTWISE)
-define("mod(a, b)", ("binop", ast.Mod), ELEMENTWISE)
+# ---- remainders: slope 1 in a between the jumps, where a / b crosses an integer ---------
+function("mod(a, b)", "a - floor(a / b) * b", partials=("1", "-floor(a / b)"),
+         safe=(None, 1.0), spelling=("binop", ast.Mod), aliases=("remainder",))
+function("fmod(a, b)", "a - trunc(a / b) * b", partials=("1", "-trunc(a / b)"),
+         safe=(None, 1.0))
+
+# ---- signs and copies -------------------------------------------------------------------
+function("positive(a)", "a", linear=(0,))
+# |a| with the sign of b: the corner of |a| at 0 gets slope 0, as abs does (kinks.py)
+function("copysign(a, b)", "Abs(a) * sign(b)", partials=("sign(a) * copysign(1, b)", "0"))
+
+
+def nan_to_num_rule(r, op, g):
+    """A replaced entry is a constant: gradient 0 there, g where x is finite."""
+    x = op.args[0]
+    finite = r.b.op("isfinite", x, hint="finite")
+    return [r.b.op("where", finite, g, Const(0.0), hint=x.hint + "_bar")]
+
+
+def nan_to_num_tangent(b, op, dargs):
+    if dargs[0] is None:
+        return None
+    return b.op("where", b.op("isfinite", op.args[0], hint="finite"), dargs[0], Const(0.0))
+
+
+define("nan_to_num(x; copy=True, nan=0.0, posinf=None, neginf=None)", shape=ELEMENTWISE,
+       reverse=nan_to_num_rule, forward=nan_to_num_tangent)
 
 # ---- piecewise constant: zero derivative ------------------------------------------------
 flat("sign(a)")

@@ -91,27 +91,31 @@ def _save_user_cache():
 
 
 def partial(prim, index, constants):
-    """d prim / d operand ``index`` as a SymPy expression over ``a``, ``b``, ``out``.
+    """d prim / d operand ``index`` as a SymPy expression over the record's
+    operands (``a``, ``b``; ``x``, ``loc``, ``scale``...) and ``out``.
 
     ``constants`` pairs operand positions with the numbers the call passes
     there (``x ** 2`` differentiates as ``2 * x``, not through ``log``).
     """
-    return _partial(TABLE[prim].formula, index, constants)
+    record = TABLE[prim]
+    return _partial(record.formula, record.operands, index, constants)
 
 
 @functools.lru_cache(maxsize=None)
-def _partial(formula, index, constants):
+def _partial(formula, operands, index, constants):
     """Cached by the formula itself, so a changed record is derived afresh."""
     import sympy as sp
-    a, b, out = sp.symbols("a b out", real=True)
-    operands = (a, b)
-    known = {operands[i]: _number(sp, v) for i, v in constants}
-    expression = sp.sympify(formula.formula, locals={"a": a, "b": b}).xreplace(known)
+    symbols = [sp.Symbol(name, real=True) for name in operands]
+    out = sp.Symbol("out", real=True)
+    names = dict(zip(operands, symbols))
+    names.update((name, sp.Function(name)) for name in _NOT_SYMPY)
+    known = {symbols[i]: _number(sp, v) for i, v in constants}
+    expression = sp.sympify(formula.formula, locals=names).xreplace(known)
     if formula.partials:
-        derivative = sp.sympify(formula.partials[index], locals={"a": a, "b": b, "out": out})
+        derivative = sp.sympify(formula.partials[index], locals={**names, "out": out})
         derivative = derivative.xreplace(known)
     else:
-        derivative = sp.diff(expression, operands[index])
+        derivative = sp.diff(expression, symbols[index])
     return _reuse_output(sp, derivative, expression, out)
 
 
@@ -134,8 +138,16 @@ def _reuse_output(sp, derivative, formula, out):
     return replaced
 
 
+# Primitives a formula may call by name which SymPy spells otherwise (its
+# trunc is a polynomial's): undefined functions, written back as primitives.
+_NOT_SYMPY = ("trunc",)
+
 # Constants worth shipping: the exponents people write.
 _EXPONENTS = (2, 3, 4, 0.5, 1.5, -1, -2, -0.5)
+# ... and the orders: those derivatives of functions with an order reach
+# (sinc: spherical_jn of order 1, then 0 and 2), and those people write.
+_ORDERS = {"polygamma": range(5), "iv": range(4), "ive": range(4),
+           "spherical_jn": range(4)}
 
 
 def shipped_keys():
@@ -143,16 +155,21 @@ def shipped_keys():
     for prim, record in sorted(TABLE.items()):
         if record.formula is None:
             continue
-        arity = 2 if "b" in _symbols(record.formula.formula) else 1
-        for index in range(arity):
-            yield prim, index, ()
+        for index in range(len(record.operands)):
+            if differentiable(record.formula, index):
+                yield prim, index, ()
     for p in _EXPONENTS:
         yield "power", 0, ((1, p),)
+        yield "float_power", 0, ((1, p),)
+    for prim, orders in _ORDERS.items():
+        for n in orders:
+            yield prim, 1, ((0, n),)
 
 
-def _symbols(formula):
-    import re
-    return set(re.findall(r"\b[ab]\b", formula))
+def differentiable(formula, index):
+    """Whether the formula has a derivative in operand ``index``: not where its
+    ``partials`` say None (an integer order or count, such as polygamma's n)."""
+    return not formula.partials or formula.partials[index] is not None
 
 
 def write_shipped():

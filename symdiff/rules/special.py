@@ -1,12 +1,21 @@
-"""Special functions of scipy.special, elementwise: one formula each.
+"""Special functions of scipy.special: elementwise ones are one formula each,
+the softmax family has array rules.
 
 Generated code calls them as ``scipy.special.NAME(...)`` and imports
 scipy.special only when the user's code uses one (symdiff itself does not
-need SciPy).
+need SciPy). SymPy derives most derivatives (gammaln's is digamma, digamma's
+polygamma(1, .), i0's i1: translate.py spells them with SciPy's functions);
+``partials`` give them where a better form exists, and may call any
+primitive by name (``erfcx(...)`` keeps log_ndtr's derivative finite in the
+far tail). An operand whose partial is None is an order or a count
+(polygamma's ``n``): no derivative in it, and derivatives are specialised on
+its value, like power's exponent.
 """
 from __future__ import annotations
 
-from ..ir.primitive import ELEMENTWISE, Formula, define
+from ..ir.nodes import Const
+from ..errors import NoDerivativeRuleError
+from ..ir.primitive import ELEMENTWISE, SCALAR, Formula, define, like
 
 
 def special(signature, formula, partials=(), safe=(), **fields):
@@ -19,3 +28,182 @@ def special(signature, formula, partials=(), safe=(), **fields):
 # ---- the logistic function ----------------------------------------------------------
 # out * (1 - out): the forward value reused, no exp computed again
 special("expit(a)", "1 / (1 + exp(-a))", partials=("out * (1 - out)",))
+special("logit(x)", "log(x / (1 - x))", partials=("1 / (x * (1 - x))",), safe=(0.5,))
+# expit(-x), not exp(-x) / (1 + exp(-x)): inf / inf far below zero
+special("log_expit(x)", "-log(1 + exp(-x))", partials=("expit(-x)",))
+
+# ---- gamma and its logarithm, digamma, polygamma ---------------------------------------
+# (gammaln is log|gamma|: between the poles, where gamma < 0, its slope is digamma too)
+special("gammaln(x)", "loggamma(x)", safe=(1.0,))
+special("gamma(x)", "gamma(x)", safe=(1.0,))
+special("digamma(x)", "polygamma(0, x)", safe=(1.0,), aliases=("psi",))
+special("polygamma(n, x)", "polygamma(n, x)", partials=(None, "polygamma(n + 1, x)"),
+        safe=(None, 1.0))
+special("betaln(a, b)", "loggamma(a) + loggamma(b) - loggamma(a + b)", safe=(1.0, 1.0))
+
+
+def multigammaln_rule(r, op, g):
+    """d/da log Gamma_d(a) = sum over j < d of digamma(a - j / 2)."""
+    return [r.b.mul(g, _digamma_sum(r.b, op))]
+
+
+def multigammaln_tangent(b, op, dargs):
+    return None if dargs[0] is None else b.mul(dargs[0], _digamma_sum(b, op))
+
+
+def _digamma_sum(b, op):
+    a, d = op.args[0], op.param("d")
+    if not isinstance(d, int) or d < 1:
+        raise NoDerivativeRuleError("`multigammaln` needs its dimension `d`, a positive int",
+                                    op.loc, "call it as scipy.special.multigammaln(a, d)")
+    return b.total([b.op("digamma", b.sub(a, Const(j / 2)) if j else a)
+                    for j in range(d)])
+
+
+# the dimension d is a compile-time constant: the rule is a sum of d digammas
+define("multigammaln(a; d=None)", ("module", "scipy.special", "multigammaln"), ELEMENTWISE,
+       reverse=multigammaln_rule, forward=multigammaln_tangent)
+
+# ---- error functions and the normal distribution ---------------------------------------
+special("erf(x)", "erf(x)")
+special("erfc(x)", "erfc(x)")
+special("erfinv(x)", "erfinv(x)", safe=(0.0,))
+special("erfcinv(x)", "erfcinv(x)", partials=("-sqrt(pi) * exp(out ** 2) / 2",),
+        safe=(1.0,))
+# erfcx(x) = exp(x**2) erfc(x): the derivative through out, finite where exp(x**2) is not
+special("erfcx(x)", "exp(x ** 2) * erfc(x)", partials=("2 * x * out - 2 / sqrt(pi)",))
+special("ndtr(x)", "(1 + erf(x / sqrt(2))) / 2")
+
+
+def normal_ratio(x):
+    """pdf(x) / cdf(x) of the standard normal, the slope of log_ndtr, as text:
+    sqrt(2/pi) / erfcx(-x/sqrt(2)) is finite in both tails (about -x far below
+    zero, 0 far above), where exp(-x**2/2) / ndtr(x) is 0 / 0. The argument of
+    erfcx stops at -26, where erfcx is 2e293 and the ratio 4e-294 (beyond, it
+    would overflow, and the next derivative would be 0 * inf)."""
+    return f"sqrt(2 / pi) / erfcx(Max(-({x}) / sqrt(2), -26))"
+
+
+special("log_ndtr(x)", "log(erfc(-x / sqrt(2)) / 2)", partials=(normal_ratio("x"),))
+special("ndtri(x)", "sqrt(2) * erfinv(2 * x - 1)", partials=("sqrt(2 * pi) * exp(out ** 2 / 2)",),
+        safe=(0.5,))
+
+# ---- x log y and the entropies: defined as 0 where x = 0 ---------------------------------
+special("xlogy(x, y)", "x * log(y)", partials=("log(y)", "x / y"), safe=(None, 1.0))
+special("xlog1py(x, y)", "x * log(1 + y)", partials=("log1p(y)", "x / (1 + y)"),
+        safe=(None, 0.0))
+special("entr(x)", "-x * log(x)", partials=("-log(x) - 1",), safe=(1.0,))
+special("rel_entr(x, y)", "x * log(x / y)", partials=("log(x / y) + 1", "-x / y"),
+        safe=(1.0, 1.0))
+special("kl_div(x, y)", "x * log(x / y) - x + y", partials=("log(x / y)", "1 - x / y"),
+        safe=(1.0, 1.0))
+
+# ---- modified Bessel functions (i0' = i1; the orders' recurrence, no division by x) ----
+special("i0(x)", "besseli(0, x)")
+special("i1(x)", "besseli(1, x)")
+special("iv(v, z)", "besseli(v, z)",
+        partials=(None, "(besseli(v - 1, z) + besseli(v + 1, z)) / 2"))
+# exponentially scaled: e^-|x| i_v(x); the kink of |x| at 0 gets the average slope
+special("i0e(x)", "exp(-Abs(x)) * besseli(0, x)", partials=("i1e(x) - sign(x) * out",))
+special("i1e(x)", "exp(-Abs(x)) * besseli(1, x)",
+        partials=("(i0e(x) + ive(2, x)) / 2 - sign(x) * out",))
+special("ive(v, z)", "exp(-Abs(z)) * besseli(v, z)",
+        partials=(None, "(ive(v - 1, z) + ive(v + 1, z)) / 2 - sign(z) * out"))
+# spherical Bessel j_n: np.sinc(x) = j0(pi x), so sinc' = -pi j1(pi x), exact at 0;
+# the recurrence j_n' = (n j_(n-1) - (n+1) j_(n+1)) / (2n+1) divides by no z
+special("spherical_jn(n, z)", "jn(n, z)",
+        partials=(None, "(n * spherical_jn(n - 1, z) - (n + 1) * spherical_jn(n + 1, z))"
+                        " / (2 * n + 1)"))
+
+
+# ---- logsumexp, softmax, log_softmax: over an axis --------------------------------------
+def _expanded(b, value, op):
+    """``value``, reduced over ``op``'s axes, with those axes back (length 1), so
+    it broadcasts against the operand."""
+    axis = op.param("axis")
+    if axis is None or op.param("keepdims"):
+        return value  # a scalar, or the axes were kept
+    return b.op("expand_dims", value, axis=axis)
+
+
+def _weights(b, op):
+    """exp(a - logsumexp): the softmax of a, the derivative of logsumexp in b (an
+    entry at -inf gets 0; a slice all -inf gets NaN, as in JAX)."""
+    a = op.args[0]
+    return b.op("exp", b.sub(a, _expanded(b, op.target, op)), hint="weights")
+
+
+def logsumexp_rule(r, op, g):
+    a, *scale = op.args
+    weights = _weights(r.b, op)
+    g = _expanded(r.b, g, op)
+    grads = [None] * len(op.args)
+    if scale and r.wants(scale[0]):
+        grads[1] = r.unbroadcast(r.b.mul(g, weights), scale[0])
+    if r.wants(a):
+        grads[0] = r.unbroadcast(r.b.mul(g, r.b.mul(scale[0], weights) if scale else weights),
+                                 a)
+    return grads
+
+
+def logsumexp_tangent(b, op, dargs):
+    weights = _weights(b, op)
+    terms = []
+    if dargs[0] is not None:
+        terms.append(b.mul(b.mul(op.args[1], weights) if len(op.args) > 1 else weights,
+                           dargs[0]))
+    if len(dargs) > 1 and dargs[1] is not None:
+        terms.append(b.mul(weights, dargs[1]))
+    total = b.total(terms)
+    return b.op("sum", total, **_reduction(op))
+
+
+def _reduction(op):
+    return {k: v for k, v in op.params if k in ("axis", "keepdims") and v is not None}
+
+
+def _along(op):
+    """Sum over the softmax's axis (all entries for None), keeping it to broadcast."""
+    axis = op.param("axis")
+    return {"axis": axis, "keepdims": True} if axis is not None else {}
+
+
+def softmax_rule(r, op, g):
+    y = op.target
+    inner = r.b.op("sum", r.b.mul(g, y), **_along(op))
+    return [r.b.mul(y, r.b.sub(g, inner))]
+
+
+def softmax_tangent(b, op, dargs):
+    y = op.target
+    return b.mul(y, b.sub(dargs[0], b.op("sum", b.mul(y, dargs[0]), **_along(op))))
+
+
+def log_softmax_rule(r, op, g):
+    probabilities = r.b.op("exp", op.target, hint="probabilities")
+    return [r.b.sub(g, r.b.mul(probabilities, r.b.op("sum", g, **_along(op))))]
+
+
+def log_softmax_tangent(b, op, dargs):
+    probabilities = b.op("exp", op.target, hint="probabilities")
+    return b.sub(dargs[0], b.op("sum", b.mul(probabilities, dargs[0]), **_along(op)))
+
+
+def _logsumexp_shape(op, facts):
+    """A reduction of ``a``; with a weight ``b`` of another shape, its own."""
+    if len(op.args) > 1 and not facts.same_shape(op.args[0], op.args[1]) \
+            and not facts.is_scalar(op.args[1]):
+        return op.target
+    axis, keep = op.param("axis"), op.param("keepdims")
+    if keep:
+        return ("kept", facts.key(op.args[0]), axis)
+    return SCALAR if axis is None else op.target
+
+
+# ``b``, the weights, is optional and passed by keyword (see frontend/library_calls.py)
+define("logsumexp(a, *b; axis=None, keepdims=False)", ("module", "scipy.special", "logsumexp"),
+       _logsumexp_shape, reverse=logsumexp_rule, forward=logsumexp_tangent)
+define("softmax(x; axis=None)", ("module", "scipy.special", "softmax"), like(0),
+       reverse=softmax_rule, forward=softmax_tangent)
+define("log_softmax(x; axis=None)", ("module", "scipy.special", "log_softmax"), like(0),
+       reverse=log_softmax_rule, forward=log_softmax_tangent)

@@ -11,11 +11,20 @@ from __future__ import annotations
 import math
 
 from ..ir.nodes import Const
+from ..ir.primitive import TABLE
 
+# SymPy's functions and the primitives that compute them (NumPy's, or SciPy's
+# scipy.special functions: the derivative of gammaln is digamma).
 _FUNCTIONS = {"exp": "exp", "log": "log", "sin": "sin", "cos": "cos", "tan": "tan",
               "asin": "arcsin", "acos": "arccos", "atan": "arctan", "sinh": "sinh",
               "cosh": "cosh", "tanh": "tanh", "asinh": "arcsinh", "acosh": "arccosh",
-              "atanh": "arctanh", "sign": "sign", "Abs": "abs", "atan2": "arctan2"}
+              "atanh": "arctanh", "sign": "sign", "Abs": "abs", "atan2": "arctan2",
+              "floor": "floor", "loggamma": "gammaln", "gamma": "gamma", "erf": "erf",
+              "erfc": "erfc", "erfinv": "erfinv", "Max": "maximum", "Min": "minimum"}
+# SymPy functions with an integer order first, and the primitives of the orders
+# SciPy names apart: polygamma(0, x) is digamma(x), besseli(1, x) is i1(x).
+_ORDERED = {"polygamma": ("polygamma", {0: "digamma"}),
+            "besseli": ("iv", {0: "i0", 1: "i1"})}
 
 
 # ---- SymPy -> tree ------------------------------------------------------------------------
@@ -46,7 +55,23 @@ class _Tree:
         name = type(e).__name__
         if name in _FUNCTIONS:
             return ["fn", _FUNCTIONS[name], [self.visit(a) for a in e.args]]
+        if name in _ORDERED:
+            return self.ordered(name, *e.args)
+        if isinstance(e, self.sp.core.function.AppliedUndef) and name in TABLE:
+            # a primitive named in a record's partials: ``expit(-a)``, ``erfcx(x)``;
+            # its orders written as ints (``spherical_jn(1, z)``)
+            partials = TABLE[name].formula.partials if TABLE[name].formula else ()
+            return ["fn", name, [["int", int(a)] if a.is_Integer and i < len(partials)
+                                 and partials[i] is None else self.visit(a)
+                                 for i, a in enumerate(e.args)]]
         raise NotImplementedError(f"cannot write the SymPy expression {e} ({name}) as NumPy")
+
+    def ordered(self, name, order, x):
+        general, named = _ORDERED[name]
+        if order.is_Integer and int(order) in named:
+            return ["fn", named[int(order)], [self.visit(x)]]
+        order = ["int", int(order)] if order.is_Integer else self.visit(order)
+        return ["fn", general, [order, self.visit(x)]]
 
     def mul(self, e):
         coeff, factors = e.as_coeff_mul()
