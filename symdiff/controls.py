@@ -10,11 +10,14 @@ from __future__ import annotations
 import contextvars
 import difflib
 import functools
+import importlib
+import sys
 from typing import Any, Callable, Mapping, ParamSpec, TypeVar
 
 from . import rules  # noqa: F401 (the table of primitives)
 from .errors import RegistrationError
-from .ir.primitive import named_primitive, primitive_names
+from .ir.primitive import (function_modules, function_primitive, named_primitive,
+                           primitive_names)
 from .locations import caller_loc
 
 
@@ -97,17 +100,63 @@ def validate(mapping, loc=None):
                                 "pass a dict mapping op names to registered gradient names")
     out = {}
     for op, rule in mapping.items():
-        record = named_primitive(str(op).lower())
-        if record is None or record.spelling[0] == "call_callee":
-            ops = [n for n in primitive_names()
-                   if named_primitive(n).spelling[0] != "call_callee"]
-            raise RegistrationError(f"unknown op {op!r} in gradient overrides", loc,
-                                    _closest(str(op).lower(), ops, "op"))
+        key = _override_key(op, loc)
         if rule not in _rules:
             raise RegistrationError(f"no gradient rule registered as {rule!r}", loc,
                                     _closest(str(rule), sorted(_rules), "registered rule"))
-        out[record.name] = rule
+        out[key] = rule
     return out
+
+
+def _override_key(op, loc):
+    """What an override names: a primitive (``"floor"``, ``np.floor``), or a
+    function symdiff has no rule for, given itself or by its full dotted name
+    (``scipy.special.zeta``, ``"scipy.integrate.odeint"``)."""
+    if isinstance(op, str) and "." in op:
+        op = _resolved(op, loc)
+    if callable(op) and not isinstance(op, str):
+        record = _callable_primitive(op)
+        return record.name if record is not None else call_key(op)
+    record = named_primitive(str(op).lower())
+    if record is None or record.spelling[0] in _NOT_OPS:
+        ops = [n for n in primitive_names() if named_primitive(n).spelling[0] not in _NOT_OPS]
+        raise RegistrationError(
+            f"unknown op {op!r} in gradient overrides", loc,
+            _closest(str(op).lower(), ops, "op") + "; a function symdiff has no rule for "
+            "is named by itself or its full name, e.g. {scipy.special.zeta: 'my_rule'}")
+    return record.name
+
+
+# print(...) and opaque calls are not ops an override names by a primitive's name
+_NOT_OPS = ("call_callee", "call_operand")
+
+
+def call_key(fn):
+    """The override key of a function symdiff has no rule for (its calls are
+    opaque: rules/opaque.py)."""
+    return "call:" + str(getattr(fn, "__name__", type(fn).__name__))
+
+
+def _callable_primitive(fn):
+    """The primitive the function ``fn`` is (np.floor, scipy.special.gammaln), or None."""
+    name = getattr(fn, "__name__", None)
+    for module_name in function_modules():
+        module = sys.modules.get(module_name)
+        if isinstance(name, str) and module is not None and getattr(module, name, None) is fn:
+            return function_primitive(module_name, name)
+    return None
+
+
+def _resolved(dotted, loc):
+    """The function a full dotted name (``"scipy.integrate.odeint"``) names."""
+    module_name, _, attr = dotted.rpartition(".")
+    try:
+        return getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError):
+        raise RegistrationError(f"unknown function {dotted!r} in gradient overrides", loc,
+                                "name a function by its full dotted name, as "
+                                "'scipy.integrate.odeint', or pass the function "
+                                "itself") from None
 
 
 def _closest(word, choices, kind):

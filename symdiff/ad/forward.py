@@ -14,7 +14,8 @@ from ..errors import NoDerivativeRuleError
 from ..ir.nodes import Carry, Const, FreeVar, Function, If, Loop, Merge, Op, Var, walk
 from ..ir.shapes import SCALAR, is_elementwise
 from ..rules import NoRule, forward_rule
-from ..rules.derive import second_tangent
+from ..ir.primitive import TABLE
+from ..rules.derive import linear_tangent, second_tangent
 from .backward_as import add_shadows
 from .where_guards import guard_wheres
 
@@ -26,6 +27,7 @@ class Forward:
         self.tape_dots = {}  # tape var -> positions whose tangents follow the items
         self.shadow = {}  # var -> its clean copy, downstream of backward_as
         self.copies = set()  # the clean copies: values only rules read
+        self.needed = set()  # the values whose tangents may reach the result
 
     def tangent(self, atom):
         return self.dot.get(atom) if isinstance(atom, Var) else None
@@ -50,6 +52,8 @@ class Forward:
             rule = False
         if rule is None and not op.override:
             return  # a zero derivative
+        if (rule is False or op.override) and op.target not in self.needed:
+            return  # no rule, but its tangent reaches no result (a shape read from it)
         if rule is False or op.override:
             what = f"the overridden gradient of {op.prim}" if op.override else op.prim
             raise NoDerivativeRuleError(
@@ -234,12 +238,50 @@ def jvp_function(fn, builder, wrt):
         builder.facts.shape[t] = builder.facts.key(p)
         fwd.dot[p] = t
         tangents.append(t)
+    fwd.needed = tangent_readers(fn.body, fn.result)
     body = fwd.block(fn.body)
     result = fn.result
     with builder.into(body):
         out = fwd.result_tangent(result)
     return Function(fn.name, list(fn.params) + tangents, body, (result, out), fn.loc,
                     named=set(builder.named))
+
+
+def tangent_readers(stmts, result):
+    """The values whose tangents the result's tangent may read: found backwards
+    from the result, through the operands each forward rule reads (none for a
+    zero derivative; a linear one's linear operands). Branches and loops are
+    taken whole. An op with no forward rule is refused only if its value is
+    among them (``np.full_like(value, 1.0)`` reads only its shape)."""
+    needed = {a for a in (result if isinstance(result, tuple) else (result,))
+              if isinstance(a, Var)}
+    for stmt in reversed(stmts):
+        if isinstance(stmt, Op):
+            if stmt.target in needed:
+                needed.update(a for a in _tangent_operands(stmt) if isinstance(a, Var))
+        else:  # an If or a Loop: whatever it reads
+            needed.update(a for s in walk([stmt]) if isinstance(s, Op)
+                          for a in s.args if isinstance(a, Var))
+            needed.update(v for m in getattr(stmt, "merges", ()) for v in (m.then, m.orelse)
+                          if isinstance(v, Var))
+            needed.update(v for c in getattr(stmt, "carried", ())
+                          for v in (c.init, c.update) if isinstance(v, Var))
+            if isinstance(getattr(stmt, "cond", None), Var):
+                needed.add(stmt.cond)
+    return needed
+
+
+def _tangent_operands(op):
+    try:
+        rule = forward_rule(op.prim)
+    except NoRule:
+        return op.args
+    if rule is None and not op.override:
+        return ()
+    record = TABLE[op.prim]
+    if rule is linear_tangent and record.linear != "all":
+        return [op.args[i] for i in record.linear if i < len(op.args)]
+    return op.args
 
 
 def _fresh(name, taken):

@@ -14,6 +14,7 @@ from ..ir.nodes import Const, Function, If, Loop, Op, Var, branch_definitions
 from ..ir.primitive import TABLE
 from ..ir.shapes import SCALAR, is_elementwise
 from ..rules import NoRule, reverse_rule
+from ..rules.opaque import custom_gradient_hint
 from .branch_placement import place_in_branches, silent_values
 from .backward_as import add_shadows
 from .branches import BranchReverse
@@ -179,8 +180,7 @@ class Reverse(BranchReverse):
             name = op.param("func") or op.prim
             raise NoDerivativeRuleError(
                 f"symdiff has no derivative rule for `{name}`", op.loc,
-                "use a function symdiff differentiates, or give this one a rule "
-                "with @symdiff.custom_gradient") from None
+                custom_gradient_hint(op, self.facts.producer)) from None
         if rule is None:
             return
         self.cone = self.guards.cone(op.target)

@@ -138,6 +138,14 @@ class Spelling:
                         [k for k in keywords if k is not None])
         return ast.Subscript(call, self.const(op.param("index", 0)), ast.Load())
 
+    def _spell_call_operand(self, op, spelling, args):
+        """``odeint(rhs, y0, t, args=(k,))``: a function symdiff has no rule for
+        (its first operand), called on values (see rules/opaque.py)."""
+        names = op.param("keywords")
+        positional = args[1:len(args) - len(names)]
+        keywords = [ast.keyword(k, a) for k, a in zip(names, args[len(args) - len(names):])]
+        return ast.Call(args[0], positional, keywords)
+
     def _spell_attr(self, op, spelling, args):
         return ast.Attribute(args[0], spelling[1], ast.Load())
 

@@ -37,6 +37,7 @@ from .compile_time import NAMED_CONSTANTS, Closure, Static, Tup, from_python, is
 from .effects import effect_call, is_effect
 from .inline import inline_closure, inline_function
 from .numpy_forms import numpy_form
+from .opaque_calls import opaque_call
 from .tapes import lower_tape_sum
 
 _MISSING = object()
@@ -94,10 +95,13 @@ def apply(lw, callee, args, kwargs, node):
     numpy_name = _numpy_name(obj)
     if numpy_name is not None:
         return _numpy_call(lw, numpy_name, args, kwargs, node)
-    if isinstance(obj, types.FunctionType) and not _is_numpy_internal(obj):
+    if isinstance(obj, types.FunctionType) and not _is_numpy_internal(obj) \
+            and not _is_scipy(obj):
         return inline_function(lw, obj, args, kwargs, node)
     if inspect.ismethod(obj):
         raise _object_method_error(lw, obj.__self__, obj.__name__, node)
+    if callable(obj) and not isinstance(obj, type):
+        return opaque_call(lw, obj, args, kwargs, node)
     name = ast.unparse(node.func)
     raise lw.error(NoDerivativeRuleError, node,
                    f"symdiff has no derivative rule for `{name}`",
@@ -177,6 +181,12 @@ def _is_python_builtin(obj):
     """One of Python's own builtins (``str``, ``sorted``): never a NumPy function
     (and asking NumPy for ``np.str`` warns)."""
     return getattr(obj, "__module__", None) == "builtins" or obj is builtins.print
+
+
+def _is_scipy(fn):
+    """A SciPy function without a record (scipy.integrate.odeint): symdiff
+    computes its value, and does not read SciPy's source."""
+    return (getattr(fn, "__module__", "") or "").split(".")[0] == "scipy"
 
 
 def _is_numpy_internal(fn):
