@@ -29,7 +29,7 @@ from ..ir.primitive import (TABLE, attribute_primitive, function_modules,
                             method_primitive)
 from ..rules.linalg import TAPE_SUMS
 from ..runtime import helpers as runtime
-from . import gradient_calls, library_calls
+from . import distributions, gradient_calls, library_calls
 from .arguments import prim_call, static_value
 from .builtin_calls import BUILTIN_CALLS
 from .call_forms import lower_form
@@ -47,6 +47,9 @@ def lower_call(lw, node):
     func = node.func
     if isinstance(func, ast.Attribute):
         base = lw.expr(func.value)
+        frozen = base if distributions.is_frozen(base) else distributions.frozen_value(lw, base)
+        if frozen is not None:  # dist.logpdf(x), dist = norm(mu, s)
+            return distributions.frozen_method_call(lw, frozen, node)
         if isinstance(base, FreeVar) and is_effect(getattr(base.value, func.attr, None)):
             return effect_call(lw, node)  # log.info(...) with a module-level logger
         if is_atom(base):
@@ -77,6 +80,8 @@ def apply(lw, callee, args, kwargs, node):
     form = numpy_form(obj) if obj is not None else None
     if form is not None:  # np.split, np.select, np.average
         return form(lw, args, kwargs, node)
+    if obj is not None and distributions.handles(obj):  # norm.logpdf, norm(mu, s)
+        return distributions.lower(lw, obj, args, kwargs, node)
     prim = primitive_of(obj)
     if prim is not None and prim.name in TAPE_SUMS:
         return lower_tape_sum(lw, prim, args, node)

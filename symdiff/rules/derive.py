@@ -22,7 +22,7 @@ from __future__ import annotations
 from ..errors import NoDerivativeRuleError
 from ..ir.nodes import Const
 from ..ir.primitive import TABLE
-from .formulas import differentiable, local
+from .formulas import ORDERS, differentiable, local
 from .translate import build
 
 
@@ -127,8 +127,10 @@ def formula_constants(op):
     formula = TABLE[op.prim].formula
     if op.prim in POWERS:
         positions = range(len(op.args))
-    else:
+    elif op.prim in ORDERS:
         positions = [i for i in range(len(op.args)) if not differentiable(formula, i)]
+    else:  # (a count such as binom's n is plugged in as a value)
+        positions = ()
     return tuple((i, _order(op.args[i].value)) for i in positions
                  if isinstance(op.args[i], Const) and isinstance(op.args[i].value, (int, float))
                  and not isinstance(op.args[i].value, bool))

@@ -144,9 +144,11 @@ _NOT_SYMPY = ("trunc",)
 
 # Constants worth shipping: the exponents people write.
 _EXPONENTS = (2, 3, 4, 0.5, 1.5, -1, -2, -0.5)
-# ... and the orders: those derivatives of functions with an order reach
-# (sinc: spherical_jn of order 1, then 0 and 2), and those people write.
-_ORDERS = {"polygamma": range(5), "iv": range(4), "ive": range(4),
+# Functions with an order (an operand without a derivative) whose derivatives
+# are specialised on a constant order, and the orders worth shipping: those
+# derivatives reach (sinc: spherical_jn of order 1, then 0 and 2), and those
+# people write.
+ORDERS = {"polygamma": range(5), "iv": range(4), "ive": range(4),
            "spherical_jn": range(4)}
 
 
@@ -161,7 +163,7 @@ def shipped_keys():
     for p in _EXPONENTS:
         yield "power", 0, ((1, p),)
         yield "float_power", 0, ((1, p),)
-    for prim, orders in _ORDERS.items():
+    for prim, orders in ORDERS.items():
         for n in orders:
             yield prim, 1, ((0, n),)
 

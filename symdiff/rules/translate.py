@@ -135,17 +135,26 @@ def build(tree, env, b):
         return result
     if kind == "mul":
         _, negative, numer, denom = tree
-        result = _product([build(t, env, b) for t in numer], b)
+        # (1/2 * 1/x is written 1 / (2 * x): no factor left above the line)
+        result = _product([build(t, env, b) for t in numer], b) if numer else Const(1.0)
         if denom:
             result = b.div(result, _product([build(t, env, b) for t in denom], b))
         return b.neg(result) if negative else result
     if kind == "recip":
         return b.div(Const(1), build(tree[1], env, b))
     if kind == "pow":
-        return b.op("power", build(tree[1], env, b), build(tree[2], env, b))
+        base, exponent = build(tree[1], env, b), build(tree[2], env, b)
+        if _number(base) and _number(exponent):  # scale ** 2 with scale=1.0 given
+            return Const(base.value ** exponent.value)
+        return b.op("power", base, exponent)
     if kind == "fn":
         return b.op(tree[1], *[build(t, env, b) for t in tree[2]])
     raise ValueError(f"unknown formula node {kind!r}")
+
+
+def _number(atom):
+    return isinstance(atom, Const) and isinstance(atom.value, (int, float)) \
+        and not isinstance(atom.value, bool)
 
 
 def _product(atoms, b):
