@@ -105,3 +105,32 @@ with own_draws(1729):
         ("norm_logcdf", frozen, (u(4), u(), pos())),
         ("t_logpdf", t_keywords, (u(4), pos(lo=2.0, hi=5.0), pos())),
     ]
+
+
+def gaussian(x, mean, factor):
+    """A multivariate normal log-density with cov = A A^T + 3 I (symmetric:
+    its gradient is the symmetric one, so directions in A are checked)."""
+    cov = factor @ factor.T + 3.0 * np.eye(3)
+    return stats.multivariate_normal.logpdf(x, mean, cov)
+
+
+def gaussian_frozen(x, factor):
+    return stats.multivariate_normal(cov=factor @ factor.T + np.eye(3)).logpdf(x)
+
+
+DIRICHLET_X = np.array([[0.2, 0.3], [0.5, 0.1], [0.3, 0.6]])  # components along axis 0
+
+
+def dirichlet_in_alpha(alpha):
+    # (SciPy checks x lies on the simplex: differences in x leave it; see
+    # test_stats_values.py for the gradient in x)
+    return stats.dirichlet.logpdf(DIRICHLET_X, alpha)
+
+
+with own_draws(1730):
+    ROWS += [
+        ("multivariate_normal_logpdf", gaussian, (u(4, 3), u(3), u(3, 3))),
+        ("multivariate_normal_logpdf", gaussian, (u(3), u(3), u(3, 3))),
+        ("multivariate_normal_logpdf", gaussian_frozen, (u(2, 3), u(3, 3))),
+        ("dirichlet_logpdf", dirichlet_in_alpha, (pos(3, lo=0.5, hi=3.0),)),
+    ]

@@ -21,8 +21,10 @@ from ..ir.primitive import TABLE
 from .compile_time import from_python
 from .opaque_calls import opaque_call
 
-# what SciPy's methods take when loc or scale is left out
-_DEFAULTS = {"loc": 0.0, "scale": 1.0}
+# what SciPy's methods take when loc, scale or mean is left out
+_DEFAULTS = {"loc": 0.0, "scale": 1.0, "mean": None}
+# distributions without a ``name`` of their own (SciPy's multivariate ones)
+_UNNAMED = ("multivariate_normal", "dirichlet")
 
 
 @dataclass(frozen=True)
@@ -38,10 +40,12 @@ class Frozen:
 def distribution_name(obj):
     """``"norm"`` for scipy.stats.norm; None for anything else."""
     stats = sys.modules.get("scipy.stats")
-    name = getattr(obj, "name", None) if stats is not None else None
-    if isinstance(name, str) and not isinstance(obj, type) and \
-            type(getattr(stats, name, None)) is type(obj):  # (frozen ones hold a copy)
-        return name
+    if stats is None or isinstance(obj, type):
+        return None
+    name = getattr(obj, "name", None)
+    for candidate in (name,) if isinstance(name, str) else _UNNAMED:
+        if type(getattr(stats, candidate, None)) is type(obj):  # (frozen ones hold a copy)
+            return candidate
     return None
 
 
@@ -63,14 +67,20 @@ def frozen_value(lw, value):
     """A module-level frozen distribution (``prior = norm(0, 1)``) as a
     `Frozen`, or None: its arguments are constants or globals."""
     obj = getattr(value, "value", None) if isinstance(value, FreeVar) else None
-    dist = getattr(obj, "dist", None)
-    if dist is None or distribution_name(dist) is None:
+    dist = getattr(obj, "dist", None) or getattr(obj, "_dist", None)
+    name = distribution_name(dist) if dist is not None else None
+    if name is None:
         return None
+    if name in _UNNAMED:  # their frozen objects keep the parameters by name
+        given = {"multivariate_normal": ("mean", "cov"), "dirichlet": ("alpha",)}[name]
+        args, kwargs = (), {k: getattr(obj, k) for k in given}
+    else:
+        args, kwargs = obj.args, obj.kwds
 
     def known(name, given):
         return lw.b.free_var(from_python(name, given))
-    return Frozen(dist, tuple(known(f"{value.hint}_arg", a) for a in obj.args),
-                  tuple((k, known(f"{value.hint}_{k}", v)) for k, v in obj.kwds.items()))
+    return Frozen(dist, tuple(known(f"{value.hint}_arg", a) for a in args),
+                  tuple((k, known(f"{value.hint}_{k}", v)) for k, v in kwargs.items()))
 
 
 def method_call(lw, frozen, name, args, kwargs, node):
