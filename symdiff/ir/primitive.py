@@ -167,6 +167,13 @@ def function_modules():
     return sorted({module for module, _ in _FUNCTIONS})
 
 
+def module_functions(module):
+    """The names of ``module``'s functions that are primitives (aliases too),
+    each with its record: ``{"sum": <sum>, "norm.logpdf": <norm_logpdf>}``."""
+    return {name: TABLE[prim] for (owner, name), prim in sorted(_FUNCTIONS.items())
+            if owner == module}
+
+
 def method_primitive(name):
     """The primitive the array method ``name`` calls, or None."""
     found = _METHODS.get(name)
