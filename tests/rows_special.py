@@ -5,6 +5,14 @@ from scipy.special import gammaln, logsumexp
 
 from row_inputs import inside, own_draws, pos, u
 
+
+
+def signed_logsumexp(a, b):
+    """log|s| sign(s) for s = sum(b exp(a)) over the last axis."""
+    value, sign = logsumexp(a, 1, b, return_sign=True)
+    return value * sign
+
+
 ROWS = [
     ("expit", lambda a: special.expit(a), (u(2, 3) * 4.0,)),
 ]
@@ -65,4 +73,7 @@ with own_draws(14):
         ("softmax", lambda x: special.softmax(x), (u(2, 3),)),
         ("log_softmax", lambda x: special.log_softmax(x, axis=0), (u(2, 3) * 3.0,)),
         ("log_softmax", lambda x: special.log_softmax(x), (u(4),)),
+        # (log|s|, sign(s)) of s = sum(b exp(a)), some weights negative
+        ("logsumexp_signed", signed_logsumexp, (u(2, 3), np.array([[1.0, -0.5, -2.0],
+                                                                    [0.2, 3.0, 1.0]]))),
     ]

@@ -12,6 +12,7 @@ import inspect
 
 from ..errors import UnsupportedSyntaxError
 from ..ir.nodes import Const
+from .compile_time import Tup
 from .arguments import static_value
 
 
@@ -44,16 +45,16 @@ def _logsumexp(lw, prim, obj, args, kwargs, node):
     for key in ("axis", "keepdims", "return_sign"):
         if key in given:
             params[key] = static_value(lw, given[key], key, prim.name, node)
-    if params.pop("return_sign", False):
-        raise lw.error(UnsupportedSyntaxError, node,
-                       "`logsumexp(..., return_sign=True)` is not supported",
-                       "keep the weighted sum positive and leave out return_sign, or "
-                       "compute its sign apart: np.sign(np.sum(b * np.exp(a)))")
     operands = [lw.atom(given["a"], node)]
     weights = given.get("b")
     if weights is not None and not (isinstance(weights, Const) and weights.value is None):
         operands.append(lw.atom(weights, node))
-    return lw.b.op(prim.name, *operands, **params)
+    if not params.pop("return_sign", False):
+        return lw.b.op(prim.name, *operands, **params)
+    # (log|s|, sign(s)): two results, as generated code unpacks them
+    both = lw.b.op("logsumexp_signed", *operands, return_sign=True, **params)
+    return Tup(tuple(lw.b.op("output", both, index=k, hint=h)
+                     for k, h in ((0, "log_abs"), (1, "sign"))))
 
 
 _BINDERS = {"logsumexp": _logsumexp}

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from ..ir.nodes import Const
 from ..errors import NoDerivativeRuleError
-from ..ir.primitive import ELEMENTWISE, SCALAR, Formula, define, like
+from ..ir.primitive import ELEMENTWISE, NEW, SCALAR, Formula, define, like
 
 
 def special(signature, formula, partials=(), safe=(), **fields):
@@ -200,6 +200,39 @@ def _logsumexp_shape(op, facts):
     return SCALAR if axis is None else op.target
 
 
+# ---- logsumexp(..., return_sign=True): (log|s|, sign(s)), s = sum(b exp(a)) ---------------
+def _signed_parts(b, op):
+    """The value log|s| and sign(s) of a signed logsumexp, as atoms."""
+    return [b.op("output", op.target, index=k, hint=h) for k, h in ((0, "log_abs"),
+                                                                     (1, "sign"))]
+
+
+def signed_logsumexp_rule(r, op, g):
+    """d log|s| = ds / s = sign(s) ds exp(-log|s|); the sign is flat."""
+    g_value, _ = g
+    if g_value is None:
+        return [None] * len(op.args)
+    value, sign = _signed_parts(r.b, op)
+    return logsumexp_rule(r, _as_value(op, value), r.b.mul(g_value, sign))
+
+
+def signed_logsumexp_tangent(b, op, dargs):
+    value, sign = _signed_parts(b, op)
+    tangent = logsumexp_tangent(b, _as_value(op, value), dargs)
+    return (None if tangent is None else b.mul(sign, tangent), None)
+
+
+def _as_value(op, value):
+    """``op`` read as the plain logsumexp whose value is ``value``."""
+    from dataclasses import replace
+    return replace(op, target=value)
+
+
+# (defined before logsumexp, which scipy.special.logsumexp then names: the call
+# becomes this one only with return_sign=True, frontend/library_calls.py)
+define("logsumexp_signed(a, *b; axis=None, keepdims=False, return_sign=False)",
+       ("module", "scipy.special", "logsumexp"), NEW, reverse=signed_logsumexp_rule,
+       forward=signed_logsumexp_tangent, outputs=(_logsumexp_shape, _logsumexp_shape))
 # ``b``, the weights, is optional and passed by keyword (see frontend/library_calls.py)
 define("logsumexp(a, *b; axis=None, keepdims=False)", ("module", "scipy.special", "logsumexp"),
        _logsumexp_shape, reverse=logsumexp_rule, forward=logsumexp_tangent)
