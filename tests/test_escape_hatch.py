@@ -138,3 +138,13 @@ def test_a_written_module_imports_the_function(tmp_path):
     exec(compile(text, str(out), "exec"), namespace)  # noqa: S102
     assert namespace["grad_half_life_loss"](0.4) == pytest.approx(
         symdiff.grad(half_life_loss)(0.4), rel=1e-12)
+
+
+def test_functions_with_records_take_overrides_by_name_and_by_function():
+    x = np.array([1.5, 2.5])
+
+    def loss(x):
+        return np.sum(scipy.special.gammaln(x))
+    for key in ("gammaln", scipy.special.gammaln):
+        np.testing.assert_array_equal(symdiff.grad(loss, overrides={key: "identity"})(x),
+                                      np.ones(2))

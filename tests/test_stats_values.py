@@ -153,3 +153,47 @@ def test_a_method_without_a_record_is_a_value():
     with pytest.raises(NoDerivativeRuleError) as info:
         symdiff.grad(entropy_scaled)(2.0)
     assert "norm.entropy" in info.value.message and "@symdiff.custom_gradient" in info.value.hint
+
+
+def test_compiling_scipy_functions_needs_no_sympy(tmp_path):
+    """Their derivatives are in the shipped table (second ones too)."""
+    import os
+    import subprocess
+    import sys
+    code = (
+        "import sys, numpy as np, symdiff\n"
+        "from scipy import special, stats\n"
+        "def f(x, mu, s):\n"
+        "    return np.sum(stats.norm.logpdf(x, mu, s) + stats.gamma.logcdf(x, 2.0, mu)\n"
+        "                  + special.gammaln(s * x) + np.sinc(x) + special.log_ndtr(x)\n"
+        "                  + stats.t(3.0).logpdf(x) + special.polygamma(1, s))\n"
+        "g = symdiff.grad(f, wrt=(0, 1, 2))\n"
+        "h = symdiff.hessian(lambda x: f(x, 0.1, 1.5))(np.array([1.0, 2.0]))\n"
+        "print('sympy' in sys.modules)\n")
+    path = tmp_path / "no_sympy.py"
+    path.write_text(code)
+    env = dict(os.environ, SYMDIFF_CACHE_DIR=str(tmp_path / "cache"))
+    out = subprocess.run([sys.executable, str(path)], capture_output=True, text=True,
+                         env=env, check=True).stdout
+    assert out.strip() == "False"
+
+
+def test_a_written_module_imports_scipy(tmp_path):
+    import os
+    import subprocess
+    import sys
+    source = tmp_path / "model.py"
+    source.write_text("import numpy as np\nfrom scipy.stats import norm\n\n\n"
+                      "def loss(mu, x):\n    return -np.sum(norm.logcdf(x, mu, 2.0))\n")
+    out = tmp_path / "grads.py"
+    cli = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "cli.py")
+    subprocess.run([sys.executable, cli, f"{source}::loss", "-o", str(out)], check=True,
+                   capture_output=True, cwd=tmp_path)
+    text = out.read_text()
+    assert "import scipy.special" in text and "import scipy.stats" in text
+    assert "symdiff" not in text.split("Do not edit.")[1]
+    namespace = {}
+    exec(compile(text, str(out), "exec"), namespace)  # noqa: S102
+    x = np.array([0.5, -3.0, 40.0])
+    assert namespace["grad_loss"](0.2, x) == pytest.approx(
+        -np.sum(stats.norm.pdf(x, 0.2, 2.0) / stats.norm.cdf(x, 0.2, 2.0)) * -1, rel=1e-12)
