@@ -121,7 +121,7 @@ def test_sinc_at_zero():
     check_grads(sinc, (x,))
 
 
-# ---- against autograd -----------------------------------------------------------------------------
+# ---- against autograd -----------------------------------------------------------------
 autograd = pytest.importorskip("autograd")
 asp = pytest.importorskip("autograd.scipy.special")
 anp = pytest.importorskip("autograd.numpy")

@@ -2,11 +2,14 @@
 symdiff's own functions.
 
 Every callee is classified here, in order: symdiff's own API
-(gradient_calls.py: `stop_gradient`, `cond`...), NumPy and `math` functions
-(primitives), Python builtins (builtin_calls.py), runtime helpers of
-generated code, and finally the user's own Python functions, which are
-lowered inline (inline.py) so they are differentiated through. print, logging and warnings calls are kept for what
-they do (effects.py).
+(gradient_calls.py: `stop_gradient`, `cond`...), scipy.stats distributions
+(distributions.py), NumPy, SciPy and `math` functions (primitives; SciPy's
+bound as SciPy binds them where that differs: library_calls.py), Python
+builtins (builtin_calls.py), runtime helpers of generated code, the user's
+own Python functions, which are lowered inline (inline.py) so they are
+differentiated through, and last any other callable, whose value is computed
+and which needs a rule only where a gradient reaches it (opaque_calls.py).
+print, logging and warnings calls are kept for what they do (effects.py).
 """
 from __future__ import annotations
 
