@@ -120,10 +120,11 @@ def _override_key(op, loc):
     record = named_primitive(str(op).lower())
     if record is None or record.spelling[0] in _NOT_OPS:
         ops = [n for n in primitive_names() if named_primitive(n).spelling[0] not in _NOT_OPS]
+        hint = _closest(str(op).lower(), ops, "op")
         raise RegistrationError(
             f"unknown op {op!r} in gradient overrides", loc,
-            _closest(str(op).lower(), ops, "op") + "; a function symdiff has no rule for "
-            "is named by itself or its full name, e.g. {scipy.special.zeta: 'my_rule'}")
+            hint + (" A" if hint.endswith("?") else "; a") + " function symdiff has no "
+            "rule for goes by itself or its dotted name: {scipy.special.zeta: ...}")
     return record.name
 
 

@@ -6,6 +6,9 @@ inside each function's domain; here: near gammaln's poles, logsumexp with
 log_ndtr far in both tails (against mpmath), xlogy at x = 0, sinc at 0, and
 the gradients of the functions autograd also has, against autograd's.
 """
+import autograd
+import autograd.numpy as anp
+import autograd.scipy.special as asp
 import mpmath
 import numpy as np
 import pytest
@@ -122,9 +125,6 @@ def test_sinc_at_zero():
 
 
 # ---- against autograd -----------------------------------------------------------------
-autograd = pytest.importorskip("autograd")
-asp = pytest.importorskip("autograd.scipy.special")
-anp = pytest.importorskip("autograd.numpy")
 
 POSITIVE = np.array([0.3, 1.1, 2.7, 6.0])
 UNIT = np.array([0.05, 0.3, 0.6, 0.95])
