@@ -31,6 +31,7 @@ from ..ir.primitive import (TABLE, attribute_primitive, function_modules,
                             function_primitive, math_primitive, method_names,
                             method_primitive)
 from ..rules.linalg import TAPE_SUMS
+from ..rules.opaque import custom_gradient_snippet
 from ..runtime import helpers as runtime
 from . import distributions, gradient_calls, library_calls
 from .arguments import prim_call, static_value
@@ -111,10 +112,11 @@ def apply(lw, callee, args, kwargs, node):
     if callable(obj) and not isinstance(obj, type):
         return opaque_call(lw, obj, args, kwargs, node)
     name = ast.unparse(node.func)
+    inputs = [a.id if isinstance(a, ast.Name) else f"arg{i}" for i, a in enumerate(node.args)]
     raise lw.error(NoDerivativeRuleError, node,
                    f"symdiff has no derivative rule for `{name}`",
-                   "use a NumPy function symdiff knows, a Python function it can read, "
-                   "or give it a rule with @symdiff.custom_gradient")
+                   custom_gradient_snippet(name, inputs, ", ".join(inputs),
+                                           ", ".join(ast.unparse(a) for a in node.args)))
 
 
 def _plain_object(value):

@@ -56,11 +56,17 @@ def custom_gradient_hint(op, producer=lambda atom: None):
     positional = spelled[:len(spelled) - len(keywords)]
     call = ", ".join(positional + [f"{k}={v}" for k, v in
                                    zip(keywords, spelled[len(positional):])])
+    return custom_gradient_snippet(func, names, call)
+
+
+def custom_gradient_snippet(func, names, call, given=None):
+    """The hint's code: ``func(call)`` in a custom_gradient function of
+    ``names``, called with ``given`` (the call's own arguments, or ``names``)."""
     short = func.split(".")[-1]
     grads = ", ".join(f"g * d{short}_d{n}" for n in names) or "None"
     params = ", ".join(names)
     return (f"give it a gradient with @symdiff.custom_gradient, and call "
-            f"{short}_with_gradient({params}) in its place:\n"
+            f"{short}_with_gradient({params if given is None else given}) in its place:\n"
             f"    @symdiff.custom_gradient\n"
             f"    def {short}_with_gradient({params}):\n"
             f"        def backward(g):\n"
