@@ -55,7 +55,8 @@ class Forward:
         if (rule is False or op.override) and op.target not in self.needed:
             return  # no rule, but its tangent reaches no result (a shape read from it)
         if rule is False or op.override:
-            what = f"the overridden gradient of {op.prim}" if op.override else op.prim
+            name = op.param("func") or op.prim  # (npcall, opaque_call: the function called)
+            what = f"the overridden gradient of {name}" if op.override else name
             raise NoDerivativeRuleError(
                 f"forward mode (jvp) has no rule for {what}", op.loc,
                 "use symdiff.vjp / grad, which know every rule")
