@@ -234,6 +234,7 @@ ROWS = [
     ("len", lambda a: a * len(a), (u(3),)),
     ("float", lambda a: float(np.sum(a)) ** 2, (u(3),)),
     ("npcall", lambda a: a * np.arange(3.0), (u(3),)),
+    ("draw", lambda a: a * np.random.default_rng(0).normal(size=3), (u(3),)),
     ("effect_call", with_print, (u(3),)),
     ("pure_call", with_text, (u(3),)),
     ("require_float", lambda a: _require_float(a, message="a") * 2.0, (u(3),)),

@@ -16,6 +16,7 @@ from ..ir.clone import clone_block
 from ..ir.nodes import (Carry, Const, If, Loop, Op, Tape, Var, branch_definitions, saved,
                         uses, walk)
 from ..rules.linalg import TAPE_SUMS
+from .saved_draws import export_draws
 
 
 @dataclass
@@ -202,7 +203,13 @@ def _tape_plan(rev, loop, tape):
             facts.defs[seen.target] = seen
             view.append(seen)
         else:
-            cloned = clone_block([stmt], mapping, facts)[0]
+            draws = export_draws(stmt, facts)  # saved, not drawn again (saved_draws.py)
+            for op, value in draws:
+                save(value)
+                mapping[op.target] = mapping[value]
+            loaded = {value: mapping[value] for _, value in draws}
+            cloned = clone_block([stmt], mapping, facts, {id(op) for op, _ in draws})[0]
+            mapping.update(loaded)  # (the copy's merges of them are not read)
             recomputed.append(cloned)
             view.append(cloned)
     rev.active.update(new for old, new in mapping.items()

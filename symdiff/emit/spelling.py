@@ -111,6 +111,19 @@ class Spelling:
         keywords = [ast.keyword(k, self.const(v)) for k, v in op.param("kwargs")]
         return ast.Call(func, args, keywords)
 
+    def _spell_draw(self, op, spelling, args):
+        """``np.random.normal(size=3)``, ``rng.standard_normal(x.shape)``: a
+        random draw, as the user called it (rules/randomness.py)."""
+        names = op.param("keywords")
+        split = len(args) - len(names)
+        positional, keywords = args[:split], [ast.keyword(k, v) for k, v in
+                                             zip(names, args[split:])]
+        if op.param("source") == "object":
+            func = ast.Attribute(positional.pop(0), op.param("method"), ast.Load())
+        else:
+            func = ast.Attribute(self._np_attr("random"), op.param("method"), ast.Load())
+        return ast.Call(func, positional, keywords)
+
     def _spell_call_callee(self, op, spelling, args):
         """``print(...)``, ``log.info(...)``, ``'{}'.format(...)``: as the user
         called it (see rules/python_values.py)."""

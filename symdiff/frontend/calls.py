@@ -37,6 +37,7 @@ from .compile_time import NAMED_CONSTANTS, Closure, Static, Tup, from_python, is
 from .effects import effect_call, is_effect
 from .inline import inline_closure, inline_function
 from .numpy_forms import numpy_form
+from .random_draws import global_generator, is_draw_method, lower_method_draw, lower_module_draw
 from .tapes import lower_tape_sum
 
 _MISSING = object()
@@ -49,6 +50,9 @@ def lower_call(lw, node):
         if isinstance(base, FreeVar) and is_effect(getattr(base.value, func.attr, None)):
             return effect_call(lw, node)  # log.info(...) with a module-level logger
         if is_atom(base):
+            if is_draw_method(func.attr) and (global_generator(base) or (
+                    _plain_object(base) is _MISSING and method_primitive(func.attr) is None)):
+                return lower_method_draw(lw, base, func.attr, node)  # rng.normal(...)
             if _plain_object(base) is not _MISSING:
                 raise _object_method_error(lw, _plain_object(base), func.attr, node)
             return method_call(lw, base, func.attr, node)
@@ -90,6 +94,8 @@ def apply(lw, callee, args, kwargs, node):
     if obj is not None and obj in BUILTIN_CALLS:
         return BUILTIN_CALLS[obj](lw, args, kwargs, node)
     numpy_name = _numpy_name(obj)
+    if numpy_name is not None and numpy_name.startswith("random."):
+        return lower_module_draw(lw, numpy_name[len("random."):], args, kwargs, node)
     if numpy_name is not None:
         return _numpy_call(lw, numpy_name, args, kwargs, node)
     if isinstance(obj, types.FunctionType) and not _is_numpy_internal(obj):

@@ -5,7 +5,7 @@ the rules next to them; importing this package fills the table. `derive.py`
 turns a record into its reverse and forward rules.
 """
 from . import (elementwise, gradient_flow, joins, kinks, linalg,  # noqa: F401 (the records)
-               ordering, outputs, python_values, reductions, shapes, special, statistics)
+               ordering, outputs, python_values, randomness, reductions, shapes, special, statistics)
 from . import (contractions, decompositions, determinants, einsum,  # noqa: F401 (more)
                matrix_functions, norms, solves)
 from .derive import NoRule, forward_rule, reverse_rule  # noqa: F401
