@@ -17,6 +17,7 @@ import numpy as np
 
 import symdiff
 from row_inputs import between, inside, matrix, pos, u
+from symdiff.runtime.helpers import _assigned, _setitem
 from symdiff.runtime.helpers import (_dot_adjoint_a, _dot_adjoint_b, _matmul_adjoint_a,
                                      _matmul_adjoint_b, _prod_others, _require_float,
                                      _require_scalar, _scalar_predicate, _step, _sum_to,
@@ -52,6 +53,13 @@ def passed_floor(a):
 def with_print(a):
     print("value", a)
     return a * 2.0
+
+
+def filled(a, v):
+    out = a.copy()
+    out[1:3] = v
+    out[[0, 3, 0]] += v[0] * a[:3]
+    return out * a
 
 
 def with_text(a):
@@ -224,6 +232,9 @@ ROWS = [
     ("unindex", lambda g, x: _unindex(g, x, np.s_[1:]), (u(2), u(3))),
     ("unindex_add", lambda g, x: _unindex_add(g, x, np.s_[INDEX]), (u(3), u(3))),
     ("unindex_sum", lambda a, b, x: _unindex_sum(a, b, x, np.s_[1:]), (u(2), u(2), u(3))),
+    ("setitem", filled, (u(4), u(2))),
+    ("setitem", lambda a, v: _setitem(a, v, np.s_[INDEX]) * a, (u(3), u(3))),
+    ("assigned", lambda g, x: _assigned(g, x, np.s_[INDEX]), (u(3), u(3))),
     ("zeros_like", lambda a: a * np.ones_like(a) + np.zeros_like(a), (u(3),)),
     ("ones_like", lambda a: a * np.ones_like(a), (u(3),)),
     ("full_like", lambda a, v: np.full_like(a, v) * a, (u(3), 0.4)),

@@ -391,8 +391,8 @@ def adds_into_alias(x):
 IN_PLACE = [
     (adds_into_argument, "aug-arg", "x += 1.0", ["`x`", "argument", "caller's array"]),
     (adds_into_alias, "aug-alias", "z += 1.0", ["`z`", "another name for `y`"]),
-    (writes_item, "setitem", "x[0]", ["`x[0]`", "in place"]),
-    (writes_slice, "augslice", "x[1:]", ["`x[1:]`", "in place"]),
+    (writes_item, "setitem", "x[0]", ["`x[0]`", "in place", "argument `x`", "caller's"]),
+    (writes_slice, "augslice", "x[1:]", ["`x[1:]`", "in place", "argument `x`"]),
     (writes_attr, "setattr", "box.attr", ["`box.attr`", "attribute"]),
     (writes_attr_aug, "augattr", "box.count", ["`box.count`", "attribute"]),
     (writes_in_tuple_target, "tuple-target", "x[0]", ["`x[0]`"]),

@@ -188,6 +188,7 @@ def _tape_plan(rev, loop, tape):
     def save(var):
         mapping[var] = Var(var.hint)
         facts.shape[mapping[var]] = facts.key(var)
+        rev.b.origins[mapping[var]] = (var,)  # (what it is, for rules/writes.py)
         tape.items.append(var)
 
     for var in ([loop.index] if loop.index is not None else []) + \

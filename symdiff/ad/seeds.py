@@ -30,6 +30,7 @@ def check_floats(fn, builder, wrt):
     they have gradients); its error points at the argument's name."""
     messages = tuple(f"{builder.param_locs.get(p, fn.loc).short()}: argument `{p.hint}`"
                      for p in wrt)
+    builder.float_params.update(wrt)
     if len(wrt) == 1:
         builder.op("require_float", *wrt, message=messages[0])
     elif wrt:

@@ -13,7 +13,7 @@ import textwrap
 
 from ..ir.nodes import Const, FreeVar, If, Loop, Op, Var, blocks, use_counts, walk
 from ..ir.primitive import TABLE
-from .in_place_writes import accumulations, scatters
+from .in_place_writes import accumulations, scatters, written_in_place
 from .layout import fit_comment, strip_parens, wrap
 from .names import CALLED_BUILTINS, assign_names, builtin_aliases, name_temporaries
 from .inlining import Inlining
@@ -49,6 +49,7 @@ class Emitter(Inlining, Spelling):
         self.builtins = builtin_aliases(set(fixed.values()), reserved)
         reserved |= set(self.builtins.values())
         shared = {t: buffer for t, (buffer, _) in self.scatters.items()}
+        writes = written_in_place(self.fn.body)  # `a[i] = v`: the result is a
         _name_entries(self.fn.body)
         # Names are chosen as if every value that can be were folded into the
         # line reading it; then a value whose reader's line would be too long
@@ -56,13 +57,13 @@ class Emitter(Inlining, Spelling):
         # break changes no other name: a longer file name in a message, say.
         late = {t: placed.args[0] for t, (_, placed) in self.scatters.items()}
         everything = self.inlined
-        self.names = assign_names(self.fn, everything, fixed, reserved, shared, late)
+        self.names = assign_names(self.fn, everything, fixed, reserved, shared, late, writes)
         self.inlined = {}
         self._decide_inlining(self.fn.body, depth=0, limit=MAX_LINE - 24)
         temporaries = [v for v in everything if v not in self.inlined]
         if temporaries:
             self.names = name_temporaries(self.fn, self.inlined, self.names, temporaries,
-                                          set(fixed.values()) | reserved, late)
+                                          set(fixed.values()) | reserved, late, writes)
         params = ", ".join(p.hint for p in self.fn.params)
         lines = [f"def {name}({params}):", _docstring(doc)]
         self._last_comment = None
@@ -130,6 +131,9 @@ class Emitter(Inlining, Spelling):
             return
         if op.target in self.scatters:
             self._scatter(op, lines, pad)
+            return
+        if TABLE[op.prim].spelling[0] == "write":  # a[i] = v, a[i] += g, np.add.at(a, i, g)
+            lines.extend(wrap(pad + ast.unparse(self.write_statement(op))))
             return
         value = ast.unparse(self.expr(op))
         if value == self.names.get(op.target) and not op.effect:

@@ -10,7 +10,9 @@ import numpy as np
 
 from ..errors import UnsupportedSyntaxError
 from ..ir.nodes import Const
+from ..ir.storage import shape_only
 from .compile_time import Tup, from_python
+from .writes import shape_of
 
 _MISSING = object()
 
@@ -27,6 +29,8 @@ def prim_call(lw, prim, args, kwargs, node, first=None):
             operands.extend(lw.atom(i, node) for i in items)
             continue
         value = positional.pop(0) if positional else kwargs.pop(name, _MISSING)
+        if shape_only(prim.name, len(operands)):
+            value = shape_of(value)  # (a name a write made stale still has its shape)
         if value is _MISSING:
             raise lw.error(UnsupportedSyntaxError, node,
                            f"`{prim.name}` needs the argument `{name}`",

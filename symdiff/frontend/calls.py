@@ -37,6 +37,7 @@ from .compile_time import NAMED_CONSTANTS, Closure, Static, Tup, from_python, is
 from .effects import effect_call, is_effect
 from .inline import inline_closure, inline_function
 from .numpy_forms import numpy_form
+from .writes import Stale, stale_error
 from .random_draws import global_generator, is_draw_method, lower_method_draw, lower_module_draw
 from .tapes import lower_tape_sum
 
@@ -47,6 +48,8 @@ def lower_call(lw, node):
     func = node.func
     if isinstance(func, ast.Attribute):
         base = lw.expr(func.value)
+        if isinstance(base, Stale):
+            raise stale_error(lw, base, func.value)
         if isinstance(base, FreeVar) and is_effect(getattr(base.value, func.attr, None)):
             return effect_call(lw, node)  # log.info(...) with a module-level logger
         if is_atom(base):

@@ -82,10 +82,6 @@ def check(src):
 
 
 def _visit(src, node, found):
-    if _index_add(node):  # allowed into an array nothing else holds: see index_add.py
-        for child in (node.target.value, node.target.slice, node.value):
-            _visit(src, child, found)
-        return
     error = _problem(src, node)
     if error is not None:
         found.append(error)
@@ -113,12 +109,6 @@ def _visit(src, node, found):
         _visit(src, child, found)
 
 
-def _index_add(node):
-    """``NAME[index] += value``."""
-    return isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) \
-        and isinstance(node.target, ast.Subscript) and isinstance(node.target.value, ast.Name)
-
-
 def _visit_fstring(src, node, found):
     for part in node.values:
         if isinstance(part, ast.FormattedValue):
@@ -132,13 +122,6 @@ def _visit_fstring(src, node, found):
 
 def _problem(src, node):
     """The error for ``node`` itself (not its children), or None."""
-    if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
-        return InPlaceWriteError(
-            f"`{_target_text(node)}` writes into part of an array in place, "
-            "which symdiff cannot differentiate",
-            src.loc(node),
-            "build a new array instead: e.g. `x = np.concatenate([[v], x[1:]])` "
-            "or `x = np.where(mask, v, x)`")
     if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
         return InPlaceWriteError(
             f"`{_target_text(node)}` assigns to an attribute, changing an object in "

@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import ast
 
-from ..errors import NonScalarOutputError
+from ..errors import InPlaceWriteError, NonScalarOutputError
 from ..ir.nodes import Function, Var
 from .compile_time import Tup, is_atom
 from .early_exits import hoist_returns
+from .writes import Stale
 from .lower import Lowerer
 
 
@@ -42,6 +43,12 @@ def _returned(value, src):
         return value
     if isinstance(value, Tup):
         return tuple(_returned(v, src) for v in value.items)
+    if isinstance(value, Stale):
+        raise InPlaceWriteError(f"the function returns `{value.name}`, which shares its "
+                                f"array with `{value.writer}`, changed in place at line "
+                                f"{value.lineno}", src.loc(src.node),
+                                f"return `{value.writer}`, or copy `{value.name}` where "
+                                "you make it")
     raise NonScalarOutputError("the function returns something that is not an array, a "
                                "number or a tuple of them", src.loc(src.node),
                                "return arrays or numbers")

@@ -12,9 +12,11 @@ import ast
 
 from ..errors import UnsupportedSyntaxError
 from ..ir.nodes import Carry, Const, Loop, Var
+from ..ir.primitive import SCALAR
 from .early_exits import hoist
 from .tapes import reversed_tapes, tape_loop
 from .compile_time import Static, Tup, is_atom
+from .writes import check_carried, stale_in_loop, written_names
 
 BROKE = "<break>"
 
@@ -33,6 +35,7 @@ def lower_for(lw, node):
         return
     bounds, bind = _iteration(lw, node, iterable)
     index = Var(node.target.id if bind is None else "i")
+    lw.b.facts.shape[index] = SCALAR  # an int: its tests and indices need no checks
     _lower_loop(lw, node, Loop("range", [], [], index=index, bounds=bounds,
                                loc=lw.src.loc(node)),
                 lambda: bind(index) if bind else lw.env.__setitem__(node.target.id, index))
@@ -84,10 +87,12 @@ def _pretest(node):
 
 
 def _lower_loop(lw, node, loop, start):
-    before = dict(lw.env)
+    stale_in_loop(lw, node.body, node)  # (writes.py)
+    before, written = dict(lw.env), set(lw.written)
     names = [n for n in _assigned(node.body) if n in before and is_atom(before[n])]
     for name in names:
         loop.carried.append(Carry(Var(name), before[name], None, Var(name)))
+        lw.carried_from[loop.carried[-1].param] = (before[name],)
     lw.env.update({c.param.hint: c.param for c in loop.carried})
     lw.b.named.update(c.param for c in loop.carried)
     with lw.b.block() as body:
@@ -110,6 +115,8 @@ def _lower_loop(lw, node, loop, start):
                            "keep arrays and numbers in names a loop reassigns; use "
                            "another name for tuples, functions or modules")
         carry.update = update
+        lw.carried_from[carry.out] = (carry.init, update)
+    check_carried(lw, loop, written, node)
     lw.env = {n: v for n, v in before.items()}
     for name in _assigned(node.body):  # (gone after the loop: say so where it is read)
         if name not in before and not name.startswith("<"):
@@ -190,7 +197,7 @@ def _assigned(stmts):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) \
                 and node.id not in names:
             names.append(node.id)
-    return names
+    return names + [n for n in written_names(stmts) if n not in names]
 
 
 def _depends_on(block, atom, params):

@@ -12,11 +12,11 @@ import builtins
 from ..errors import (InPlaceWriteError, NonScalarOutputError, UnknownNameError,
                       UnsupportedSyntaxError)
 from ..ir.nodes import Const, FreeVar, If, Var
-from . import calls, fence, gradient_calls, loops, tapes
+from . import calls, fence, gradient_calls, loops, tapes, writes
 from .branches import lower_if, merge
 from .builtin_calls import BUILTIN_NAMES
 from .compile_time import Closure, OneBranch, Static, Tup, from_python, is_atom
-from .index_add import lower_index_add
+from .index_add import index_add_applies, lower_index_add
 from .subscripts import lower_index, lower_subscript
 
 _BINOPS = {ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply",
@@ -42,6 +42,8 @@ class Lowerer:
         self.merged = {}  # Var a Merge made -> (condition, its value in each branch)
         self.inlining = frozenset({getattr(src.fn, "__code__", None)})  # (recursion)
         self.loop_locals = {}  # name first assigned inside a loop -> the loop's line
+        self.carried_from = builder.origins  # a loop's carried var -> its values (writes.py)
+        self.written = set()  # the arrays written into so far (writes.py)
 
     def nested(self, src, env=None):
         """A lowerer for a function this one calls (``env``: a closure's
@@ -49,6 +51,7 @@ class Lowerer:
         sub = Lowerer(src, self.b, self.depth + 1, env)
         sub.inlining = self.inlining
         sub.merged = self.merged  # (an inlined function's merges are read outside it)
+        sub.carried_from, sub.written = self.carried_from, self.written
         return sub
 
     def call(self, callee, args, kwargs, node):
@@ -103,9 +106,11 @@ class Lowerer:
             self.bind(node.target, self.expr(node.value))
 
     def stmt_AugAssign(self, node):
-        if isinstance(node.target, ast.Subscript):  # fence.py lets only `g[i] += v` by
-            return lower_index_add(self, node)
         op = _BINOPS.get(type(node.op))
+        if isinstance(node.target, ast.Subscript):
+            if index_add_applies(self, node):  # `g[1:] += v` into a new array: add
+                return lower_index_add(self, node)
+            return writes.lower_aug_store(self, node, op)
         current = self.expr(ast.Name(node.target.id, ast.Load(), lineno=node.lineno,
                                      col_offset=node.col_offset))
         name, text = node.target.id, ast.unparse(node)
@@ -128,6 +133,10 @@ class Lowerer:
         tape = tapes.appended_tape(self, node)
         if tape is not None:
             return tapes.lower_append(self, node, tape)
+        if isinstance(node.value, ast.Call):
+            ufunc = writes.ufunc_at(self, node.value)
+            if ufunc is not None:  # np.add.at(out, index, values)
+                return writes.lower_ufunc_at(self, node.value, ufunc)
         self.expr(node.value)
 
     def stmt_Pass(self, node):
@@ -159,6 +168,8 @@ class Lowerer:
                 self.b.named.add(value)
             self.env[target.id] = value
             return
+        if isinstance(target, ast.Subscript):
+            return writes.lower_store(self, target, value, target)
         if isinstance(target, (ast.Tuple, ast.List)):
             items = self.unpack(value, len(target.elts), target)
             for sub, item in zip(target.elts, items):
@@ -171,6 +182,8 @@ class Lowerer:
                          f"cannot assign to `{ast.unparse(target)}`", hint)
 
     def unpack(self, value, count, node):
+        if isinstance(value, writes.Stale):
+            raise writes.stale_error(self, value, node)
         if isinstance(value, Tup):
             if len(value.items) != count:
                 raise self.error(UnsupportedSyntaxError, node,
@@ -219,6 +232,8 @@ class Lowerer:
         """``value`` as an IR atom (a tuple of numbers becomes one constant)."""
         if is_atom(value):
             return value
+        if isinstance(value, writes.Stale):
+            raise writes.stale_error(self, value, node)
         if isinstance(value, Tup):
             items = [self.atom(v, node) for v in value.items]
             if all(isinstance(i, Const) for i in items):
@@ -235,6 +250,8 @@ class Lowerer:
 
     def expr_Name(self, node):
         value = self.env.get(node.id)
+        if isinstance(value, writes.Stale):
+            return value  # an error where its values are read (atom), not its shape
         if isinstance(value, OneBranch):
             raise self.error(UnknownNameError, node,
                              f"`{node.id}` is assigned in only one branch of the `if` "
@@ -266,7 +283,10 @@ class Lowerer:
 
     def expr_Attribute(self, node):
         base = self.expr(node.value)
-        if is_atom(base):
+        if node.attr in ("shape", "ndim", "size"):
+            base = writes.shape_of(base)
+        if is_atom(base) or isinstance(base, writes.Stale):
+            base = self.atom(base, node.value)
             return calls.array_attribute(self, base, node)
         if isinstance(base, Static):
             return calls.static_attribute(self, base.obj, node)

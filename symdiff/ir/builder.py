@@ -41,6 +41,9 @@ class Builder:
         self.free = {}         # emitted name -> FreeVar, one per distinct value
         self.param_locs = {}   # parameter Var -> where the user declared it
         self.products = {}     # where(m, g, 0.0) that is g * m -> its operands (selects.py)
+        self.origins = {}      # a var no operation makes (a loop's carried value, an if's
+        #                        merged one) -> the values it may be (frontend/writes.py)
+        self.float_params = set()  # parameters checked to be floating point (ad/seeds.py)
 
     # -- making operations ---------------------------------------------------
     def op(self, prim, *args, hint=None, **params):

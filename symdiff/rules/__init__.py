@@ -7,5 +7,5 @@ turns a record into its reverse and forward rules.
 from . import (elementwise, gradient_flow, joins, kinks, linalg,  # noqa: F401 (the records)
                ordering, outputs, python_values, randomness, reductions, shapes, special, statistics)
 from . import (contractions, decompositions, determinants, einsum,  # noqa: F401 (more)
-               matrix_functions, norms, solves)
+               matrix_functions, norms, solves, writes)
 from .derive import NoRule, forward_rule, reverse_rule  # noqa: F401
