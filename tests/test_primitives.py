@@ -29,7 +29,8 @@ NO_ROW = {"array_shape": "written for a saved shape; read back as np.shape",
           "assign": "`a[i] = v` in place: read back as setitem (tested in test_writes.py)",
           "add_into": "`a[i] += g` in place: read back as setitem (tested in test_writes.py)",
           "add_at": "np.add.at(a, i, g): read back as an add (tested in test_writes.py)",
-          "snapshot": "x.copy() before a write in place: read back as copy"}
+          "snapshot": "x.copy() before a write in place: read back as copy",
+          "field": "a container argument's leaf, params['W'] (tested in test_containers.py)"}
 
 
 @pytest.mark.parametrize("row", ROWS, ids=IDS)

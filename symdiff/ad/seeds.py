@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ..ir.nodes import Const, Var
 from ..ir.shapes import SCALAR, is_elementwise
+from ..ir.trees import paths
 
 
 def check_scalar(fn, builder, result, mode, seeds):
@@ -28,9 +29,11 @@ def check_scalar(fn, builder, result, mode, seeds):
 def check_floats(fn, builder, wrt):
     """One check that the arguments differentiated are floating point (only
     they have gradients); its error points at the argument's name."""
+    builder.float_params.update(wrt)
+    # (a container's leaves were found floating point where it was called)
+    wrt = [p for p in wrt if p not in builder.leaves]
     messages = tuple(f"{builder.param_locs.get(p, fn.loc).short()}: argument `{p.hint}`"
                      for p in wrt)
-    builder.float_params.update(wrt)
     if len(wrt) == 1:
         builder.op("require_float", *wrt, message=messages[0])
     elif wrt:
@@ -76,6 +79,17 @@ def vjp_seeds(builder, result, seed, loc):
         items.append(value)
         pairs += more
     return tuple(items), pairs
+
+
+def container_seeds(builder, result, tree, seed):
+    """A function returning a container (a dict...) takes a cotangent of the
+    same structure: one seed per leaf, read from it as arguments' leaves are."""
+    pairs = []
+    for atom, (path, _) in zip(result, paths(tree)):
+        part = builder.op("field", seed, path=path, hint=seed.hint)
+        builder.facts.shape[part] = builder.facts.key(atom)
+        pairs.append((atom, part))
+    return result, pairs
 
 
 def seed_name(result, params):

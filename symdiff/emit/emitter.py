@@ -13,6 +13,8 @@ import textwrap
 
 from ..ir.nodes import Const, FreeVar, If, Loop, Op, Var, blocks, use_counts, walk
 from ..ir.primitive import TABLE
+from ..ir.trees import Rebuild
+from .containers import Containers
 from .in_place_writes import accumulations, scatters, written_in_place
 from .layout import fit_comment, strip_parens, wrap
 from .names import CALLED_BUILTINS, assign_names, builtin_aliases, name_temporaries
@@ -23,7 +25,7 @@ from ..runtime.loader import is_generated
 MAX_LINE = 79
 
 
-class Emitter(Inlining, Spelling):
+class Emitter(Inlining, Spelling, Containers):
     def __init__(self, fn, np_alias="np", unwrap=()):
         self.fn = fn
         self.np = np_alias
@@ -64,16 +66,21 @@ class Emitter(Inlining, Spelling):
         if temporaries:
             self.names = name_temporaries(self.fn, self.inlined, self.names, temporaries,
                                           set(fixed.values()) | reserved, late, writes)
-        params = ", ".join(p.hint for p in self.fn.params)
+        params = ", ".join(("*" if p is self.fn.varargs else "") + p.hint
+                           for p in self.fn.params)
         lines = [f"def {name}({params}):", _docstring(doc)]
         self._last_comment = None
         self._block(self.fn.body, lines, "    ")
-        lines.extend(wrap("    return " + strip_parens(ast.unparse(self._result(self.fn.result)))))
+        result = self._result(self.fn.result, self.fn.trees)
+        lines.extend(wrap("    return " + strip_parens(ast.unparse(result))))
         return "\n".join(lines) + "\n"
 
-    def _result(self, value):
+    def _result(self, value, tree=None):
+        if isinstance(tree, Rebuild):  # a container of gradients (ad/wrt.py)
+            return self.container(tree, list(value))
         if isinstance(value, tuple):
-            return ast.Tuple([self._result(v) for v in value], ast.Load())
+            trees = tree if isinstance(tree, tuple) else (None,) * len(value)
+            return ast.Tuple([self._result(v, t) for v, t in zip(value, trees)], ast.Load())
         return self.atom(value)
 
     # -- statements ----------------------------------------------------------------------

@@ -131,6 +131,14 @@ class Spelling:
         keywords = [ast.keyword(k, self.const(v)) for k, v in op.params if k != "callee"]
         return ast.Call(ast.parse(callee, mode="eval").body, args, keywords)
 
+    def _spell_field(self, op, spelling, args):
+        """``params["W"]``, ``layers[0][1]``, ``self.W``: a container's leaf."""
+        node = args[0]
+        for step, label in op.param("path"):
+            node = ast.Attribute(node, label, ast.Load()) if step == "attr" else \
+                ast.Subscript(node, ast.Constant(label), ast.Load())
+        return node
+
     def _spell_write(self, op, spelling, args):
         """The place ``a[index]`` a write changes (emitter.py writes the statement)."""
         return ast.Subscript(args[0], self._slices(args[2:]), ast.Load())

@@ -6,7 +6,7 @@ from .arguments import prim_call
 from .effects import no_gradient
 from ..errors import UnsupportedSyntaxError
 from ..ir.nodes import Const
-from .compile_time import Tup, is_atom
+from .compile_time import Dict, Tup, is_atom
 
 
 BUILTIN_NAMES = {name: getattr(builtins, name) for name in
@@ -21,6 +21,13 @@ def _builtin_prim(name):
     def lower(lw, args, kwargs, node):
         return prim_call(lw, primitive(name), args, kwargs, node)
     return lower
+
+
+def _builtin_len(lw, args, kwargs, node):
+    """len(x): of a list, tuple or dict known when compiling, a constant."""
+    if len(args) == 1 and not kwargs and isinstance(args[0], (Tup, Dict)):
+        return Const(len(args[0].items))
+    return prim_call(lw, primitive("len"), args, kwargs, node)
 
 
 def _builtin_minmax(name, prim_name):
@@ -92,7 +99,7 @@ def _builtin_breakpoint(lw, args, kwargs, node):
 
 
 BUILTIN_CALLS = {
-    builtins.abs: _builtin_prim("abs"), builtins.len: _builtin_prim("len"),
+    builtins.abs: _builtin_prim("abs"), builtins.len: _builtin_len,
     builtins.float: _builtin_prim("float"), builtins.round: _builtin_prim("round"),
     builtins.max: _builtin_minmax("max", "maximum"),
     builtins.min: _builtin_minmax("min", "minimum"),

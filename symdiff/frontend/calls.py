@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import dataclasses
 import difflib
 import inspect
 import math
@@ -33,7 +34,9 @@ from . import gradient_calls
 from .arguments import prim_call, static_value
 from .builtin_calls import BUILTIN_CALLS
 from .call_forms import lower_form
-from .compile_time import NAMED_CONSTANTS, Closure, Static, Tup, from_python, is_atom
+from . import containers
+from .compile_time import (NAMED_CONSTANTS, BoundMethod, Closure, Dict, Obj, Static, Tup,
+                           from_python, is_atom)
 from .effects import effect_call, is_effect
 from .inline import inline_closure, inline_function
 from .numpy_forms import numpy_form
@@ -58,9 +61,18 @@ def lower_call(lw, node):
                 return lower_method_draw(lw, base, func.attr, node)  # rng.normal(...)
             if _plain_object(base) is not _MISSING:
                 raise _object_method_error(lw, _plain_object(base), func.attr, node)
+            if func.attr in ("items", "keys", "values", "get"):
+                containers.container_use(lw, base, definite=True)
             return method_call(lw, base, func.attr, node)
         if isinstance(base, Static):
             callee = static_attribute(lw, base.obj, func)
+        elif isinstance(base, Dict):  # params.items() (containers.py)
+            return containers.method(lw, base, func.attr, [lw.expr(a) for a in node.args],
+                                     node)
+        elif isinstance(base, Obj):   # self.forward(x): the method, with self
+            callee = containers.attribute(lw, base, func)
+        elif isinstance(base, Tup) and base.names and func.attr == "_replace":
+            return containers.replaced(lw, base, call_arguments(lw, node)[1], node)
         else:
             raise lw.error(UnsupportedSyntaxError, node, f"cannot call `{ast.unparse(func)}`",
                            "call NumPy functions, or functions and lambdas of your own, "
@@ -69,14 +81,44 @@ def lower_call(lw, node):
         callee = lw.expr(func)
     if isinstance(callee, Static) and is_effect(callee.obj):
         return effect_call(lw, node)
-    args = [lw.expr(a) for a in node.args]
-    kwargs = {k.arg: lw.expr(k.value) for k in node.keywords}
+    args, kwargs = call_arguments(lw, node)
     return apply(lw, callee, args, kwargs, node)
+
+
+def call_arguments(lw, node):
+    """A call's positional and keyword arguments, ``*items`` and ``**options``
+    of tuples, lists and dicts known when compiling spread out."""
+    args, kwargs = [], {}
+    for a in node.args:
+        if isinstance(a, ast.Starred):
+            value = lw.expr(a.value)
+            if not isinstance(value, (Tup, Dict)):
+                raise lw.error(UnsupportedSyntaxError, a, "`*` spreads a list or tuple "
+                               "known when compiling here", "pass the items one by one")
+            args.extend(value.items if isinstance(value, Tup) else
+                        [Const(k) for k in value.keys])
+        else:
+            args.append(lw.expr(a))
+    for k in node.keywords:
+        value = lw.expr(k.value)
+        if k.arg is None:
+            if not isinstance(value, Dict):
+                raise lw.error(UnsupportedSyntaxError, k.value, "`**` spreads a dict known "
+                               "when compiling here", "pass the keywords one by one")
+            kwargs.update(zip(value.keys, value.items))
+        else:
+            kwargs[k.arg] = value
+    return args, kwargs
 
 
 def apply(lw, callee, args, kwargs, node):
     if isinstance(callee, Closure):
         return inline_closure(lw, callee, args, kwargs, node)
+    if isinstance(callee, BoundMethod):  # self.forward(x): forward(self, x)
+        return inline_function(lw, callee.func, [callee.obj] + list(args), kwargs, node)
+    if isinstance(callee, Static) and callee.obj is dataclasses.replace and args \
+            and isinstance(args[0], Obj):
+        return containers.replaced(lw, args[0], kwargs, node)
     obj = callee.obj if isinstance(callee, Static) else None
     if obj is not None and gradient_calls.handles(obj):
         return gradient_calls.lower(lw, obj, args, kwargs, node)
@@ -204,8 +246,7 @@ def method_call(lw, base, name, node):
     prim = method_primitive(name)
     if prim is None:
         raise _array_method_error(lw, name, node)
-    args = [lw.expr(a) for a in node.args]
-    kwargs = {k.arg: lw.expr(k.value) for k in node.keywords}
+    args, kwargs = call_arguments(lw, node)
     if name in ("reshape", "transpose") and len(args) > 1:
         args = [Tup(tuple(args))]  # x.reshape(3, 4) is x.reshape((3, 4))
     return prim_call(lw, prim, args, kwargs, node, first=base)
@@ -237,6 +278,8 @@ def _array_method_error(lw, name, node):
 
 def array_attribute(lw, base, node):
     prim = attribute_primitive(node.attr)
+    if prim is None:
+        containers.container_use(lw, base, definite=True)  # an argument as an object
     if prim is None and isinstance(node.value, ast.Name) \
             and node.value.id in ("self", "cls"):
         raise lw.error(UnsupportedSyntaxError, node,

@@ -23,6 +23,44 @@ class Tup:
 
 
 @dataclass(frozen=True)
+class Dict:
+    """A dict known when compiling (an argument's, or a literal): its keys
+    are constants, its values compile-time values."""
+
+    keys: tuple
+    items: tuple
+
+    def get(self, key, default=None):
+        return self.items[self.keys.index(key)] if key in self.keys else default
+
+    def with_item(self, key, value):
+        if key in self.keys:
+            items = list(self.items)
+            items[self.keys.index(key)] = value
+            return Dict(self.keys, tuple(items))
+        return Dict(self.keys + (key,), self.items + (value,))
+
+
+@dataclass(frozen=True)
+class Obj:
+    """An object argument (``self``, a dataclass): the values of its
+    attributes, read where the function runs, and its class (for methods)."""
+
+    type: object
+    names: tuple
+    items: tuple
+    var: object = None  # the argument (or the path to it), for messages
+
+
+@dataclass(frozen=True)
+class BoundMethod:
+    """``obj.method`` of an `Obj`: calling it inlines the method with ``obj``."""
+
+    func: object
+    obj: object
+
+
+@dataclass(frozen=True)
 class Static:
     obj: object
 

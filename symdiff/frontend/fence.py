@@ -18,7 +18,7 @@ ALLOWED = (
     # expressions
     ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.Call, ast.keyword,
     ast.Name, ast.Attribute, ast.Subscript, ast.Slice, ast.Constant,
-    ast.Tuple, ast.List, ast.IfExp, ast.Lambda, ast.Starred,
+    ast.Tuple, ast.List, ast.Dict, ast.IfExp, ast.Lambda, ast.Starred,
     ast.arguments, ast.arg,
     # contexts and operators
     ast.Load, ast.Store, ast.operator, ast.unaryop, ast.boolop, ast.cmpop,
@@ -33,7 +33,6 @@ CONSTRUCTS = {
                      "a generator"),
     "DictComp": ("a dict comprehension", "dictionaries are not differentiated; pass arrays"),
     "SetComp": ("a set comprehension", "sets are not differentiated; pass arrays"),
-    "Dict": ("a dict literal", "dictionaries are not differentiated; pass arrays or tuples"),
     "Set": ("a set literal", "sets are not differentiated; pass arrays or tuples"),
     "Try": ("a `try` statement", "exceptions are not differentiated; check inputs "
             "before calling the gradient"),
@@ -141,9 +140,12 @@ def _problem(src, node):
 
 
 def _check_arguments(src, fn, found):
-    """``*args`` / ``**kwargs`` parameters of ``fn`` (the function or one inside it)."""
+    """``**kwargs`` parameters of the function differentiated (``*args`` is
+    specialised on the arguments given; a function it calls may have both)."""
     args = fn.args
-    for which, stars in ((args.vararg, "*"), (args.kwarg, "**")):
+    if fn is not src.node:
+        return
+    for which, stars in ((args.kwarg, "**"),):
         if which is not None:
             found.append(UnsupportedSyntaxError(
                 f"the parameter `{stars}{which.arg}` collects a variable number of "

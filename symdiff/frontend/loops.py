@@ -15,7 +15,8 @@ from ..ir.nodes import Carry, Const, Loop, Var
 from ..ir.primitive import SCALAR
 from .early_exits import hoist
 from .tapes import reversed_tapes, tape_loop
-from .compile_time import Static, Tup, is_atom
+from .compile_time import Dict, Static, Tup, is_atom
+from .containers import container_use
 from .writes import check_carried, stale_in_loop, written_names
 
 BROKE = "<break>"
@@ -28,11 +29,16 @@ def lower_for(lw, node):
         _lower_loop(lw, node, *tape_loop(lw, node, tapes))
         return
     iterable = _iterable(lw, node.iter)
-    if isinstance(iterable, Tup):  # a tuple known when compiling: unrolled
-        for item in iterable.items:
+    if isinstance(iterable, Dict):  # a dict's keys
+        iterable = Tup(tuple(Const(k) for k in iterable.keys))
+    items = _unrolled(lw, node, iterable)
+    if items is not None:  # a list, tuple or dict known when compiling
+        for item in items:
             lw.bind(node.target, item)
             _lower_plain_body(lw, node)
         return
+    if is_atom(iterable):
+        container_use(lw, iterable, definite=False)
     bounds, bind = _iteration(lw, node, iterable)
     index = Var(node.target.id if bind is None else "i")
     lw.b.facts.shape[index] = SCALAR  # an int: its tests and indices need no checks
@@ -130,11 +136,62 @@ def _lower_loop(lw, node, loop, start):
 
 def _iterable(lw, node):
     """range / zip / enumerate themselves (not a call of them), or the value."""
-    if isinstance(node, ast.Call):
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
         func = lw.expr(node.func)
         if isinstance(func, Static) and func.obj in (range, zip, enumerate):
             return func
     return lw.expr(node)
+
+
+def _unrolled(lw, node, iterable):
+    """The items of a loop unrolled when compiling, or None: over a tuple,
+    list or dict known then, ``zip``/``enumerate`` of them, or a ``range`` of
+    constant bounds whose counter indexes one (``params[i]``)."""
+    if isinstance(iterable, Tup):
+        return list(iterable.items)
+    if not isinstance(iterable, Static) or not isinstance(node.iter, ast.Call):
+        return None
+    if iterable.obj in (zip, enumerate) and not node.iter.keywords and any(
+            _compile_time(lw, a) for a in node.iter.args):
+        seqs = [lw.expr(a) for a in node.iter.args]
+        seqs = [Tup(tuple(Const(k) for k in s.keys)) if isinstance(s, Dict) else s
+                for s in seqs]
+        if not any(isinstance(s, Tup) for s in seqs) or \
+                iterable.obj is enumerate and len(seqs) != 1:
+            return None
+        n = min(len(s.items) for s in seqs if isinstance(s, Tup))
+        rows = [tuple(s.items[i] if isinstance(s, Tup) else
+                      lw.b.op("getitem", lw.atom(s, node.iter), Const(i)) for s in seqs)
+                for i in range(n)]
+        if iterable.obj is enumerate:
+            return [Tup((Const(i),) + row) for i, row in enumerate(rows)]
+        return [Tup(row) for row in rows]
+    if iterable.obj is range and isinstance(node.target, ast.Name) \
+            and _indexes_container(lw, node.body, node.target.id):
+        bounds = [lw.expr(a) for a in node.iter.args]
+        if bounds and all(isinstance(b, Const) and isinstance(b.value, int) for b in bounds):
+            return [Const(i) for i in range(*(b.value for b in bounds))]
+    return None
+
+
+def _compile_time(lw, node):
+    """Whether ``node`` may be a list, tuple or dict known when compiling
+    (judged without lowering it: a name holding one, a literal, a call)."""
+    if isinstance(node, ast.Name):
+        return isinstance(lw.env.get(node.id), (Tup, Dict))
+    return isinstance(node, (ast.List, ast.Tuple, ast.Dict)) or isinstance(node, ast.Call) \
+        and isinstance(node.func, ast.Attribute) and node.func.attr in ("items", "values", "keys")
+
+
+def _indexes_container(lw, body, name):
+    """Whether ``body`` indexes a list, tuple or dict known when compiling
+    with ``name`` (``params[i]``)."""
+    for sub in (n for s in body for n in ast.walk(s)):
+        if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name) and any(
+                isinstance(n, ast.Name) and n.id == name for n in ast.walk(sub.slice)) \
+                and isinstance(lw.env.get(sub.value.id), (Tup, Dict)):
+            return True
+    return False
 
 
 def _lower_plain_body(lw, node):
@@ -176,6 +233,8 @@ def _iteration(lw, node, iterable):
 
 def _zip_like(lw, node, kind):
     seqs = [lw.atom(lw.expr(a), a) for a in node.iter.args]
+    for seq in seqs:  # (an argument iterated over may be a list, if the call gives one)
+        container_use(lw, seq, definite=False)
     if not seqs or node.iter.keywords or (kind is enumerate and len(seqs) != 1):
         raise lw.error(UnsupportedSyntaxError, node.iter,
                        f"{kind.__name__}() takes arrays and no keywords here",

@@ -15,7 +15,8 @@ from ..ir.nodes import Const, FreeVar, If, Var
 from . import calls, fence, gradient_calls, loops, tapes, writes
 from .branches import lower_if, merge
 from .builtin_calls import BUILTIN_NAMES
-from .compile_time import Closure, OneBranch, Static, Tup, from_python, is_atom
+from . import containers
+from .compile_time import Closure, Dict, Obj, OneBranch, Static, Tup, from_python, is_atom
 from .index_add import index_add_applies, lower_index_add
 from .subscripts import lower_index, lower_subscript
 
@@ -31,7 +32,7 @@ _COMPARE = {ast.Gt: "greater", ast.GtE: "greater_equal", ast.Lt: "less",
 class Lowerer:
     """Lowers one function body into the shared builder's current block."""
 
-    def __init__(self, src, builder, depth=0, env=None):
+    def __init__(self, src, builder, depth=0, env=None, trees=None):
         if env is None:  # (a closure's source was checked with the function around it)
             fence.check(src)
         self.src = src
@@ -44,6 +45,7 @@ class Lowerer:
         self.loop_locals = {}  # name first assigned inside a loop -> the loop's line
         self.carried_from = builder.origins  # a loop's carried var -> its values (writes.py)
         self.written = set()  # the arrays written into so far (writes.py)
+        self.trees = trees  # argument -> structure; None: arguments taken as arrays
 
     def nested(self, src, env=None):
         """A lowerer for a function this one calls (``env``: a closure's
@@ -52,6 +54,7 @@ class Lowerer:
         sub.inlining = self.inlining
         sub.merged = self.merged  # (an inlined function's merges are read outside it)
         sub.carried_from, sub.written = self.carried_from, self.written
+        sub.trees = self.trees
         return sub
 
     def call(self, callee, args, kwargs, node):
@@ -184,6 +187,8 @@ class Lowerer:
     def unpack(self, value, count, node):
         if isinstance(value, writes.Stale):
             raise writes.stale_error(self, value, node)
+        if isinstance(value, Dict):  # unpacking a dict gives its keys
+            value = Tup(tuple(Const(k) for k in value.keys))
         if isinstance(value, Tup):
             if len(value.items) != count:
                 raise self.error(UnsupportedSyntaxError, node,
@@ -192,6 +197,7 @@ class Lowerer:
                                  "value you do not need)")
             return value.items
         if is_atom(value):
+            containers.container_use(self, value, definite=False)
             return [self.b.op("getitem", value, Const(i)) for i in range(count)]
         raise self.error(UnsupportedSyntaxError, node, "cannot unpack this value",
                          "unpack a tuple or an array")
@@ -290,6 +296,8 @@ class Lowerer:
             return calls.array_attribute(self, base, node)
         if isinstance(base, Static):
             return calls.static_attribute(self, base.obj, node)
+        if isinstance(base, Obj):  # self.W, self.forward (containers.py)
+            return containers.attribute(self, base, node)
         if isinstance(base, Tup) and node.attr in base.names:  # np.linalg.eigh(a).eigenvalues
             return base.items[base.names.index(node.attr)]
         raise self.error(UnsupportedSyntaxError, node,
@@ -326,6 +334,9 @@ class Lowerer:
     def expr_Compare(self, node):
         left = self.atom(self.expr(node.left), node)
         result = None
+        if len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)):
+            found = containers.contains(self, left, self.expr(node.comparators[0]), node)
+            return Const(found.value != isinstance(node.ops[0], ast.NotIn))
         for op, right_node in zip(node.ops, node.comparators):
             if type(op) not in _COMPARE:
                 raise self.error(UnsupportedSyntaxError, node,
@@ -337,8 +348,11 @@ class Lowerer:
             left = right
         return result
 
+    def expr_Dict(self, node):
+        return containers.literal(self, node)
+
     def expr_Tuple(self, node):
-        return Tup(tuple(self.expr(e) for e in node.elts))
+        return Tup(containers.items(self, node.elts))
 
     expr_List = expr_Tuple
 

@@ -8,7 +8,8 @@ import numpy as np
 
 from ..errors import NoDerivativeRuleError, UnsupportedSyntaxError
 from ..ir.nodes import Const, FreeVar, IndexList
-from .compile_time import Static, Tup
+from . import containers
+from .compile_time import Dict, Static, Tup, is_atom
 
 
 def lower_subscript(lw, node):
@@ -23,6 +24,13 @@ def lower_subscript(lw, node):
         raise lw.error(NoDerivativeRuleError, node,
                        f"`{ast.unparse(node.value)}[...]` of computed values is not "
                        "differentiated", f"join them with a function: {joined}")
+    if isinstance(base, Dict):  # params["W"] (containers.py)
+        return containers.subscript(lw, base, index, node)
+    if is_atom(base) and any(isinstance(i, Const) and isinstance(i.value, str) for i in index):
+        containers.container_use(lw, base, definite=True)  # an argument as a dict
+    elif is_atom(base) and any(not isinstance(i, Const) and lw.b.facts.is_scalar(i)
+                               for i in index):
+        containers.container_use(lw, base, definite=False)  # params[i]: maybe a list
     if isinstance(base, Tup):
         if len(index) == 1 and isinstance(index[0], Const):
             return _static_index(base.items, index[0].value, lw, node)

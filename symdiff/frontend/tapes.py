@@ -76,7 +76,7 @@ def lower_append(lw, node, tape):
 def reversed_tapes(lw, node):
     """The `TapeList`s of ``reversed(tape)`` or ``zip(reversed(a), reversed(b))``,
     else None."""
-    if not isinstance(node, ast.Call) or node.keywords:
+    if not isinstance(node, ast.Call) or node.keywords or not isinstance(node.func, ast.Name):
         return None
     func = lw.expr(node.func)
     if not isinstance(func, Static):
