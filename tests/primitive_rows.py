@@ -62,6 +62,15 @@ def filled(a, v):
     return out * a
 
 
+def stacked_rows(a):
+    rows = [a * 2.0]
+    for k in range(3):
+        a = np.sin(a) * 1.5
+        rows.append(a)
+    rows.append(a[::-1])
+    return np.stack(rows) * 0.5
+
+
 def with_text(a):
     print(str(a))
     return a * 2.0
@@ -235,6 +244,7 @@ ROWS = [
     ("setitem", filled, (u(4), u(2))),
     ("setitem", lambda a, v: _setitem(a, v, np.s_[INDEX]) * a, (u(3), u(3))),
     ("assigned", lambda g, x: _assigned(g, x, np.s_[INDEX]), (u(3), u(3))),
+    ("stack_list", stacked_rows, (u(3),)),
     ("zeros_like", lambda a: a * np.ones_like(a) + np.zeros_like(a), (u(3),)),
     ("ones_like", lambda a: a * np.ones_like(a), (u(3),)),
     ("full_like", lambda a, v: np.full_like(a, v) * a, (u(3), 0.4)),

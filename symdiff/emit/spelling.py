@@ -131,6 +131,14 @@ class Spelling:
         keywords = [ast.keyword(k, self.const(v)) for k, v in op.params if k != "callee"]
         return ast.Call(ast.parse(callee, mode="eval").body, args, keywords)
 
+    def _spell_stack_list(self, op, spelling, args):
+        """``np.stack(xs)``, ``np.stack([x0, *xs])``: a list a loop filled."""
+        before = op.param("before")
+        if len(args) == 1:
+            return ast.Call(self._np_attr("stack"), [args[0]], [])
+        items = args[:before] + [ast.Starred(args[before], ast.Load())] + args[before + 1:]
+        return ast.Call(self._np_attr("stack"), [ast.List(items, ast.Load())], [])
+
     def _spell_field(self, op, spelling, args):
         """``params["W"]``, ``layers[0][1]``, ``self.W``: a container's leaf."""
         node = args[0]

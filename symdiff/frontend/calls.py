@@ -34,7 +34,7 @@ from . import gradient_calls
 from .arguments import prim_call, static_value
 from .builtin_calls import BUILTIN_CALLS
 from .call_forms import lower_form
-from . import containers
+from . import containers, lists
 from .compile_time import (NAMED_CONSTANTS, BoundMethod, Closure, Dict, Obj, Static, Tup,
                            from_python, is_atom)
 from .effects import effect_call, is_effect
@@ -81,6 +81,11 @@ def lower_call(lw, node):
         callee = lw.expr(func)
     if isinstance(callee, Static) and is_effect(callee.obj):
         return effect_call(lw, node)
+    if isinstance(callee, Static) and callee.obj is builtins.sum and len(node.args) == 1 \
+            and isinstance(node.args[0], ast.GeneratorExp) and not node.keywords:
+        total = lists.generator_sum(lw, node.args[0], Const(0))  # a running total
+        if total is not None:
+            return total
     args, kwargs = call_arguments(lw, node)
     return apply(lw, callee, args, kwargs, node)
 
@@ -130,6 +135,8 @@ def apply(lw, callee, args, kwargs, node):
         return lower_tape_sum(lw, prim, args, node)
     if prim is not None and prim.name == "apply_rule":
         return gradient_calls.lower_registered_rule(lw, args, node)
+    if prim is not None and args and lists.runtime_list(args[0]):
+        return lists.call_on_list(lw, prim, args, kwargs, node)  # np.stack(xs)
     if prim is not None and prim.name == "array" and len(args) == 1 \
             and not isinstance(args[0], Tup):
         prim = TABLE["copy"]  # np.array(x) of an array is a copy of it, not [x]

@@ -19,6 +19,7 @@ ALLOWED = (
     ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.Call, ast.keyword,
     ast.Name, ast.Attribute, ast.Subscript, ast.Slice, ast.Constant,
     ast.Tuple, ast.List, ast.Dict, ast.IfExp, ast.Lambda, ast.Starred,
+    ast.ListComp, ast.GeneratorExp, ast.DictComp, ast.comprehension,
     ast.arguments, ast.arg,
     # contexts and operators
     ast.Load, ast.Store, ast.operator, ast.unaryop, ast.boolop, ast.cmpop,
@@ -27,28 +28,30 @@ ALLOWED = (
 # What each construct is called in a message, and how to do without it.
 CONSTRUCTS = {
     "AsyncFor": ("an `async for` loop", "async code cannot be differentiated"),
-    "ListComp": ("a list comprehension", "build the array with NumPy operations "
-                 "(np.stack, broadcasting) instead of a comprehension"),
-    "GeneratorExp": ("a generator expression", "use np.sum over an array instead of "
-                     "a generator"),
-    "DictComp": ("a dict comprehension", "dictionaries are not differentiated; pass arrays"),
     "SetComp": ("a set comprehension", "sets are not differentiated; pass arrays"),
     "Set": ("a set literal", "sets are not differentiated; pass arrays or tuples"),
-    "Try": ("a `try` statement", "exceptions are not differentiated; check inputs "
-            "before calling the gradient"),
-    "TryStar": ("a `try`/`except*` statement", "exceptions are not differentiated; check "
+    "Try": ("a `try` statement", "exceptions are not differentiated: check inputs "
+            "before calling the gradient, and keep values where operations are defined "
+            "with np.where or np.clip (e.g. `np.log(np.clip(x, 1e-12, None))`)"),
+    "TryStar": ("a `try`/`except*` statement", "exceptions are not differentiated: check "
                 "inputs before calling the gradient"),
     "Raise": ("a `raise` statement", "raise errors outside the differentiated function"),
     "Assert": ("an `assert` statement", "check inputs outside the differentiated function"),
-    "Global": ("a `global` statement", "pass the value as an argument instead"),
-    "Nonlocal": ("a `nonlocal` statement", "return the new value instead of assigning "
-                 "to an outer variable"),
+    "Global": ("a `global` statement", "a differentiated function changes nothing outside "
+               "it: return the new value and assign the global where you call the "
+               "function (to only read a global, drop the `global` statement)"),
+    "Nonlocal": ("a `nonlocal` statement", "a differentiated function changes nothing "
+                 "outside it: return the new value instead of assigning to an outer "
+                 "variable"),
     "Delete": ("a `del` statement", "drop the `del`; names are freed when the function "
                "returns"),
     "Import": ("an `import` statement", "import at module level"),
     "ImportFrom": ("an `import` statement", "import at module level"),
-    "Yield": ("`yield`", "generators cannot be differentiated; return a value"),
-    "YieldFrom": ("`yield from`", "generators cannot be differentiated; return a value"),
+    "Yield": ("`yield`", "a generator function cannot be differentiated: return a value "
+              "(collect the values in a list and return np.stack(values), or add them "
+              "up as they come)"),
+    "YieldFrom": ("`yield from`", "a generator function cannot be differentiated: "
+                  "return a value (np.stack of a list of the values)"),
     "Await": ("`await`", "async functions cannot be differentiated"),
     "AsyncFunctionDef": ("an `async def` function", "async functions cannot be "
                          "differentiated; use a plain `def`"),
@@ -62,7 +65,7 @@ CONSTRUCTS = {
 GENERIC_HINT = "rewrite this with NumPy array operations"
 
 
-def check(src):
+def check(src, top=True):
     """Raise at the first unsupported construct in ``src`` (a FunctionSource).
 
     "First" is in source order, so the error points where a reader would
@@ -73,7 +76,8 @@ def check(src):
         what, hint = CONSTRUCTS.get(type(node).__name__, (type(node).__name__, GENERIC_HINT))
         raise UnsupportedSyntaxError(f"{what} cannot be differentiated", src.loc(node), hint)
     found = []
-    _check_arguments(src, node, found)
+    if top:  # (a helper it calls may take **kwargs: a dict of them)
+        _check_arguments(src, node, found)
     for stmt in node.body if isinstance(node.body, list) else [node.body]:
         _visit(src, stmt, found)
     if found:
@@ -145,7 +149,7 @@ def _check_arguments(src, fn, found):
     args = fn.args
     if fn is not src.node:
         return
-    for which, stars in ((args.kwarg, "**"),):
+    for which, stars in ((args.kwarg, "**"),):  # (*args: specialised on those given)
         if which is not None:
             found.append(UnsupportedSyntaxError(
                 f"the parameter `{stars}{which.arg}` collects a variable number of "

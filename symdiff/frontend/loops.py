@@ -17,6 +17,7 @@ from .early_exits import hoist
 from .tapes import reversed_tapes, tape_loop
 from .compile_time import Dict, Static, Tup, is_atom
 from .containers import container_use
+from .lists import runtime_list, stacked
 from .writes import check_carried, stale_in_loop, written_names
 
 BROKE = "<break>"
@@ -37,6 +38,8 @@ def lower_for(lw, node):
             lw.bind(node.target, item)
             _lower_plain_body(lw, node)
         return
+    if runtime_list(iterable):  # for x in xs, of a list a loop filled: its rows
+        iterable = stacked(lw, iterable, node.iter)
     if is_atom(iterable):
         container_use(lw, iterable, definite=False)
     bounds, bind = _iteration(lw, node, iterable)

@@ -12,12 +12,11 @@ import builtins
 from ..errors import (InPlaceWriteError, NonScalarOutputError, UnknownNameError,
                       UnsupportedSyntaxError)
 from ..ir.nodes import Const, FreeVar, If, Var
-from . import calls, fence, gradient_calls, loops, tapes, writes
+from . import calls, fence, gradient_calls, lists, loops, tapes, writes
 from .branches import lower_if, merge
 from .builtin_calls import BUILTIN_NAMES
 from . import containers
 from .compile_time import Closure, Dict, Obj, OneBranch, Static, Tup, from_python, is_atom
-from .index_add import index_add_applies, lower_index_add
 from .subscripts import lower_index, lower_subscript
 
 _BINOPS = {ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply",
@@ -34,7 +33,7 @@ class Lowerer:
 
     def __init__(self, src, builder, depth=0, env=None, trees=None):
         if env is None:  # (a closure's source was checked with the function around it)
-            fence.check(src)
+            fence.check(src, top=depth == 0)
         self.src = src
         self.b = builder
         self.depth = depth
@@ -109,26 +108,7 @@ class Lowerer:
             self.bind(node.target, self.expr(node.value))
 
     def stmt_AugAssign(self, node):
-        op = _BINOPS.get(type(node.op))
-        if isinstance(node.target, ast.Subscript):
-            if index_add_applies(self, node):  # `g[1:] += v` into a new array: add
-                return lower_index_add(self, node)
-            return writes.lower_aug_store(self, node, op)
-        current = self.expr(ast.Name(node.target.id, ast.Load(), lineno=node.lineno,
-                                     col_offset=node.col_offset))
-        name, text = node.target.id, ast.unparse(node)
-        others = [n for n, v in self.env.items() if v is current and n != name]
-        # For an array `+=` changes the object both names share (or the
-        # caller's); for a float it rebinds one name. Which one happens is
-        # known only at run time.
-        shared = f"`{others[0]}`" if others else "the caller's array"
-        if isinstance(current, Var) and (others or current in self.b.param_locs):
-            what = f"another name for `{others[0]}`" if others else "still the argument"
-            raise self.error(
-                InPlaceWriteError, node,
-                f"`{name}` is {what} here, so `{text}` may change {shared} in place",
-                f"write `{name} = {name} {text.split()[1][:-1]} ...` to make a new value")
-        self.bind(node.target, self.binop(op, current, self.expr(node.value), node))
+        writes.lower_aug_assign(self, node, _BINOPS.get(type(node.op)))
 
     def stmt_Expr(self, node):
         if isinstance(node.value, ast.Constant):
@@ -245,6 +225,8 @@ class Lowerer:
             if all(isinstance(i, Const) for i in items):
                 return Const(tuple(i.value for i in items))
             return self.b.op("tuple", *items, hint="shape")
+        if lists.runtime_list(value):  # a list a loop filled: as an array
+            return lists.stacked(self, value, node)
         hint = tapes.HINT if isinstance(value, tapes.TapeList) else (
             "use an array or a number here; call functions and pass modules only "
             "where a function or module is expected")
@@ -258,6 +240,8 @@ class Lowerer:
         value = self.env.get(node.id)
         if isinstance(value, writes.Stale):
             return value  # an error where its values are read (atom), not its shape
+        if isinstance(value, tapes.TapeList) and value.known:  # a list known when compiling
+            return Tup(tuple(value.prefix))
         if isinstance(value, OneBranch):
             raise self.error(UnknownNameError, node,
                              f"`{node.id}` is assigned in only one branch of the `if` "
@@ -351,10 +335,22 @@ class Lowerer:
     def expr_Dict(self, node):
         return containers.literal(self, node)
 
+    def expr_ListComp(self, node):
+        return lists.comprehension(self, node)
+
+    expr_GeneratorExp = expr_ListComp
+
+    def expr_DictComp(self, node):
+        return lists.dict_comprehension(self, node)
+
     def expr_Tuple(self, node):
         return Tup(containers.items(self, node.elts))
 
-    expr_List = expr_Tuple
+    def expr_List(self, node):
+        if any(isinstance(e, ast.Starred) and lists.runtime_list(self.expr(e.value))
+               for e in node.elts):
+            return lists.spliced(self, node.elts)  # [x0, *xs]
+        return self.expr_Tuple(node)
 
     def expr_Starred(self, node):
         raise self.error(UnsupportedSyntaxError, node, "`*` unpacking is not supported",

@@ -29,6 +29,7 @@ from ..ir.nodes import Const, FreeVar, Var, walk
 from ..ir.primitive import TABLE
 from ..ir.storage import FIRST_ONLY, WHOLE_FIRST, is_fresh
 from .compile_time import OneBranch, Tup, is_atom
+from .index_add import index_add_applies, lower_index_add
 
 _UFUNC_AT = {"add": "add", "subtract": "subtract"}
 
@@ -111,6 +112,29 @@ def lower_store(lw, target, value, node):
     name, base, index = _target(lw, target, node)
     new = lw.b.op("setitem", base, lw.atom(value, node), *index, hint=name)
     follow_write(lw, name, base, new, node)
+
+
+def lower_aug_assign(lw, node, prim):
+    """``x op= v``: on a name, a new value (refused where the name may share
+    its array with another: for an array ``+=`` changes that one, for a float
+    it does not, and which one happens is known only at run time); on a part
+    of an array, a write."""
+    if isinstance(node.target, ast.Subscript):
+        if index_add_applies(lw, node):  # `g[1:] += v` into a new array: an add
+            return lower_index_add(lw, node)
+        return lower_aug_store(lw, node, prim)
+    current = lw.expr(ast.Name(node.target.id, ast.Load(), lineno=node.lineno,
+                               col_offset=node.col_offset))
+    name, text = node.target.id, ast.unparse(node)
+    others = [n for n, v in lw.env.items() if v is current and n != name]
+    shared = f"`{others[0]}`" if others else "the caller's array"
+    if isinstance(current, Var) and (others or current in lw.b.param_locs):
+        what = f"another name for `{others[0]}`" if others else "still the argument"
+        raise lw.error(
+            InPlaceWriteError, node,
+            f"`{name}` is {what} here, so `{text}` may change {shared} in place",
+            f"write `{name} = {name} {text.split()[1][:-1]} ...` to make a new value")
+    lw.bind(node.target, lw.binop(prim, current, lw.expr(node.value), node))
 
 
 def lower_aug_store(lw, node, prim):

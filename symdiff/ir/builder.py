@@ -47,6 +47,7 @@ class Builder:
         self.leaves = {}       # a leaf read from a container argument -> (argument, path)
         self.container_uses = set()  # arguments used as containers (frontend/containers.py)
         self.varargs = None    # the parameter of ``*args``, if the function has one
+        self.list_tapes = set()  # tapes that are lists the function reads (np.stack(xs))
 
     # -- making operations ---------------------------------------------------
     def op(self, prim, *args, hint=None, **params):

@@ -8,5 +8,5 @@ from . import (containers, elementwise, gradient_flow, joins, kinks,  # noqa: F4
                linalg, ordering, outputs, python_values, randomness, reductions, shapes,
                special, statistics)
 from . import (contractions, decompositions, determinants, einsum,  # noqa: F401 (more)
-               matrix_functions, norms, solves, writes)
+               lists, matrix_functions, norms, solves, writes)
 from .derive import NoRule, forward_rule, reverse_rule  # noqa: F401
