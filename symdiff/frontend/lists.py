@@ -188,5 +188,3 @@ def generator_sum(lw, node, start):
 
 def _names(target):
     return [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
-
-
