@@ -106,11 +106,19 @@ def _builtin_reversed(lw, args, kwargs, node):
     return lw.b.op("getitem", lw.atom(args[0], node), Const(slice(None, None, -1)))
 
 
-def _builtin_sequence(lw, args, kwargs, node):
+def _builtin_sequence(kind):
     """list(x), tuple(x): of a tuple known when compiling, the same items; of
     a list a loop filled, that list."""
-    if len(args) == 1 and not kwargs and (isinstance(args[0], Tup) or runtime_list(args[0])):
-        return args[0]
+    def lower(lw, args, kwargs, node):
+        if len(args) == 1 and not kwargs and isinstance(args[0], Tup):
+            return Tup(args[0].items, is_list=kind is list)
+        if len(args) == 1 and not kwargs and runtime_list(args[0]) and kind is list:
+            return args[0]
+        return _not_a_sequence(lw, node)
+    return lower
+
+
+def _not_a_sequence(lw, node):
     raise lw.error(UnsupportedSyntaxError, node,
                    "`list()`/`tuple()` of this value is not supported",
                    "make a list of values known when compiling, or use np.stack")
@@ -132,6 +140,6 @@ BUILTIN_CALLS = {
     builtins.sum: _builtin_sum, builtins.str: _builtin_text("str"),
     builtins.repr: _builtin_text("repr"), builtins.format: _builtin_text("format"),
     builtins.slice: _builtin_slice, builtins.breakpoint: _builtin_breakpoint,
-    builtins.reversed: _builtin_reversed, builtins.list: _builtin_sequence,
-    builtins.tuple: _builtin_sequence,
+    builtins.reversed: _builtin_reversed, builtins.list: _builtin_sequence(list),
+    builtins.tuple: _builtin_sequence(tuple),
 }

@@ -139,7 +139,8 @@ def apply(lw, callee, args, kwargs, node):
         return lists.call_on_list(lw, prim, args, kwargs, node)  # np.stack(xs)
     if prim is not None and prim.name == "array" and len(args) == 1 \
             and not isinstance(args[0], Tup):
-        prim = TABLE["copy"]  # np.array(x) of an array is a copy of it, not [x]
+        # np.array(x) of an array is a copy of it (not [x]); with a dtype, a cast
+        prim = TABLE["astype" if "dtype" in kwargs else "copy"]
     if prim is not None:
         formed = lower_form(lw, prim, args, kwargs, node)  # np.einsum('ij->j', a), ...
         return formed if formed is not None else prim_call(lw, prim, args, kwargs, node)
@@ -285,7 +286,7 @@ def _array_method_error(lw, name, node):
 
 def array_attribute(lw, base, node):
     prim = attribute_primitive(node.attr)
-    if prim is None:
+    if prim is None and not hasattr(np.ndarray, node.attr):
         containers.container_use(lw, base, definite=True)  # an argument as an object
     if prim is None and isinstance(node.value, ast.Name) \
             and node.value.id in ("self", "cls"):
@@ -296,7 +297,8 @@ def array_attribute(lw, base, node):
     if prim is None:
         raise lw.error(UnsupportedSyntaxError, node,
                        f"the array attribute `.{node.attr}` is not supported",
-                       "use .T, .shape, .ndim or .size")
+                       "index the flattened array: `x.ravel()[...]`" if node.attr == "flat"
+                       else "use .T, .shape, .ndim or .size")
     return lw.b.op(prim.name, base, hint=node.attr if node.attr != "T" else None)
 
 

@@ -20,6 +20,7 @@ from ..ir.nodes import Const, FreeVar, Var
 class Tup:
     items: tuple
     names: tuple = ()  # the items' names, for a named result (``eigh(a).eigenvalues``)
+    is_list: bool = False  # a list (in an index: positions, not one index per axis)
 
 
 @dataclass(frozen=True)

@@ -122,7 +122,7 @@ def comprehension(lw, node):
             lw.env.pop(n, None)
         else:
             lw.env[n] = value
-    return Tup(tuple(result.prefix)) if result.known else result
+    return Tup(tuple(result.prefix), is_list=True) if result.known else result
 
 
 def dict_comprehension(lw, node):

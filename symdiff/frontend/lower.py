@@ -241,7 +241,7 @@ class Lowerer:
         if isinstance(value, writes.Stale):
             return value  # an error where its values are read (atom), not its shape
         if isinstance(value, tapes.TapeList) and value.known:  # a list known when compiling
-            return Tup(tuple(value.prefix))
+            return Tup(tuple(value.prefix), is_list=True)
         if isinstance(value, OneBranch):
             raise self.error(UnknownNameError, node,
                              f"`{node.id}` is assigned in only one branch of the `if` "
@@ -295,7 +295,12 @@ class Lowerer:
     def binop(self, prim, left, right, node):
         if isinstance(left, Tup) or isinstance(right, Tup):
             if prim == "add" and isinstance(left, Tup) and isinstance(right, Tup):
-                return Tup(left.items + right.items)  # tuple concatenation
+                return Tup(left.items + right.items, is_list=left.is_list)  # concatenation
+            if prim == "multiply":  # [0.0] * n, (a, b) * 2: repetition, as in Python
+                seq, count = (left, right) if isinstance(left, Tup) else (right, left)
+                if isinstance(count, Const) and isinstance(count.value, int) \
+                        and not isinstance(count.value, bool):
+                    return Tup(seq.items * count.value, is_list=seq.is_list)
         return self.b.op(prim, self.atom(left, node), self.atom(right, node))
 
     def expr_UnaryOp(self, node):
@@ -350,7 +355,7 @@ class Lowerer:
         if any(isinstance(e, ast.Starred) and lists.runtime_list(self.expr(e.value))
                for e in node.elts):
             return lists.spliced(self, node.elts)  # [x0, *xs]
-        return self.expr_Tuple(node)
+        return Tup(containers.items(self, node.elts), is_list=True)
 
     def expr_Starred(self, node):
         raise self.error(UnsupportedSyntaxError, node, "`*` unpacking is not supported",

@@ -5,8 +5,8 @@ the rules next to them; importing this package fills the table. `derive.py`
 turns a record into its reverse and forward rules.
 """
 from . import (containers, elementwise, gradient_flow, joins, kinks,  # noqa: F401 (records)
-               linalg, ordering, outputs, python_values, randomness, reductions, shapes,
-               special, statistics)
+               linalg, ordering, outputs, positions, python_values, randomness, reductions,
+               shapes, special, statistics)
 from . import (contractions, decompositions, determinants, einsum,  # noqa: F401 (more)
                lists, matrix_functions, norms, solves, writes)
 from .derive import NoRule, forward_rule, reverse_rule  # noqa: F401

@@ -172,6 +172,9 @@ def along(axis, index):
 
 
 def array_rule(r, op, g):
+    dtype = op.param("dtype")
+    if dtype is not None and np.dtype(dtype).kind != "f":
+        return [None] * len(op.args)  # integers: a step function, no derivative
     return [r.b.op("getitem", g, Const(i)) if r.wants(x) else None
             for i, x in enumerate(op.args)]
 
@@ -179,7 +182,17 @@ def array_rule(r, op, g):
 define("concatenate(*arrays; axis=0)", reverse=concatenate_rule, linear="all",
        aliases=("concat",))
 define("stack(*arrays; axis=0)", reverse=stack_rule, linear="all")
-define("array(*items)", reverse=array_rule, linear="all")
+
+
+def array_tangent(b, op, dargs):
+    dtype = op.param("dtype")
+    if dtype is not None and np.dtype(dtype).kind != "f" or all(d is None for d in dargs):
+        return None
+    parts = [d if d is not None else b.op("zeros_like", x) for x, d in zip(op.args, dargs)]
+    return b.op("array", *parts, **dict(op.params))
+
+
+define("array(*items; dtype=None)", reverse=array_rule, forward=array_tangent, linear="all")
 # np.array(x) of one array (calls.py), np.copy(x), x.copy(): the same values
 define("copy(a)", shape=like(0), passes=True, methods=("copy",))
 define("asarray(a)", shape=like(0), passes=True)
@@ -270,3 +283,8 @@ define("zeros_like(a)", shape=like(0), zero=True, makes_arrays=True)
 define("ones_like(a)", shape=like(0), zero=True, makes_arrays=True)
 define("full_like(a, fill_value)", shape=like(0), reverse=full_like_rule, linear=(1,),
        makes_arrays=True)
+
+
+# ---- np.c_'s columns ------------------------------------------------------------------------
+define("c_column(a)", ("helper", "_c_column"), NEW, reverse=reshape_rule, linear=(0,),
+       result=ARRAY, doc="np.c_[a, b]: a part as a column (1-d: (n, 1); 0-d: (1, 1))")

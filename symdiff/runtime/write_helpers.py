@@ -15,6 +15,13 @@ def _setitem(a, value, index, floating=False):
     return out
 
 
+def _c_column(a):
+    """A part of ``np.c_[...]`` as NumPy joins it: a vector as a column
+    (n, 1), a number as (1, 1), anything else as it is."""
+    a = np.asarray(a)
+    return a.reshape(-1, 1) if a.ndim == 1 else a.reshape(1, 1) if a.ndim == 0 else a
+
+
 def _assigned(g, like, index):
     """The gradient of the values ``like[index] = values`` assigns: ``g[index]``,
     but 0 for an entry a repeated position overwrote (NumPy keeps one value
