@@ -270,3 +270,49 @@ def test_refusals_name_the_problem():
     assert "no key 'b'" in info.value.message and "['W', 'decay']" in info.value.hint
     with pytest.raises(WrtError):
         symdiff.grad(regression, wrt="params.nope")(DICT, X, Y)
+
+
+CLI_SOURCE = '''import numpy as np
+
+
+def ridge(params, X, y):
+    r = X @ params["w"] + params["b"] - y
+    return np.mean(r ** 2) + 0.1 * np.sum(params["w"] ** 2)
+
+
+def start():
+    return {"w": np.zeros(3), "b": 0.0}
+'''
+
+
+def test_the_command_line_writes_a_module_for_the_structure_of_an_example(tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    (tmp_path / "ridge_model.py").write_text(CLI_SOURCE)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+
+    def cli(*args):
+        return subprocess.run([sys.executable, os.path.join(root, "cli.py"), *args],
+                              cwd=tmp_path, env=env, capture_output=True, text=True,
+                              timeout=120)
+    refused = cli("ridge_model.py::ridge", "--wrt", "params")
+    assert refused.returncode == 2 and "--like params=" in refused.stderr
+    done = cli("ridge_model.py::ridge", "--wrt", "params", "--like", "params=start()",
+               "-o", "ridge_grad.py")
+    assert done.returncode == 0, done.stderr
+    run = subprocess.run([sys.executable, "-c", (
+        "import sys, json; sys.modules['symdiff'] = None\n"
+        "import numpy as np, ridge_grad\n"
+        "X = np.arange(15.0).reshape(5, 3) / 10; y = np.ones(5)\n"
+        "g = ridge_grad.grad_ridge({'w': np.ones(3), 'b': 0.5}, X, y)\n"
+        "print(json.dumps({k: np.asarray(v).tolist() for k, v in g.items()}))")],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    got = json.loads(run.stdout)
+    X, y = np.arange(15.0).reshape(5, 3) / 10, np.ones(5)
+    r = X @ np.ones(3) + 0.5 - y
+    np.testing.assert_allclose(got["w"], 2 * X.T @ r / 5 + 0.2)
+    assert np.isclose(got["b"], 2 * np.mean(r))
