@@ -79,9 +79,8 @@ def _parser():
                         help="with --check: each argument's shape, e.g. x=3,4 (x= scalar)")
     parser.add_argument("--tol", type=float, default=1e-5,
                         help="with --check: the largest error that passes (default 1e-5)")
-    parser.add_argument("--like", nargs="+", metavar="NAME=EXPR", default=[],
-                        help="an example of a container argument, EXPR evaluated in "
-                             "FILE.py (params=init())")
+    parser.add_argument("--like", action="append", metavar="NAME=EXPR", default=[],
+                        help="an example of a container argument (EXPR in FILE.py)")
     parser.add_argument("--ir", action="store_true",
                         help="print FUNC's IR after each compiler stage instead of the module")
     return parser
