@@ -126,15 +126,33 @@ def _lower_loop(lw, node, loop, start):
         carry.update = update
         lw.carried_from[carry.out] = (carry.init, update)
     check_carried(lw, loop, written, node)
-    lw.env = {n: v for n, v in before.items()}
-    for name in _assigned(node.body):  # (gone after the loop: say so where it is read)
+    body_env, lw.env = lw.env, {n: v for n, v in before.items()}
+    for name in _assigned(node.body):  # (read after the loop: its last value, carry_out)
         if name not in before and not name.startswith("<"):
-            lw.loop_locals.setdefault(name, node.lineno)
+            lw.loop_locals[name] = (node.lineno, loop, body_env.get(name))
     for carry in loop.carried:
         lw.env[carry.param.hint] = carry.out
         lw.b.named.add(carry.out)
         lw.b.facts.shape[carry.out] = lw.b.facts.key(carry.param)
     lw.b.append(loop)
+
+
+def carry_out(lw, name):
+    """A name first assigned in a loop, read after it: its value in the last
+    iteration, as in Python (a carried value the loop starts as None: if the
+    loop never ran, using it fails there, where Python raises NameError).
+    None if the loop is not in the block being lowered, or the name holds
+    other than an array or a number."""
+    lineno, loop, value = lw.loop_locals[name]
+    if not is_atom(value) or not any(s is loop for s in lw.b.stmts):
+        return None
+    carry = Carry(Var(name), Const(None), value, Var(name))
+    loop.carried.append(carry)
+    lw.carried_from[carry.out] = (carry.init, value)
+    lw.b.facts.shape[carry.out] = lw.b.facts.key(value)
+    lw.b.named.add(carry.out)
+    lw.env[name] = carry.out
+    return carry.out
 
 
 def _iterable(lw, node):

@@ -262,10 +262,13 @@ class Lowerer:
             # defined, but not in the language: calling it says so
             return Static(getattr(builtins, name))
         if name in self.loop_locals:
+            last = loops.carry_out(self, name)  # its value in the loop's last iteration
+            if last is not None:
+                return last
             raise self.error(UnknownNameError, node,
                              f"`{name}` is first assigned inside the loop at line "
-                             f"{self.loop_locals[name]}, so here it is defined only if the "
-                             "loop ran",
+                             f"{self.loop_locals[name][0]}, so here it is defined only if "
+                             "the loop ran",
                              f"assign `{name}` before the loop (e.g. `{name} = 0.0`), so "
                              "that it has a value however many times the loop runs")
         raise self.error(UnknownNameError, node, f"name `{name}` is not defined",
