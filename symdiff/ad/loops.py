@@ -149,7 +149,8 @@ def _tape_bar(rev, tape):
     bars = rev.adj.pop(tape.var, [])
     if len(bars) > 1 and all(isinstance(bar, RowsBar) and bar.offset == bars[0].offset
                              for bar in bars):  # the list stacked twice: one adjoint
-        return RowsBar(rev.b.total([bar.rows for bar in bars]), bars[0].offset)
+        return RowsBar(rev.b.total([bar.rows for bar in bars]), bars[0].offset,
+                       bars[0].like)
     if len(bars) > 1:
         raise TypeError(f"tape {tape.var!r} is read by more than one loop")
     return bars[0] if bars else None

@@ -97,6 +97,8 @@ def call_arguments(lw, node):
     for a in node.args:
         if isinstance(a, ast.Starred):
             value = lw.expr(a.value)
+            if is_atom(value):  # f(*params): an argument spread is a list or tuple
+                containers.container_use(lw, value, definite=True)
             if not isinstance(value, (Tup, Dict)):
                 raise lw.error(UnsupportedSyntaxError, a, "`*` spreads a list or tuple "
                                "known when compiling here", "pass the items one by one")

@@ -28,7 +28,8 @@ from ..errors import InPlaceWriteError
 from ..ir.nodes import Const, FreeVar, Var, walk
 from ..ir.primitive import TABLE
 from ..ir.storage import FIRST_ONLY, WHOLE_FIRST, is_fresh
-from .compile_time import OneBranch, Tup, is_atom
+from .compile_time import Dict, OneBranch, Tup, is_atom
+from .tapes import TapeList
 from .index_add import index_add_applies, lower_index_add
 
 _UFUNC_AT = {"add": "add", "subtract": "subtract"}
@@ -109,6 +110,8 @@ def _holds(lw, value, roots):
 # ---- the writes ---------------------------------------------------------------------------
 def lower_store(lw, target, value, node):
     """``NAME[index] = value`` (``target`` an ast.Subscript)."""
+    if _item_of_known(lw, target, value):
+        return  # params["W"] = v, xs[0] = v: of a dict or list known when compiling
     name, base, index = _target(lw, target, node)
     new = lw.b.op("setitem", base, lw.atom(value, node), *index, hint=name)
     follow_write(lw, name, base, new, node)
@@ -120,6 +123,8 @@ def lower_aug_assign(lw, node, prim):
     it does not, and which one happens is known only at run time); on a part
     of an array, a write."""
     if isinstance(node.target, ast.Subscript):
+        if _aug_item_of_known(lw, node, prim):  # d["a"] += v
+            return None
         if index_add_applies(lw, node):  # `g[1:] += v` into a new array: an add
             return lower_index_add(lw, node)
         return lower_aug_store(lw, node, prim)
@@ -135,6 +140,58 @@ def lower_aug_assign(lw, node, prim):
             f"`{name}` is {what} here, so `{text}` may change {shared} in place",
             f"write `{name} = {name} {text.split()[1][:-1]} ...` to make a new value")
     lw.bind(node.target, lw.binop(prim, current, lw.expr(node.value), node))
+
+
+def _item_of_known(lw, target, value):
+    """``d[key] = value`` for a dict, list or tuple known when compiling: the
+    name holds one with that item replaced (or added, for a dict)."""
+    if not isinstance(target.value, ast.Name):
+        return False
+    name = target.value.id
+    held = lw.env.get(name)
+    known = isinstance(held, (Dict, Tup)) or isinstance(held, TapeList) and held.known
+    if not known:
+        return False
+    key = lw.expr(target.slice)
+    if not isinstance(key, Const):
+        raise lw.error(InPlaceWriteError, target,
+                       f"`{_text(target)}` writes into a container at a place known only "
+                       "at run time", "write at a constant key or position")
+    if isinstance(held, Dict):
+        lw.env[name] = held.with_item(key.value, value)
+        return True
+    items = list(held.prefix if isinstance(held, TapeList) else held.items)
+    try:
+        items[key.value] = value
+    except (IndexError, TypeError):
+        raise lw.error(InPlaceWriteError, target, f"`{_text(target)}` is out of range",
+                       f"it has {len(items)} items") from None
+    if isinstance(held, TapeList):
+        held.prefix[:] = items
+    else:
+        lw.env[name] = Tup(tuple(items), held.names, held.is_list)
+    return True
+
+
+def _aug_item_of_known(lw, node, prim):
+    """``d["a"] += v`` of a dict or list known when compiling: ``+=`` changes
+    the item's array in place (refused where another name, or the caller,
+    holds it), and the item is the new value."""
+    target = node.target
+    held = lw.env.get(target.value.id) if isinstance(target.value, ast.Name) else None
+    if not (isinstance(held, (Dict, Tup)) or isinstance(held, TapeList) and held.known):
+        return False
+    current = lw.expr(target)
+    roots = storage(lw, current)[0] if isinstance(current, Var) else frozenset()
+    others = [n for n, v in lw.env.items() if v is current or _holds(lw, v, roots)
+              and not isinstance(v, (Dict, Tup, TapeList))]
+    if any(isinstance(r, str) for r in roots) or others:
+        what = f"`{others[0]}`" if others else "the caller's array"
+        raise lw.error(InPlaceWriteError, node,
+                       f"`{_text(node)}` changes an array {what} holds too, in place",
+                       f"write `{_text(target)} = {_text(target)} + ...` to make a new value")
+    _item_of_known(lw, target, lw.binop(prim, current, lw.expr(node.value), node))
+    return True
 
 
 def lower_aug_store(lw, node, prim):

@@ -22,6 +22,7 @@ class RowsBar:
 
     rows: object
     offset: int
+    like: object = None  # the stacked list (rows has its shape)
     positions = (0,)  # (of the values each iteration appends: the one)
 
 
@@ -34,7 +35,7 @@ def stack_list_rule(r, op, g):
         elif k < before:
             grads.append(r.b.op("getitem", g, Const(k)))
         elif k == before:
-            grads.append(RowsBar(g, before))
+            grads.append(RowsBar(g, before, op.target))
         else:
             grads.append(r.b.op("getitem", g, Const(k - before - 1 - after)))
     return grads
