@@ -16,8 +16,11 @@ from .errors import WrtError
 from .ir.printer import format_function
 from .locations import caller_loc
 from .log import StageTimer, logger, verbose as verbose_logging
+from .ir.trees import Leaf, is_container, leaves, paths, rebuild, structure
+from .containers import (Deferred, is_specialising, loaded, plain_target,
+                         specialised_target, specialising)
+from .frontend.containers import ContainerUse
 from .pipeline import STAGES, compile_gradient
-from .runtime.loader import load
 
 P = ParamSpec("P")
 
@@ -156,22 +159,29 @@ def jacobian(f: Callable[P, Any] | None = None, wrt: Wrt = 0, *,
     def jacobian_fn(*args: Any) -> Any:
         with np.errstate(all="ignore"):  # only the output's shape is wanted here
             out = fn(*args)
-        several = isinstance(out, tuple)
-        shapes = [np.shape(o) for o in (out if several else (out,))]
-        blocks = []
+        # outputs and arguments may be containers (a tuple, a dict...): one
+        # block per leaf of the output and leaf of the argument, in their structures
+        out_tree = structure(out) if is_container(out) else Leaf("float")
+        shapes = [np.shape(o) for o in leaves(out, out_tree)]
+        like = tuple(_arg(args, w, fn) for w in wrts) if many else _arg(args, wrt, fn)
+        like_tree = structure(like) if is_container(like) else Leaf("float")
+        kinds = [leaf.kind for _, leaf in paths(like_tree)]
+        likes = list(zip(leaves(like, like_tree), kinds))
+        per_output = []
         for k, shape in enumerate(shapes):
             rows = []
             for index in np.ndindex(shape):
                 seeds = [np.zeros(s) for s in shapes]
                 seeds[k][index] = 1.0
-                grads = pullback(*args, tuple(seeds) if several else seeds[0])[1]
-                rows.append(grads if many else (grads,))
-            block = tuple(_stack([r[j] for r in rows], shape, _arg(args, w, fn))
-                          for j, w in enumerate(wrts))
-            blocks.append(block if many else block[0])
-        return tuple(blocks) if several else blocks[0]
+                grads = pullback(*args, rebuild(out_tree, seeds))[1]
+                rows.append(leaves(grads, like_tree))
+            blocks = [_stack([r[j] for r in rows], shape, v) if kind == "float" else None
+                      for j, (v, kind) in enumerate(likes)]
+            per_output.append(rebuild(like_tree, blocks))
+        return rebuild(out_tree, per_output)
 
-    setattr(jacobian_fn, "__symdiff_source__", source(pullback))
+    if getattr(pullback, "__symdiff_source__", None) is not None:  # (containers: once called)
+        setattr(jacobian_fn, "__symdiff_source__", source(pullback))
     jacobian_fn.__wrapped__ = fn  # type: ignore[attr-defined]
     jacobian_fn.__name__ = "jacobian_" + getattr(fn, "__name__", "f")
     return jacobian_fn
@@ -207,17 +217,29 @@ def _stack(rows, out_shape, arg):
 
 
 def _arg(args, wrt, f):
+    """The argument ``wrt`` names (a position, a name, or a dotted path)."""
     if isinstance(wrt, int):
         return args[wrt]
-    names = list(inspect.signature(f).parameters)
-    return args[names.index(wrt)]
+    name, *steps = wrt.split(".")
+    value = args[list(inspect.signature(f).parameters).index(name)]
+    for step in steps:
+        value = value[step] if isinstance(value, dict) else \
+            value[int(step)] if isinstance(value, (list, tuple)) and step.isdigit() \
+            else getattr(value, step)
+    return value
 
 
-def source(df: Callable[..., Any]) -> str:
-    """The generated source of a function made by symdiff."""
+def source(df: Callable[..., Any], *args: Any, **kwargs: Any) -> str:
+    """The generated source of a function made by symdiff; with arguments, of
+    the one compiled for them (containers: symdiff/containers.py)."""
+    specialise = getattr(df, "__symdiff_specialise__", None)
+    if (args or kwargs) and specialise is not None:
+        return str(specialise(*args, **kwargs))
     text = getattr(df, "__symdiff_source__", None)
     if text is None:
-        raise TypeError(f"{df!r} was not made by symdiff")
+        what = "compiled where it is called, for its arguments: pass them, " \
+            "symdiff.source(df, *args)" if specialise is not None else "not made by symdiff"
+        raise TypeError(f"{df!r} was {what}")
     return str(text)
 
 
@@ -271,9 +293,10 @@ def _compile_cached(f, wrt, mode, overrides):
     # not by file or globals, so the key holds their identity: two modules with
     # the same `def f` but different globals are different functions. The entry
     # keeps the code and globals alive, so their ids are not reused meanwhile.
-    code = getattr(f, "__code__", f)
+    code = getattr(getattr(f, "__func__", f), "__code__", f)
     scope = getattr(f, "__globals__", None)
-    cells = _closure_contents(f)
+    cells = _closure_contents(getattr(f, "__func__", f)) + (
+        (f.__self__,) if inspect.ismethod(f) else ())
     key = (id(code), id(scope), tuple(map(id, cells)), wrt_key, mode,
            tuple(sorted(overrides.items())))
     with _lock:
@@ -292,21 +315,22 @@ def _compile_cached(f, wrt, mode, overrides):
             logger.debug("%s of %s: cache %s (hits %d, misses %d); compiling", mode,
                          _describe(f), why, _stats["hits"], _stats["misses"])
         timer = StageTimer()
+        compiled, fn, target = None, None, plain_target(f)
         try:
-            compiled = compile_gradient(f, wrt, mode, overrides, timer=timer)
+            if target is not None:
+                compiled = compile_gradient(target, wrt, mode, overrides, timer=timer)
+                fn = loaded(compiled, f, wrt, mode, overrides, timer)
         except WrtError as err:
             raise _at_the_call(err) from None
-        with timer("load"):
-            fn = load(compiled.source, compiled.name, compiled.origin, compiled.free,
-                      compiled.np_alias, compiled.modules)
-            # The gradient takes f's arguments (vjp and jvp: and the seeds): say
-            # so before __wrapped__, which inspect.signature would otherwise follow.
-            fn.__signature__ = inspect.signature(fn)
-        fn.__wrapped__ = f  # as functools.wraps has it; the CLI rebuilds from it
-        fn.__wrapped_function__ = f  # the name before 0.2 (deprecated)
-        fn.__symdiff_wrt__ = wrt
-        fn.__symdiff_mode__ = mode
-        fn.__symdiff_overrides__ = dict(overrides or {})
+        except ContainerUse:  # compiled where it is called, for its arguments
+            compiled, fn = None, None
+        if compiled is None or compiled.containers or is_specialising(f):
+            fn = specialising(f, wrt, mode, lambda trees: loaded(compile_gradient(
+                specialised_target(f, trees), wrt, mode, overrides, trees=trees), f, wrt,
+                mode, overrides), None if inspect.ismethod(f) else fn)
+            fn.__symdiff_wrt__, fn.__symdiff_mode__ = wrt, mode
+            fn.__symdiff_overrides__ = dict(overrides or {})
+            compiled = compiled or Deferred(_describe(f))
         _cache[key] = (fn, compiled, code, scope, cells)
         logger.info("compiled %s from %s in %.1f ms", compiled.name, compiled.origin,
                     sum(timer.times.values()) * 1e3)

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import ast
 import builtins
+import inspect
 import os
 import sys
-import unicodedata
 from dataclasses import dataclass, field
 
 from .version import __version__
@@ -14,8 +14,11 @@ from .runtime import helpers as runtime
 from .ir.builder import Builder
 from .emit.emitter import Emitter, free_variables, module_roots
 from .emit.signature import with_defaults
-from .errors import UnsupportedSyntaxError, WrtError
+from .errors import UnsupportedSyntaxError
+from .frontend.containers import ContainerUse
 from .frontend.function import lower_function
+from .ir.trees import is_container, structure
+from .ad.wrt import regroup, resolve_wrt
 from .ad.forward import jvp_function
 from .ir.nodes import Op, walk
 from .ad.reverse import differentiate
@@ -36,17 +39,31 @@ class Compiled:
     np_alias: str = "np"
     deps: tuple = ()   # (namespace, name, value) the compiled code relied on
     modules: tuple = ()  # other libraries' modules it calls into ("scipy.special")
+    containers: tuple = ()  # arguments it may have been given as containers
     timer: StageTimer = field(default_factory=StageTimer, compare=False, repr=False)
 
 
 STAGES = ("lowered", "gradient", "optimized")
 
 
-def compile_gradient(fn, wrt, mode="grad", overrides=None, timer=None, observe=None):
+def compile_gradient(fn, wrt, mode="grad", overrides=None, timer=None, observe=None,
+                     trees=None):
     """`Compiled` source of the derivative of ``fn``. ``observe(stage, fn)``,
     if given, sees the IR after each of `STAGES` (and may print it: the next
-    stage changes it in place); ``timer`` times the stages (log.py)."""
+    stage changes it in place); ``timer`` times the stages (log.py).
+    ``trees``: the parameters that are containers -> their structure
+    (ir/trees.py); a bound method's object is its first parameter's."""
     timer = timer or StageTimer()
+    offset = 0
+    if hasattr(fn, "__symdiff_for__"):  # a gradient compiled where it is called
+        fn = fn.__symdiff_for__(trees) if trees else fn.__symdiff_plain__
+        if fn is None:
+            raise ContainerUse("its arguments")
+    if inspect.ismethod(fn) and not hasattr(fn, "__symdiff_source__"):
+        fn, obj, offset = fn.__func__, fn.__self__, 1  # self: a container
+        first = next(iter(inspect.signature(fn).parameters), None)
+        if first is not None and is_container(obj):
+            trees = {first: structure(obj), **(trees or {})}
     with timer("read"):
         src = read_source(fn)
     limit = sys.getrecursionlimit()
@@ -54,7 +71,8 @@ def compile_gradient(fn, wrt, mode="grad", overrides=None, timer=None, observe=N
         # Lowering recurses once per nesting level of an expression; a chain of
         # hundreds of nested operations is fine Python, so allow for it.
         sys.setrecursionlimit(max(limit, 20_000))
-        compiled = _compile(src, wrt, mode, overrides, timer, observe or _unobserved)
+        compiled = _compile(src, wrt, mode, overrides, timer, observe or _unobserved, trees,
+                            offset)
         compiled.timer = timer  # the caller logs it, with the times of its own stages
         return compiled
     except RecursionError:
@@ -86,20 +104,26 @@ def _unobserved(stage, fn):
     pass
 
 
-def _compile(src, wrt, mode, overrides, timer, observe):
+def _compile(src, wrt, mode, overrides, timer, observe, trees=None, offset=0):
     builder = Builder(folds=FOLDS)
     builder.overrides = dict(overrides or {})
     with timer("lower"):
-        ir_fn = lower_function(src, builder)
+        ir_fn = lower_function(src, builder, trees)
     observe("lowered", ir_fn)
-    wrt_vars, wrt_names = _resolve_wrt(ir_fn, wrt, src)
+    choice = resolve_wrt(ir_fn, wrt, src, builder, trees, offset)
+    wrt_vars, wrt_names = choice.vars, choice.names
     with timer("differentiate"):
         if mode == "jvp":
             grad_fn = jvp_function(ir_fn, builder, wrt_vars)
         else:
             grad_fn = differentiate(ir_fn, builder, wrt_vars, mode,
-                                    many=isinstance(wrt_names, tuple))
+                                    many=choice.flat_many)
+            regroup(grad_fn, choice, mode)
+    if ir_fn.trees is not None and mode != "grad":  # a container returned (a dict...)
+        grad_fn.trees = (ir_fn.trees, ir_fn.trees if mode == "jvp" else
+                         grad_fn.trees[1] if isinstance(grad_fn.trees, tuple) else None)
     observe("gradient", grad_fn)
+    grad_fn.varargs = builder.varargs
     with timer("optimize"):
         grad_fn = optimize(grad_fn, builder)
     observe("optimized", grad_fn)
@@ -132,7 +156,8 @@ def _emit(src, mode, ir_fn, grad_fn, builder, wrt_names):
     helpers = {h for h in emitter.helpers if h in runtime.HELPERS}
     deps = {(id(scope), name): (scope, name, value) for scope, name, value in builder.deps}
     return Compiled(name, text, helpers, free, origin, wrt_names, alias,
-                    tuple(deps.values()), tuple(sorted(emitter.modules)))
+                    tuple(deps.values()), tuple(sorted(emitter.modules)),
+                    tuple(sorted(builder.container_uses)))
 
 
 # Builtins generated code or a written module's helpers may call; a global of
@@ -169,33 +194,6 @@ def _callee_globals(fn, builder):
 
 _WHAT = {"grad": "Gradient", "value_and_grad": "Value and gradient",
          "vjp": "Vector-Jacobian product", "jvp": "Jacobian-vector product"}
-
-
-def _resolve_wrt(ir_fn, wrt, src):
-    many = isinstance(wrt, (tuple, list))
-    items = list(wrt) if many else [wrt]
-    names = [p.hint for p in ir_fn.params]
-    chosen = []
-    for item in items:
-        if isinstance(item, int) and not isinstance(item, bool):
-            if not -len(names) <= item < len(names):
-                raise WrtError(f"wrt={item} but {src.name} has {len(names)} arguments",
-                               src.loc(src.node), f"choose one of {names}")
-            chosen.append(ir_fn.params[item])
-        elif isinstance(item, str) and unicodedata.normalize("NFKC", item) in names:
-            # Python reads identifiers in NFKC form: `def f(ℌ)` has a parameter "H"
-            chosen.append(ir_fn.params[names.index(unicodedata.normalize("NFKC", item))])
-        else:
-            raise WrtError(f"wrt={item!r} is not an argument of {src.name}",
-                           src.loc(src.node), f"choose one of {names}")
-    if not chosen:
-        raise WrtError("wrt=() names no argument to differentiate", src.loc(src.node),
-                       f"choose one or more of {names}")
-    if len(set(chosen)) != len(chosen):
-        raise WrtError(f"wrt names an argument twice: {items}", src.loc(src.node),
-                       "name each argument once")
-    wrt_names = tuple(p.hint for p in chosen)
-    return chosen, (wrt_names if many else wrt_names[0])
 
 
 def _free(fn):

@@ -107,6 +107,11 @@ class Recorder:
         self.sig.append(bool(p))
         return p
 
+    def mask(self, m):
+        """A mask a program indexes by (``x[x > 0.5]``): a decision."""
+        self.sig.append(np.asarray(m, dtype=bool).copy())
+        return m
+
     def full(self, thunk):
         self.stack.append(None)
         try:
@@ -333,6 +338,10 @@ class Generator:
             else:
                 self.fresh.discard(target)
             return [(f"{target} = {e.p}", f"{target} = {e.i}")]
+        if roll < 0.62 and self.r.random() < 0.5:
+            return self.write(env)
+        if roll < 0.64:
+            return self.container(env)
         if roll < 0.72 and self.fresh & set(arrays):
             target = r.choice(sorted(self.fresh & set(arrays)))
             op = r.choice(["+", "-", "*"])
@@ -343,6 +352,48 @@ class Generator:
         if loops:
             return self.loop(env)
         return self.statement(env, loops)
+
+    def write(self, env):
+        """A new array written into in place: ``v = np.zeros(s) + e`` then
+        ``v[index] = e`` (or ``+=``, or at a mask of its values)."""
+        r = self.r
+        shape = r.choice([(3,), (2, 3), (2,)])
+        name = self.name()
+        e = self.expr(shape, env, 1)
+        lines = [(f"{name} = np.zeros({shape}) + {_paren(e).p}",
+                  f"{name} = np.zeros({shape}) + {_paren(e).i}")]
+        places = {(3,): [("[1]", ()), ("[1:]", (2,)), ("[[0, 2, 0]]", (3,)), ("[::-1]", (3,)),
+                         ("[np.array([2, 0])]", (2,))],
+                  (2,): [("[0]", ()), ("[[1, 1]]", (2,)), ("[-1]", ())],
+                  (2, 3): [("[0]", (3,)), ("[:, 1]", (2,)), ("[1, 2]", ()),
+                           ("[[1, 0]]", (2, 3)), ("[:, [2, 0]]", ()), ("[..., -1]", (2,))]}
+        for _ in range(r.randint(1, 2)):
+            place, part = r.choice(places[shape])
+            value = self.expr(r.choice(_sub_shapes(part)), env, 1)
+            op = r.choice(["=", "=", "+=", "-="])
+            if r.random() < 0.15:  # at a mask of its own values: a decision
+                c = r.choice(["0.0", "0.5"])
+                lines.append((f"{name}[{name} > {c}] = {value.p}",
+                              f"{name}[R.mask({name} > {c})] = {value.i}"))
+                continue
+            lines.append((f"{name}{place} {op} {value.p}", f"{name}{place} {op} {value.i}"))
+        env[name] = shape
+        return lines
+
+    def container(self, env):
+        """A dict of values, read by key (``d["a"]``) and written at a key."""
+        r = self.r
+        name = f"d{next(self.counter)}"
+        a = self.expr(r.choice(SHAPES), env, 1)
+        b = self.expr(r.choice(SHAPES), env, 1)
+        lines = [(f'{name} = {{"a": {a.p}, "b": {b.p}}}',
+                  f'{name} = {{"a": {a.i}, "b": {b.i}}}')]
+        if r.random() < 0.5:
+            c = self.expr(a.shape, env, 1)
+            lines.append((f'{name}["a"] = {c.p}', f'{name}["a"] = {c.i}'))
+        env[f'{name}["a"]'] = a.shape
+        env[f'{name}["b"]'] = b.shape
+        return lines
 
     def if_statement(self, env, loops):
         r = self.r
@@ -436,6 +487,9 @@ class Generator:
             kinds += ["ifexp"]
         if any(res == shape for _, _, res in self.helpers):
             kinds += ["call", "call"]
+        kinds += ["comprehension"]
+        if shape == ():
+            kinds += ["masked"]
         kind = r.choice(kinds)
         return getattr(self, "_" + kind)(shape, env, depth - 1)
 
@@ -626,11 +680,37 @@ class Generator:
     def _index(self, shape, env, depth):
         r = self.r
         options = {(): [((3,), "[1]"), ((2, 3), "[1, 2]"), ((2,), "[-1]")],
-                   (3,): [((2, 3), "[0]"), ((2, 3), "[-1, :]")],
-                   (2,): [((2, 3), "[:, 1]"), ((3,), "[1:]"), ((2, 3), "[:, -1]")]}[shape]
+                   (3,): [((2, 3), "[0]"), ((2, 3), "[-1, :]"), ((3,), "[[2, 0, 2]]"),
+                          ((2, 3), "[[1, 0, 1], [2, 2, 0]]"), ((3,), "[::-1]")],
+                   (2,): [((2, 3), "[:, 1]"), ((3,), "[1:]"), ((2, 3), "[:, -1]"),
+                          ((2, 3), "[[1, 0], 2]"), ((3,), "[np.array([0, 0])]"),
+                          ((2, 3), "[..., [1, 1]][:, 0]")]}[shape]
         base, idx = r.choice(options)
         e = _paren(self.expr(base, env, depth))
         return E(shape, f"{e.p}{idx}", f"R.full(lambda: {e.i}{idx})", True)
+
+    def _comprehension(self, shape, env, depth):
+        """``sum(e for i in range(n))`` (a running total), or the mean of
+        ``np.stack([e for i in range(n)])`` (a list the loop fills)."""
+        r = self.r
+        index = f"k{next(self.counter)}"
+        inner = dict(env)
+        inner[index] = int
+        e = self.expr(shape, inner, depth)
+        n = r.randint(1, 3)
+        if r.random() < 0.5:
+            return E(shape, f"sum({e.p} for {index} in range({n}))",
+                     f"sum({e.i} for {index} in range({n}))")
+        return E(shape, f"np.mean(np.stack([{e.p} for {index} in range({n})]), axis=0)",
+                 f"np.mean(np.stack([{e.i} for {index} in range({n})]), axis=0)", True)
+
+    def _masked(self, shape, env, depth):
+        """``np.sum(e[e > c])``: a boolean mask of the values (a decision)."""
+        r = self.r
+        e = _paren(self.expr(r.choice([(3,), (2, 3)]), env, depth))
+        c = r.choice(["0.0", "0.5", "-0.5"])
+        return E((), f"np.sum({e.p}[{e.p} > {c}])",
+                 f"R.full(lambda: np.sum({e.i}[R.mask({e.i} > {c})]))", True)
 
     def _ifexp(self, shape, env, depth):
         pred = self.predicate(env, depth)

@@ -17,6 +17,7 @@ import numpy as np
 
 import symdiff
 from row_inputs import between, inside, matrix, pos, u
+from symdiff.runtime.helpers import _assigned, _setitem
 from symdiff.runtime.helpers import (_dot_adjoint_a, _dot_adjoint_b, _matmul_adjoint_a,
                                      _matmul_adjoint_b, _prod_others, _require_float,
                                      _require_scalar, _scalar_predicate, _step, _sum_to,
@@ -52,6 +53,22 @@ def passed_floor(a):
 def with_print(a):
     print("value", a)
     return a * 2.0
+
+
+def filled(a, v):
+    out = a.copy()
+    out[1:3] = v
+    out[[0, 3, 0]] += v[0] * a[:3]
+    return out * a
+
+
+def stacked_rows(a):
+    rows = [a * 2.0]
+    for k in range(3):
+        a = np.sin(a) * 1.5
+        rows.append(a)
+    rows.append(a[::-1])
+    return np.stack(rows) * 0.5
 
 
 def with_text(a):
@@ -224,6 +241,17 @@ ROWS = [
     ("unindex", lambda g, x: _unindex(g, x, np.s_[1:]), (u(2), u(3))),
     ("unindex_add", lambda g, x: _unindex_add(g, x, np.s_[INDEX]), (u(3), u(3))),
     ("unindex_sum", lambda a, b, x: _unindex_sum(a, b, x, np.s_[1:]), (u(2), u(2), u(3))),
+    ("setitem", filled, (u(4), u(2))),
+    ("setitem", lambda a, v: _setitem(a, v, np.s_[INDEX]) * a, (u(3), u(3))),
+    ("assigned", lambda g, x: _assigned(g, x, np.s_[INDEX]), (u(3), u(3))),
+    ("stack_list", stacked_rows, (u(3),)),
+    ("c_column", lambda a, b: np.c_[a, b * a], (u(3), u(3))),
+    ("argmax", lambda a: a[np.argmax(a)] * a + a[a.argmin()], (u(5),)),
+    ("argmin", lambda a: a * np.argmin(a, axis=1)[:, None], (u(2, 3),)),
+    ("flatnonzero", lambda a: a[np.flatnonzero(a > 0.0)] * 2.0, (u(5),)),
+    ("count_nonzero", lambda a: a * np.count_nonzero(a > 0.0), (u(4),)),
+    ("searchsorted", lambda a: a * np.searchsorted(np.sort(a), 0.1), (u(4),)),
+    ("digitize", lambda a: a * np.digitize(a, np.array([-0.5, 0.0, 0.5])), (u(4),)),
     ("zeros_like", lambda a: a * np.ones_like(a) + np.zeros_like(a), (u(3),)),
     ("ones_like", lambda a: a * np.ones_like(a), (u(3),)),
     ("full_like", lambda a, v: np.full_like(a, v) * a, (u(3), 0.4)),
@@ -234,6 +262,7 @@ ROWS = [
     ("len", lambda a: a * len(a), (u(3),)),
     ("float", lambda a: float(np.sum(a)) ** 2, (u(3),)),
     ("npcall", lambda a: a * np.arange(3.0), (u(3),)),
+    ("draw", lambda a: a * np.random.default_rng(0).normal(size=3), (u(3),)),
     ("effect_call", with_print, (u(3),)),
     ("pure_call", with_text, (u(3),)),
     ("require_float", lambda a: _require_float(a, message="a") * 2.0, (u(3),)),

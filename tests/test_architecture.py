@@ -23,7 +23,7 @@ LAYERS = [
     ("optimize",),
     ("emit",),
     ("pipeline",),
-    ("api",),
+    ("api", "containers"),
     ("cli", "__init__", "__main__"),
 ]
 RANK = {name: rank for rank, names in enumerate(LAYERS) for name in names}

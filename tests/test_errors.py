@@ -124,11 +124,8 @@ def test_not_a_function_is_reported_at_the_grad_call(thing):
           "not a Python function")
 
 
-def test_bound_method_is_reported_at_the_grad_call():
-    with pytest.raises(SymdiffError) as info:
-        symdiff.grad(Model().loss)  # E:method-call
-    check(info.value, UnsupportedSyntaxError, "method-call", "symdiff.grad(",
-          "Model.loss", "bound method")
+def test_a_bound_method_is_differentiated_with_its_object():
+    np.testing.assert_allclose(symdiff.grad(Model().loss)(X), 2 * X)  # (test_containers.py)
 
 
 typed_helper = _exec_def()
@@ -191,14 +188,6 @@ def uses_try(x):
     return np.sum(y)
 
 
-def uses_listcomp(x):
-    return np.sum(np.array([v * 2 for v in x]))  # E:listcomp
-
-
-def uses_genexp(x):
-    return sum(v * 2 for v in x)  # E:genexp
-
-
 SCALE = 2.0
 
 
@@ -216,11 +205,6 @@ def uses_fstring(x):
     return np.sum(x)
 
 
-def uses_dict(x):
-    parts = {"x": x}  # E:dict  # noqa: F841
-    return np.sum(x)
-
-
 def uses_walrus(x):
     return np.sum(y := x * 2) + np.sum(y)  # E:walrus
 
@@ -231,17 +215,8 @@ def uses_del(x):
     return np.sum(x)
 
 
-star_lambda = lambda *xs: np.sum(xs[0])  # noqa: E731  # E:star-lambda
-
-
 def uses_kwargs(x, **options):  # E:kwargs
     return np.sum(x)
-
-
-def uses_nested_varargs(x):
-    def helper(*parts):  # E:nested-varargs
-        return parts[0]
-    return np.sum(helper(x))
 
 
 def uses_assert(x):
@@ -294,8 +269,8 @@ async def uses_async(x):  # E:async
 
 
 def first_of_two(x):
-    y = {"a": x}  # E:first-of-two  # noqa: F841
-    try:
+    y = x + 1.0  # noqa: F841
+    try:  # E:first-of-two
         pass
     except ValueError:
         pass
@@ -305,17 +280,12 @@ def first_of_two(x):
 SYNTAX = [
     # function, marker, where the caret goes, words the message must contain
     (uses_try, "try", "try", ["`try` statement"]),
-    (uses_listcomp, "listcomp", "[v * 2", ["list comprehension"]),
-    (uses_genexp, "genexp", "(v * 2", ["generator expression"]),
     (uses_global, "global", "global", ["`global` statement"]),
     (uses_yield, "yield", "yield", ["`yield`"]),
     (uses_fstring, "fstring", 'f"', ["f-string"]),
-    (uses_dict, "dict", "{", ["dict literal"]),
     (uses_walrus, "walrus", "y :=", ["`:=`"]),
     (uses_del, "del", "del", ["`del` statement"]),
-    (star_lambda, "star-lambda", "xs:", ["`*xs`"]),
     (uses_kwargs, "kwargs", "options", ["`**options`"]),
-    (uses_nested_varargs, "nested-varargs", "parts", ["`*parts`"]),
     (uses_assert, "assert", "assert", ["`assert` statement"]),
     (uses_raise, "raise", "raise", ["`raise` statement"]),
     (uses_import, "import", "import", ["`import` statement"]),
@@ -325,7 +295,7 @@ SYNTAX = [
     (uses_match, "match", "match", ["`match` statement"]),
     (uses_complex, "complex", "2j", ["complex number", "2j"]),
     (uses_async, "async", "async", ["`async def`"]),
-    (first_of_two, "first-of-two", "{", ["dict literal"]),
+    (first_of_two, "first-of-two", "try", ["`try` statement"]),
 ]
 
 
@@ -338,9 +308,8 @@ def test_unsupported_syntax_names_the_construct(fn, marker, snippet, words):
 
 def test_syntax_inside_a_called_helper_is_located_in_the_helper():
     def outer(x):
-        return uses_listcomp(x) * 2
-    check(raised(outer, X), UnsupportedSyntaxError, "listcomp", "[v * 2",
-          "list comprehension")
+        return uses_yield(x) * 2
+    check(raised(outer, X), UnsupportedSyntaxError, "yield", "yield", "`yield`")
 
 
 # -- in-place writes ---------------------------------------------------------------------
@@ -391,8 +360,8 @@ def adds_into_alias(x):
 IN_PLACE = [
     (adds_into_argument, "aug-arg", "x += 1.0", ["`x`", "argument", "caller's array"]),
     (adds_into_alias, "aug-alias", "z += 1.0", ["`z`", "another name for `y`"]),
-    (writes_item, "setitem", "x[0]", ["`x[0]`", "in place"]),
-    (writes_slice, "augslice", "x[1:]", ["`x[1:]`", "in place"]),
+    (writes_item, "setitem", "x[0]", ["`x[0]`", "in place", "argument `x`", "caller's"]),
+    (writes_slice, "augslice", "x[1:]", ["`x[1:]`", "in place", "argument `x`"]),
     (writes_attr, "setattr", "box.attr", ["`box.attr`", "attribute"]),
     (writes_attr_aug, "augattr", "box.count", ["`box.count`", "attribute"]),
     (writes_in_tuple_target, "tuple-target", "x[0]", ["`x[0]`"]),

@@ -125,6 +125,42 @@ def test_random_programs_long(workdir):
     assert not failures, report
 
 
+def test_random_programs_of_containers(workdir):
+    """The programs again, their arguments in a dict (read by key) and in a
+    list (spread into the call): the gradient has that structure and its
+    leaves are the gradients by the arguments themselves."""
+    compared = 0
+    for k in range(60):
+        text, shapes = fuzzkit.draw_program(random.Random(5000 + k))
+        names = [f"x{i}" for i in range(len(shapes))]
+        text += textwrap.dedent(f"""
+
+            def f_dict(p):
+                return f({", ".join(f'p["{n}"]' for n in names)})
+
+
+            def f_list(p):
+                return f(*p)
+            """)
+        module = fuzzkit.load_module(workdir, text, stem="fuzztree")
+        args = fuzzkit.arguments(random.Random(k), shapes)
+        try:
+            value, flat = fuzzkit._quiet(symdiff.value_and_grad(
+                module.f, wrt=tuple(range(len(args)))), *args)
+        except (symdiff.SymdiffError, ArithmeticError):
+            continue
+        if not np.all([np.all(np.isfinite(g)) for g in flat]) or not np.isfinite(value):
+            continue
+        for fn, packed in ((module.f_dict, dict(zip(names, args))), (module.f_list, args)):
+            got_value, tree = fuzzkit._quiet(symdiff.value_and_grad(fn, wrt="p"), packed)
+            leaves = [tree[n] for n in names] if isinstance(tree, dict) else list(tree)
+            assert np.isclose(got_value, value, rtol=1e-12, equal_nan=True), text
+            for g, h in zip(leaves, flat):
+                np.testing.assert_allclose(g, h, rtol=1e-10, atol=1e-12, err_msg=text)
+        compared += 1
+    assert compared >= 30
+
+
 _COMPILE_ALL = textwrap.dedent("""
     import importlib.util, json, sys
     import symdiff

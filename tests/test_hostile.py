@@ -401,15 +401,12 @@ class Model:
         return np.sum(w ** 3)
 
 
-def test_bound_methods_are_an_error_with_a_hint():
-    """Decided: a method reads its object, which symdiff does not differentiate
-    through; it says so, and says to pass the arrays as arguments."""
-    with pytest.raises(UnsupportedSyntaxError) as info:
-        symdiff.grad(Model().loss)
-    assert "bound method" in info.value.message and "def" in info.value.hint
-    with pytest.raises(UnsupportedSyntaxError) as info:  # the function, self and all
-        symdiff.grad(Model.loss, wrt="w")
-    assert "self.scale" in info.value.message and "argument" in info.value.hint
+def test_bound_methods_read_their_object_where_they_are_called():
+    """A method's object is an argument of the gradient, read where it is
+    called (tests/test_containers.py): self.scale is its class's constant."""
+    model = Model()
+    assert_grad(model.loss, symdiff.grad(model.loss), (X,))
+    np.testing.assert_allclose(symdiff.grad(Model.loss, wrt="w")(model, X), 4.0 * X)
     assert_grad(Model.static_loss, symdiff.grad(Model.static_loss), (X,))
 
 

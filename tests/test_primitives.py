@@ -25,7 +25,12 @@ IDS = [f"{row[0]}-{i}" for i, row in enumerate(ROWS)]
 # back as something else: ``x.shape`` of a value known to be an array.
 NO_ROW = {"array_shape": "written for a saved shape; read back as np.shape",
           "matmul_adjoint_a_sum": "read back as a loop (tested in test_loop_derivatives.py)",
-          "matmul_adjoint_b_sum": "read back as a loop (tested in test_loop_derivatives.py)"}
+          "matmul_adjoint_b_sum": "read back as a loop (tested in test_loop_derivatives.py)",
+          "assign": "`a[i] = v` in place: read back as setitem (tested in test_writes.py)",
+          "add_into": "`a[i] += g` in place: read back as setitem (tested in test_writes.py)",
+          "add_at": "np.add.at(a, i, g): read back as an add (tested in test_writes.py)",
+          "snapshot": "x.copy() before a write in place: read back as copy",
+          "field": "a container argument's leaf, params['W'] (tested in test_containers.py)"}
 
 
 # The function a refused row calls, where that is not the primitive's name.

@@ -38,16 +38,26 @@ def test_a_recursion_of_run_time_depth_is_refused_as_such():
     assert "changed" not in info.value.message  # (it once said the file changed)
 
 
-def test_a_name_first_assigned_in_a_loop_says_so():
+def test_a_name_first_assigned_in_a_loop_is_its_last_value_after_it():
     def f(x):
         for i in range(3):
             h = np.tanh(x) * i
+        return np.sum(h)
+    check_grads(f, (X,))
+    assert "h = None" in symdiff.source(symdiff.grad(f))  # (as Python: set if the loop ran)
+
+
+def test_a_name_a_loop_sets_in_a_branch_and_read_after_it_says_so():
+    def f(x):
+        for i in range(3):
+            if i > 0:
+                h = np.tanh(x) * i
         return np.sum(h)
     with pytest.raises(UnknownNameError) as info:
         symdiff.grad(f)
     assert "first assigned inside the loop" in info.value.message
     assert "before the loop" in info.value.hint
-    assert info.value.lineno == f.__code__.co_firstlineno + 3
+    assert info.value.lineno == f.__code__.co_firstlineno + 4
 
 
 def test_breakpoint_names_where_to_step_instead():

@@ -42,9 +42,15 @@ def _require_float(value, *more, message="", messages=()):
             continue
         if not isinstance(item, (int, float, complex, np.ndarray, np.generic)):
             # a list would be added to itself, not elementwise: a wrong answer
+            hint = "pass a NumPy array: `np.asarray(x, dtype=float)`"
+            if isinstance(item, (list, tuple, dict)):
+                hint = ("this function reads it as an array (x + y, x[0]); "
+                        "a list, tuple or dict of arrays is differentiated "
+                        "where the function reads its items (`params[\"W\"]`, "
+                        "`for W, b in params:`). For an array: " + hint[5:])
             _fail("NonFloatArgumentError",
                   f"{where} is a {type(item).__name__}, not an array or a "
-                  "number", "pass a NumPy array: `np.asarray(x, dtype=float)`")
+                  "number", hint)
         dtype = np.result_type(item)
         if dtype.kind != "f":
             _fail("NonFloatArgumentError",

@@ -14,6 +14,7 @@ from ..ir.nodes import Const, If, Merge, Var
 from ..ir.shapes import SCALAR
 from .branch_placement import made_by
 from .loops import TapeBar
+from ..rules.lists import RowsBar
 
 
 class BranchReverse:
@@ -78,10 +79,19 @@ class BranchReverse:
                 self.adj[var].extend(outer.pop(var))  # from a later `if` on this condition
             with self.b.block() as stmts, self.b.at(stmt.loc):
                 self.backward_block(block, placed=True)
-                escaping = {v: self._total(terms) for v, terms in self.adj.items() if terms}
+                escaping = {v: self._escaping(terms) for v, terms in self.adj.items()
+                            if terms}
             results.append((stmts, escaping))
         self.adj = outer
         self._join(stmt, results)
+
+    def _escaping(self, terms):
+        """The adjoint a branch gives a value defined outside it: a sum, or for
+        a list a loop fills, the rows of its stacked gradient (lists.py)."""
+        if all(isinstance(t, RowsBar) for t in terms):
+            return RowsBar(self.b.total([t.rows for t in terms]), terms[0].offset,
+                           terms[0].like)
+        return self._total(terms)
 
     def _inside(self, var, stmt, side):
         """Whether ``var`` is defined within the ``side`` branch of ``stmt``."""
@@ -92,6 +102,22 @@ class BranchReverse:
         """What an `if` tests, before the run-time check that it is a scalar."""
         op = self.facts.defs.get(cond)
         return op.args[0] if op is not None and op.prim == "scalar_predicate" else cond
+
+    def _join_rows(self, var, then, then_out, orelse, else_out, merges):
+        """The rows of a stacked list's gradient from either branch (zeros from
+        a branch that gives none), for the loop that filled it."""
+        bar = then_out.get(var, else_out.get(var))
+        sides = []
+        for stmts, out in ((then, then_out), (orelse, else_out)):
+            if var not in out:
+                with self.b.into(stmts):
+                    sides.append(self.b.op("zeros_like", bar.like, hint=var.hint + "_bar"))
+            else:
+                sides.append(out[var].rows)
+        target = Var(var.hint + "_bar")
+        merges.append(Merge(target, *sides))
+        self.facts.shape[target] = self.facts.key(bar.like)
+        return RowsBar(target, bar.offset, bar.like)
 
     def _same_cond(self, a, b):
         return self.cond_key(a) is self.cond_key(b)
@@ -108,6 +134,10 @@ class BranchReverse:
                 # defined under the same condition by an earlier `if`, and read
                 # on the same side: its adjoint stays there, nothing to merge
                 self.adj[var].append(then_out.get(var, else_out.get(var)))
+                continue
+            if isinstance(then_out.get(var, else_out.get(var)), RowsBar):
+                self.adj[var].append(self._join_rows(var, then, then_out, orelse, else_out,
+                                                     merges))
                 continue
             if isinstance(then_out.get(var, else_out.get(var)), TapeBar):
                 raise UnsupportedSyntaxError(

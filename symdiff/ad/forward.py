@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..errors import NoDerivativeRuleError
-from ..ir.nodes import Carry, Const, FreeVar, Function, If, Loop, Merge, Op, Var, walk
+from ..ir.nodes import Carry, Const, FreeVar, Function, If, Loop, Merge, Op, Tape, Var, walk
 from ..ir.shapes import SCALAR, is_elementwise
 from ..rules import NoRule, forward_rule
 from ..ir.primitive import TABLE
@@ -180,7 +180,14 @@ class Forward:
                 tape.items.append(load)
 
     def _write_tangents(self, loop):
-        for tape in loop.writes:
+        for tape in list(loop.writes):
+            if tape.var in self.b.list_tapes:  # a list the function reads: its own
+                if self.tangent(tape.items[0]) is not None:  # tangents on a list beside it
+                    dots = Tape(Var(tape.var.hint + "_dot"), [self.tangent(tape.items[0])])
+                    loop.writes.append(dots)
+                    self.b.list_tapes.add(dots.var)
+                    self.dot[tape.var] = dots.var
+                continue
             positions = [k for k, a in enumerate(tape.items) if self.tangent(a) is not None]
             tape.items += [self.tangent(tape.items[k]) for k in positions]
             self.tape_dots[tape.var] = positions

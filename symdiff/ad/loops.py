@@ -16,6 +16,9 @@ from ..ir.clone import clone_block
 from ..ir.nodes import (Carry, Const, If, Loop, Op, Tape, Var, branch_definitions, saved,
                         uses, walk)
 from ..rules.linalg import TAPE_SUMS
+from .saved_draws import export_draws
+from ..ir.primitive import SCALAR
+from ..rules.lists import RowsBar
 
 
 @dataclass
@@ -63,7 +66,7 @@ def backward_loop(rev, loop):
             update = mapping.get(carry.update, carry.update)
             if rev.wants(update) or rev.wants(carry.update):
                 rev.adj[update].append(bar.param)
-        _read_tape_bars(rev, reverse, tape_bars, mapping)
+        _read_tape_bars(rev, reverse, tape_bars, mapping, before)
         rev.backward_block(view)
         escaping = {v: b.total(t) for v, t in rev.adj.items() if t}
         rev.adj = outer
@@ -144,15 +147,24 @@ def _all_reads(stmt):
 
 def _tape_bar(rev, tape):
     bars = rev.adj.pop(tape.var, [])
+    if len(bars) > 1 and all(isinstance(bar, RowsBar) and bar.offset == bars[0].offset
+                             for bar in bars):  # the list stacked twice: one adjoint
+        return RowsBar(rev.b.total([bar.rows for bar in bars]), bars[0].offset,
+                       bars[0].like)
     if len(bars) > 1:
         raise TypeError(f"tape {tape.var!r} is read by more than one loop")
     return bars[0] if bars else None
 
 
-def _read_tape_bars(rev, reverse, tape_bars, mapping):
+def _read_tape_bars(rev, reverse, tape_bars, mapping, before):
     """Each iteration of the reverse loop reads the adjoints of what the
-    forward iteration appended to a tape (the loop that read it made them)."""
+    forward iteration appended to a tape (the loop that read it made them),
+    or of a list it filled, a row of the stacked list's adjoint (a counter
+    the reverse loop carries, from the last row down)."""
     for tape, bar in tape_bars:
+        if isinstance(bar, RowsBar):
+            _read_rows(rev, reverse, tape, bar, mapping, before)
+            continue
         items = [tape.items[p] for p in bar.positions]
         loads = [Var(item.hint + "_bar") for item in items]
         for item, load in zip(items, loads):
@@ -160,6 +172,21 @@ def _read_tape_bars(rev, reverse, tape_bars, mapping):
             if isinstance(item, Var):
                 rev.adj[mapping.get(item, item)].append(load)
         reverse.reads.append(Tape(bar.var, loads))
+
+
+def _read_rows(rev, reverse, tape, bar, mapping, before):
+    b = rev.b
+    with b.into(before):
+        count = b.op("len", tape.var, hint="n")
+        start = b.add(count, Const(bar.offset), hint="k") if bar.offset else count
+    k = Carry(Var("k"), start, None, Var("k"))
+    for var in (k.param, k.out):
+        b.facts.shape[var] = SCALAR
+    k.update = b.sub(k.param, Const(1), hint="k")
+    item = tape.items[0]
+    row = b.op("getitem", bar.rows, k.update, hint=item.hint + "_bar")
+    rev.adj[mapping.get(item, item)].append(row)
+    reverse.carried.append(k)
 
 
 def _write_tape_bars(rev, loop, reverse, escaping, mapping):
@@ -187,6 +214,7 @@ def _tape_plan(rev, loop, tape):
     def save(var):
         mapping[var] = Var(var.hint)
         facts.shape[mapping[var]] = facts.key(var)
+        rev.b.origins[mapping[var]] = (var,)  # (what it is, for rules/writes.py)
         tape.items.append(var)
 
     for var in ([loop.index] if loop.index is not None else []) + \
@@ -202,7 +230,13 @@ def _tape_plan(rev, loop, tape):
             facts.defs[seen.target] = seen
             view.append(seen)
         else:
-            cloned = clone_block([stmt], mapping, facts)[0]
+            draws = export_draws(stmt, facts)  # saved, not drawn again (saved_draws.py)
+            for op, value in draws:
+                save(value)
+                mapping[op.target] = mapping[value]
+            loaded = {value: mapping[value] for _, value in draws}
+            cloned = clone_block([stmt], mapping, facts, {id(op) for op, _ in draws})[0]
+            mapping.update(loaded)  # (the copy's merges of them are not read)
             recomputed.append(cloned)
             view.append(cloned)
     rev.active.update(new for old, new in mapping.items()

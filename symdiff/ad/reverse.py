@@ -21,7 +21,7 @@ from .branches import BranchReverse
 from .cancelled_shifts import shift_free
 from .loops import backward_loop, loop_activity
 from .overrides import override_rule
-from .seeds import check_floats, check_scalar, seed_name, vjp_seeds
+from .seeds import check_floats, check_scalar, container_seeds, seed_name, vjp_seeds
 from .where_guards import Guards, guard_wheres, zero_by_product
 
 
@@ -45,6 +45,7 @@ class Reverse(BranchReverse):
         self.deferred = set()  # id(op) of the ops backward_conditional differentiates
         self.shift_free = set()  # subtractions whose shift gets no gradient (cancelled_shifts.py)
         self.cancelled = None  # that shift, while its subtraction is differentiated
+        self.kept = set()  # the values differentiated by (their adjoints are the result)
 
     # -- the interface rules use ---------------------------------------------------
     def wants(self, atom):
@@ -99,6 +100,7 @@ class Reverse(BranchReverse):
         """Backward statements and the adjoint of each var in ``wrt``, from the
         ``(value, adjoint)`` pairs in ``seeds``."""
         self.active = _activity(self.fn.body, set(wrt))
+        self.kept = set(wrt)
         self.branch_of = branch_definitions(self.fn.body)
         self.silent, self.reads = silent_values(self.fn.body, self.fn.result,
                                                 _differentiable)
@@ -168,8 +170,8 @@ class Reverse(BranchReverse):
 
     # -- statements ----------------------------------------------------------------------
     def backward_op(self, op):
-        if op.target not in self.adj:
-            return
+        if op.target not in self.adj or op.target in self.kept:
+            return  # (kept: a value differentiated by, read from a container argument)
         g = self.collect_outputs(op) if TABLE[op.prim].outputs else self.collect(op.target)
         if not any(self.wants(a) for a in op.args):
             return
@@ -284,7 +286,10 @@ def differentiate(fn, builder, wrt, mode, many=None):
     if mode == "vjp":
         seed = Var(seed_name(result, params))
         params.append(seed)
-        result, seeds = vjp_seeds(builder, result, seed, fn.loc)
+        if fn.trees is not None:  # a container returned: a container of cotangents
+            result, seeds = container_seeds(builder, result, fn.trees.tree, seed)
+        else:
+            result, seeds = vjp_seeds(builder, result, seed, fn.loc)
     elif not builder.facts.is_scalar(result):
         result, seeds = check_scalar(fn, builder, result, mode, seeds)
     fn.body = builder.stmts

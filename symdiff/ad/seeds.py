@@ -4,8 +4,9 @@ scalar, the cotangent for vjp) and the checks the gradient makes before it
 """
 from __future__ import annotations
 
-from ..ir.nodes import Const, Var
+from ..ir.nodes import Const, Var, walk
 from ..ir.shapes import SCALAR, is_elementwise
+from ..ir.trees import paths
 
 
 def check_scalar(fn, builder, result, mode, seeds):
@@ -21,13 +22,34 @@ def check_scalar(fn, builder, result, mode, seeds):
     builder.facts.shape[result] = SCALAR  # checked before the backward pass
     if leaves:  # all scalars, or the check fails: no gradient is summed to them
         builder.facts.assume_scalar(leaves)
+        scalar_carries(fn.body, builder.facts)
         return result, seeds
     return checked, [(checked, Const(1.0))]
+
+
+def scalar_carries(stmts, facts):
+    """A loop's carried value that is a scalar after the loop (the check
+    above) is one in every iteration that ran: each iteration's update is the
+    next one's start, and the last one's is the result. Marked so, the reverse
+    pass narrows the values each update is computed from (reverse.py
+    `_narrow_scalars`), and a loop over numbers needs no shape helpers."""
+    changed = True
+    while changed:
+        changed = False
+        for loop in walk(stmts):
+            for c in getattr(loop, "carried", ()):
+                if isinstance(c.update, Var) and not facts.is_scalar(c.update) and (
+                        facts.is_scalar(c.out) or facts.is_scalar(c.param)):
+                    facts.shape[c.update] = facts.shape[c.param] = SCALAR
+                    changed = True
 
 
 def check_floats(fn, builder, wrt):
     """One check that the arguments differentiated are floating point (only
     they have gradients); its error points at the argument's name."""
+    builder.float_params.update(wrt)
+    # (a container's leaves were found floating point where it was called)
+    wrt = [p for p in wrt if p not in builder.leaves]
     messages = tuple(f"{builder.param_locs.get(p, fn.loc).short()}: argument `{p.hint}`"
                      for p in wrt)
     if len(wrt) == 1:
@@ -75,6 +97,17 @@ def vjp_seeds(builder, result, seed, loc):
         items.append(value)
         pairs += more
     return tuple(items), pairs
+
+
+def container_seeds(builder, result, tree, seed):
+    """A function returning a container (a dict...) takes a cotangent of the
+    same structure: one seed per leaf, read from it as arguments' leaves are."""
+    pairs = []
+    for atom, (path, _) in zip(result, paths(tree)):
+        part = builder.op("field", seed, path=path, hint=seed.hint)
+        builder.facts.shape[part] = builder.facts.key(atom)
+        pairs.append((atom, part))
+    return result, pairs
 
 
 def seed_name(result, params):

@@ -16,6 +16,7 @@ from ..version import __version__
 from ..api import show_ir
 from .fd_check import parse_shapes, run_check
 from ..errors import CommandLineError, SymdiffError, report
+from ..ir.trees import is_container, structure
 from .targets import load_file, parse_spec
 from .writer import compile_all, render, write_module
 
@@ -78,6 +79,8 @@ def _parser():
                         help="with --check: each argument's shape, e.g. x=3,4 (x= scalar)")
     parser.add_argument("--tol", type=float, default=1e-5,
                         help="with --check: the largest error that passes (default 1e-5)")
+    parser.add_argument("--like", action="append", metavar="NAME=EXPR", default=[],
+                        help="an example of a container argument (EXPR in FILE.py)")
     parser.add_argument("--ir", action="store_true",
                         help="print FUNC's IR after each compiler stage instead of the module")
     return parser
@@ -89,6 +92,8 @@ def _run(args):
     shapes = parse_shapes(args.shapes)
     user = load_file(path)
     targets = user.targets(func, _parse_wrt(args.wrt))
+    if args.like:
+        targets[0].trees = _structures(args.like, user)
     if args.ir:
         target = targets[0]
         sys.stdout.write(show_ir(target.fn, "all", wrt=target.wrt,
@@ -112,7 +117,33 @@ def _run(args):
     return 0
 
 
+def _structures(likes, user):
+    """``--like NAME=EXPR``: the structure of each example, EXPR evaluated in
+    the user's module."""
+    trees = {}
+    for item in likes:
+        name, sep, text = item.partition("=")
+        if not sep or not name.isidentifier() or not text:
+            raise CommandLineError(f"--like {item!r}: expected NAME=EXPR",
+                                   hint="e.g. --like params=init_params()")
+        try:
+            value = eval(text, dict(vars(user.module)))  # noqa: S307 (the user's own file)
+        except Exception as exc:  # the user's expression: any error it raises
+            raise CommandLineError(f"--like {item!r}: evaluating {text!r} in "
+                                   f"{user.path} failed: {type(exc).__name__}: {exc}",
+                                   hint="write an expression of names your file defines")
+        if not is_container(value):
+            raise CommandLineError(f"--like {item!r}: {text!r} is not a container",
+                                   hint="--like is for dicts, lists, tuples and objects "
+                                        "of arrays; arrays need no example")
+        trees[name] = structure(value)
+    return trees
+
+
 def _validate(args, func):
+    if args.like and func is None:
+        raise CommandLineError("--like needs one function: FILE.py::FUNC --like NAME=EXPR",
+                               hint="in whole-file mode, name the function with ::FUNC")
     if args.wrt is not None and func is None:
         raise CommandLineError("--wrt needs one function: FILE.py::FUNC --wrt NAME",
                                hint="in whole-file mode each decorator's wrt is used")

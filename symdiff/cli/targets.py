@@ -29,6 +29,7 @@ class Target:
     fn: object
     wrt: object = 0
     overrides: dict = field(default_factory=dict)
+    trees: dict = field(default_factory=dict)  # container arguments -> structure (--like)
 
     @property
     def name(self):

@@ -13,7 +13,9 @@ import textwrap
 
 from ..ir.nodes import Const, FreeVar, If, Loop, Op, Var, blocks, use_counts, walk
 from ..ir.primitive import TABLE
-from .in_place_writes import accumulations, scatters
+from ..ir.trees import Rebuild
+from .containers import Containers
+from .in_place_writes import accumulations, scatters, written_in_place
 from .layout import fit_comment, strip_parens, wrap
 from .names import CALLED_BUILTINS, assign_names, builtin_aliases, name_temporaries
 from .inlining import Inlining
@@ -23,7 +25,7 @@ from ..runtime.loader import is_generated
 MAX_LINE = 79
 
 
-class Emitter(Inlining, Spelling):
+class Emitter(Inlining, Spelling, Containers):
     def __init__(self, fn, np_alias="np", unwrap=()):
         self.fn = fn
         self.np = np_alias
@@ -49,6 +51,7 @@ class Emitter(Inlining, Spelling):
         self.builtins = builtin_aliases(set(fixed.values()), reserved)
         reserved |= set(self.builtins.values())
         shared = {t: buffer for t, (buffer, _) in self.scatters.items()}
+        writes = written_in_place(self.fn.body)  # `a[i] = v`: the result is a
         _name_entries(self.fn.body)
         # Names are chosen as if every value that can be were folded into the
         # line reading it; then a value whose reader's line would be too long
@@ -56,23 +59,28 @@ class Emitter(Inlining, Spelling):
         # break changes no other name: a longer file name in a message, say.
         late = {t: placed.args[0] for t, (_, placed) in self.scatters.items()}
         everything = self.inlined
-        self.names = assign_names(self.fn, everything, fixed, reserved, shared, late)
+        self.names = assign_names(self.fn, everything, fixed, reserved, shared, late, writes)
         self.inlined = {}
         self._decide_inlining(self.fn.body, depth=0, limit=MAX_LINE - 24)
         temporaries = [v for v in everything if v not in self.inlined]
         if temporaries:
             self.names = name_temporaries(self.fn, self.inlined, self.names, temporaries,
-                                          set(fixed.values()) | reserved, late)
-        params = ", ".join(p.hint for p in self.fn.params)
+                                          set(fixed.values()) | reserved, late, writes)
+        params = ", ".join(("*" if p is self.fn.varargs else "") + p.hint
+                           for p in self.fn.params)
         lines = [f"def {name}({params}):", _docstring(doc)]
         self._last_comment = None
         self._block(self.fn.body, lines, "    ")
-        lines.extend(wrap("    return " + strip_parens(ast.unparse(self._result(self.fn.result)))))
+        result = self._result(self.fn.result, self.fn.trees)
+        lines.extend(wrap("    return " + strip_parens(ast.unparse(result))))
         return "\n".join(lines) + "\n"
 
-    def _result(self, value):
+    def _result(self, value, tree=None):
+        if isinstance(tree, Rebuild):  # a container of gradients (ad/wrt.py)
+            return self.container(tree, list(value))
         if isinstance(value, tuple):
-            return ast.Tuple([self._result(v) for v in value], ast.Load())
+            trees = tree if isinstance(tree, tuple) else (None,) * len(value)
+            return ast.Tuple([self._result(v, t) for v, t in zip(value, trees)], ast.Load())
         return self.atom(value)
 
     # -- statements ----------------------------------------------------------------------
@@ -130,6 +138,9 @@ class Emitter(Inlining, Spelling):
             return
         if op.target in self.scatters:
             self._scatter(op, lines, pad)
+            return
+        if TABLE[op.prim].spelling[0] == "write":  # a[i] = v, a[i] += g, np.add.at(a, i, g)
+            lines.extend(wrap(pad + ast.unparse(self.write_statement(op))))
             return
         value = ast.unparse(self.expr(op))
         if value == self.names.get(op.target) and not op.effect:

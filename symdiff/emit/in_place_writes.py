@@ -8,7 +8,8 @@ the sum.
 """
 from __future__ import annotations
 
-from ..ir.nodes import Loop, Op, blocks, walk
+from ..ir.nodes import Loop, Op, Var, blocks, walk
+from ..ir.primitive import TABLE
 
 _BUFFERS = {"unindex": 1, "unindex_add": 1, "unindex_sum": 2}  # -> like's position
 _PLACED = ("unindex",)  # `x_bar[i] += g` adds g once to a repeated position
@@ -53,3 +54,12 @@ def scatters(stmts, counts):
                         like[op.target] = like[buffer]
                         break
     return found
+
+
+def written_in_place(stmts):
+    """The results of writes into an array (``a[i] = v``, ``a[i] += g``,
+    ``np.add.at(a, i, g)``, made by optimize/writes_in_place.py) -> the array
+    written into, whose name they take: they are that array, changed."""
+    return {s.target: s.args[0] for s in walk(stmts)
+            if isinstance(s, Op) and TABLE[s.prim].spelling[0] == "write"
+            and isinstance(s.args[0], Var)}

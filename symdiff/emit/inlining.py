@@ -12,7 +12,9 @@ import ast
 
 from ..ir.nodes import FreeVar, If, Loop, Op, Var
 
-_NEVER_INLINE = {"scalar_predicate", "pass_gradient"}  # and effects (Op.effect)
+_WRITES = ("assign", "add_into", "add_at")  # statements: `a[i] = v`, ...
+# (and effects, Op.effect; a copy taken before a write must not move after it)
+_NEVER_INLINE = {"scalar_predicate", "pass_gradient", "snapshot", *_WRITES}
 _MESSAGE = ast.Constant("file.py:1:1")  # a located message, as _width counts it
 
 
@@ -50,7 +52,8 @@ class Inlining:
                     (limit is None or self._width(self._defs[buffer]) <= limit):
                 self.inlined[buffer] = self._defs[buffer]
             return
-        candidates = [a for a in op.args if isinstance(a, Var) and a in defined_here
+        args = op.args[1:] if op.prim in _WRITES else op.args  # (the array written into)
+        candidates = [a for a in args if isinstance(a, Var) and a in defined_here
                       and self._inlinable(a)]
         for var in candidates:
             self.inlined[var] = self._defs[var]

@@ -25,8 +25,9 @@ class Positions:
     loop ends: the next iteration reads it again.
     """
 
-    def __init__(self, fn, inlined, late=None):
+    def __init__(self, fn, inlined, late=None, shared=None):
         self.defs, self.last = {}, {}
+        self.shared = shared or {}  # var -> the var whose array (and name) it takes over
         self.pos = 0
         self.inlined = inlined
         self.late = late or {}  # var -> what is read on the line after its definition
@@ -52,6 +53,14 @@ class Positions:
     def _define(self, var):
         if var is not None and var not in self.inlined:
             self.defs.setdefault(var, self.pos)
+            if var in self.shared and self.shared[var] in self.defs:
+                self.groups.setdefault(var, self.shared[var])
+
+    def _taken_over(self, var):
+        """The var whose name ``var`` takes, through arrays taken over."""
+        while var in self.shared and self.groups.get(var) is self.shared[var]:
+            var = self.shared[var]
+        return var
 
     def _block(self, stmts):
         for stmt in stmts:
@@ -77,6 +86,7 @@ class Positions:
             for m in stmt.merges:
                 source = getattr(m, side)
                 self._use(source)
+                source = self._taken_over(source)
                 if isinstance(source, Var) and self.defs.get(source, -1) > start \
                         and source not in self.groups:
                     self._join(source, m.target)
@@ -113,10 +123,11 @@ class Positions:
         saved = set(ir_saved(loop))
         for c in loop.carried:
             self._use(c.update)
-            if isinstance(c.update, Var) and self.defs.get(c.update, -1) > start \
-                    and c.update not in self.groups and c.param not in saved \
-                    and self.last.get(c.param, 0) <= self._first_def(c.update):
-                self._join(c.update, c.param)
+            update = self._taken_over(c.update)
+            if isinstance(update, Var) and self.defs.get(update, -1) > start \
+                    and update not in self.groups and c.param not in saved \
+                    and self.last.get(c.param, 0) <= self._first_def(update):
+                self._join(update, c.param)
             self._join(c.out, c.param)
         self._use(loop.exit)
         _, read = self.loops.pop()
@@ -136,11 +147,12 @@ class Positions:
         self.defs.setdefault(var, self.pos)
 
 
-def assign_names(fn, inlined, fixed, reserved, shared=None, late=None):
+def assign_names(fn, inlined, fixed, reserved, shared=None, late=None, writes=None):
     """Var -> display name for every variable that is not inlined; each var in
     ``shared`` gets the name of the var it maps to (an array it takes over);
-    ``late`` maps a var to a value read on the line after its definition."""
-    positions = Positions(fn, inlined, late)
+    ``late`` maps a var to a value read on the line after its definition;
+    ``writes``: the result of a write in place -> the array it writes into."""
+    positions = Positions(fn, inlined, late, writes)
     for var, root in (shared or {}).items():
         if var in positions.defs and root in positions.defs and var not in positions.groups:
             positions.groups[var] = root
@@ -165,13 +177,13 @@ def assign_names(fn, inlined, fixed, reserved, shared=None, late=None):
     return names
 
 
-def name_temporaries(fn, inlined, names, temporaries, taken, late=None):
+def name_temporaries(fn, inlined, names, temporaries, taken, late=None, writes=None):
     """``names`` with names for ``temporaries``: values that have a line of
     their own only because the line reading them would be too long. The
     other names were chosen as if these were folded in (`assign_names`), and
     stay; each temporary takes the first of ``hint``, ``hint_1``, ... that
     no variable holds while it is alive (never one of ``taken``)."""
-    positions = Positions(fn, inlined, late)
+    positions = Positions(fn, inlined, late, writes)
     spans = {}  # name -> [(start, end)] of the groups holding it
     groups = {}
     for var in positions.defs:

@@ -23,8 +23,11 @@ def with_defaults(text, name, src, free, taken):
     for i, a in enumerate(positional):
         parts.append(a.arg if i < first else
                      f"{a.arg}={_default(a.arg, defaults[i - first], written.get(a.arg), src, free, taken)}")
-    if args.kwonlyargs:
+    if args.vararg is not None:
+        parts.append("*" + args.vararg.arg)
+    if args.kwonlyargs and args.vararg is None:
         parts.append("*")
+    if args.kwonlyargs:
         for a in args.kwonlyargs:
             parts.append(a.arg if a.arg not in kwdefaults else
                          f"{a.arg}={_default(a.arg, kwdefaults[a.arg], written.get(a.arg), src, free, taken)}")

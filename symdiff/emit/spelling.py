@@ -116,12 +116,61 @@ class Spelling:
         keywords = [ast.keyword(k, self.const(v)) for k, v in op.param("kwargs")]
         return ast.Call(func, args, keywords)
 
+    def _spell_draw(self, op, spelling, args):
+        """``np.random.normal(size=3)``, ``rng.standard_normal(x.shape)``: a
+        random draw, as the user called it (rules/randomness.py)."""
+        names = op.param("keywords")
+        split = len(args) - len(names)
+        positional = args[:split]
+        keywords = [ast.keyword(k, v) for k, v in zip(names, args[split:])]
+        if op.param("source") == "object":
+            func = ast.Attribute(positional.pop(0), op.param("method"), ast.Load())
+        else:
+            func = ast.Attribute(self._np_attr("random"), op.param("method"), ast.Load())
+        return ast.Call(func, positional, keywords)
+
     def _spell_call_callee(self, op, spelling, args):
         """``print(...)``, ``log.info(...)``, ``'{}'.format(...)``: as the user
         called it (see rules/python_values.py)."""
         callee = op.param("callee")
         keywords = [ast.keyword(k, self.const(v)) for k, v in op.params if k != "callee"]
         return ast.Call(ast.parse(callee, mode="eval").body, args, keywords)
+
+    def _spell_stack_list(self, op, spelling, args):
+        """``np.stack(xs)``, ``np.stack([x0, *xs])``: a list a loop filled."""
+        before = op.param("before")
+        if len(args) == 1:
+            return ast.Call(self._np_attr("stack"), [args[0]], [])
+        items = args[:before] + [ast.Starred(args[before], ast.Load())] + args[before + 1:]
+        return ast.Call(self._np_attr("stack"), [ast.List(items, ast.Load())], [])
+
+    def _spell_field(self, op, spelling, args):
+        """``params["W"]``, ``layers[0][1]``, ``self.W``: a container's leaf."""
+        node = args[0]
+        for step, label in op.param("path"):
+            node = ast.Attribute(node, label, ast.Load()) if step == "attr" else \
+                ast.Subscript(node, ast.Constant(label), ast.Load())
+        return node
+
+    def _spell_write(self, op, spelling, args):
+        """The place ``a[index]`` a write changes (emitter.py writes the statement)."""
+        return ast.Subscript(args[0], self._slices(args[2:]), ast.Load())
+
+    def write_statement(self, op):
+        """``a[index] = v``, ``a[index] += v`` or ``np.add.at(a, index, v)``."""
+        args = [self.atom(a) for a in op.args]
+        how = TABLE[op.prim].spelling[1]
+        if how == "np.add.at":
+            at = ast.Attribute(self._np_attr("add"), "at", ast.Load())
+            index = self._slices(args[2:])
+            if isinstance(index, ast.Slice) or isinstance(index, ast.Tuple) and any(
+                    isinstance(e, ast.Slice) for e in index.elts):
+                index = self._index(args[2:])
+            return ast.Expr(ast.Call(at, [args[0], index, args[1]], []))
+        place = ast.Subscript(args[0], self._slices(args[2:]), ast.Store())
+        if how == "+=":
+            return ast.AugAssign(place, ast.Add(), args[1])
+        return ast.Assign([place], args[1], lineno=0)
 
     def _spell_method(self, op, spelling, args):
         """``x.astype('float32')``: a method of the first operand."""

@@ -10,7 +10,9 @@ import numpy as np
 
 from ..errors import UnsupportedSyntaxError
 from ..ir.nodes import Const
-from .compile_time import Tup, from_python
+from ..ir.storage import shape_only
+from .compile_time import Dict, Tup, from_python
+from .writes import shape_of
 
 _MISSING = object()
 
@@ -27,6 +29,8 @@ def prim_call(lw, prim, args, kwargs, node, first=None):
             operands.extend(lw.atom(i, node) for i in items)
             continue
         value = positional.pop(0) if positional else kwargs.pop(name, _MISSING)
+        if shape_only(prim.name, len(operands)):
+            value = shape_of(value)  # (a name a write made stale still has its shape)
         if value is _MISSING:
             raise lw.error(UnsupportedSyntaxError, node,
                            f"`{prim.name}` needs the argument `{name}`",
@@ -106,6 +110,15 @@ def bind_arguments(sub, fnode, defaults, kwdefaults, args, kwargs, node, lw, low
     default_of = dict(zip(names[len(names) - len(defaults):], defaults))
     default_of.update(kwdefaults or {})
     signature = f"{getattr(fnode, 'name', 'lambda')}({ast.unparse(spec)})"
+    args, kwargs = list(args), dict(kwargs)
+    if spec.vararg is not None:  # *args: the positional arguments left, as a tuple
+        sub.env[spec.vararg.arg] = Tup(tuple(args[len(names):]))
+        del args[len(names):]
+    if spec.kwarg is not None:  # **kwargs: the keywords no parameter takes, as a dict
+        named = set(names) | {a.arg for a in spec.kwonlyargs}
+        extra = {k: v for k, v in kwargs.items() if k not in named}
+        sub.env[spec.kwarg.arg] = Dict(tuple(extra), tuple(extra.values()))
+        kwargs = {k: v for k, v in kwargs.items() if k in named}
     rest = _check_arguments(lw, node, names, [a.arg for a in spec.kwonlyargs], args,
                             kwargs, signature)
     for name, value in zip(names, args):

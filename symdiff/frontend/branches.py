@@ -11,6 +11,7 @@ from __future__ import annotations
 from ..errors import NonScalarOutputError, UnsupportedSyntaxError
 from ..ir.nodes import Const, If, Merge, Var
 from .compile_time import OneBranch, Static, Tup, is_atom
+from .writes import Stale
 
 
 def lower_if(lw, node, rest):
@@ -68,6 +69,8 @@ def merge(lw, stmt, a, b, name, node):
     """The value of ``name`` after ``stmt``: ``a`` if its branch was taken, else ``b``."""
     if a is b or (isinstance(a, Const) and a == b):
         return a
+    if isinstance(a, Stale) or isinstance(b, Stale):  # (writes.py)
+        return a if isinstance(a, Stale) else b
     if isinstance(a, OneBranch) or isinstance(b, OneBranch):  # still maybe unassigned
         return OneBranch(lw.cond_key(stmt.cond), None if isinstance(a, OneBranch) else a,
                          None if isinstance(b, OneBranch) else b, node.lineno)
@@ -75,6 +78,7 @@ def merge(lw, stmt, a, b, name, node):
         target = Var(name)
         stmt.merges.append(Merge(target, a, b))
         lw.merged[target] = (lw.cond_key(stmt.cond), a, b)
+        lw.b.origins[target] = (a, b)
         return target
     if isinstance(a, Tup) and isinstance(b, Tup) and len(a.items) == len(b.items):
         return Tup(tuple(merge(lw, stmt, x, y, name, node)

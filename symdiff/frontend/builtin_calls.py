@@ -6,14 +6,15 @@ from .arguments import prim_call
 from .effects import no_gradient
 from ..errors import UnsupportedSyntaxError
 from ..ir.nodes import Const
-from .compile_time import Tup, is_atom
+from .compile_time import Dict, Tup, is_atom
+from .lists import length, runtime_list, stacked
 
 
 BUILTIN_NAMES = {name: getattr(builtins, name) for name in
                  ("abs", "len", "float", "max", "min", "round", "range", "print",
                   "int", "bool", "tuple", "list", "zip", "enumerate", "sum",
                   "isinstance", "None", "True", "False", "str", "repr", "format",
-                  "slice", "breakpoint")
+                  "slice", "breakpoint", "reversed")
                  if hasattr(builtins, name)}
 
 
@@ -21,6 +22,15 @@ def _builtin_prim(name):
     def lower(lw, args, kwargs, node):
         return prim_call(lw, primitive(name), args, kwargs, node)
     return lower
+
+
+def _builtin_len(lw, args, kwargs, node):
+    """len(x): of a list, tuple or dict known when compiling, a constant."""
+    if len(args) == 1 and not kwargs and isinstance(args[0], (Tup, Dict)):
+        return Const(len(args[0].items))
+    if len(args) == 1 and not kwargs and runtime_list(args[0]):
+        return length(lw, args[0])
+    return prim_call(lw, primitive("len"), args, kwargs, node)
 
 
 def _builtin_minmax(name, prim_name):
@@ -42,7 +52,9 @@ def _builtin_sum(lw, args, kwargs, node):
         raise lw.error(UnsupportedSyntaxError, node, "`sum()` takes items and a start value",
                        "write sum(items) or sum(items, start), or use np.sum")
     items, start = args[0], (args[1:] or [kwargs.get("start", Const(0))])[0]
-    if isinstance(items, Tup):
+    if runtime_list(items):  # a list a loop filled: its rows added up
+        terms = [lw.b.op("sum", stacked(lw, items, node), axis=0)]
+    elif isinstance(items, Tup):
         terms = [lw.atom(item, node) for item in items.items]
     elif is_atom(items):
         terms = [lw.b.op("sum", items, axis=0)]
@@ -83,6 +95,35 @@ def _builtin_slice(lw, args, kwargs, node):
     return lw.b.op("slice", *bounds, hint="s")
 
 
+def _builtin_reversed(lw, args, kwargs, node):
+    """reversed(x): of a tuple known when compiling, its items in reverse; of
+    an array (or a list a loop filled), its rows in reverse, ``x[::-1]``."""
+    if len(args) != 1 or kwargs:
+        raise lw.error(UnsupportedSyntaxError, node, "`reversed()` takes one value",
+                       "write reversed(xs)")
+    if isinstance(args[0], Tup):
+        return Tup(args[0].items[::-1])
+    return lw.b.op("getitem", lw.atom(args[0], node), Const(slice(None, None, -1)))
+
+
+def _builtin_sequence(kind):
+    """list(x), tuple(x): of a tuple known when compiling, the same items; of
+    a list a loop filled, that list."""
+    def lower(lw, args, kwargs, node):
+        if len(args) == 1 and not kwargs and isinstance(args[0], Tup):
+            return Tup(args[0].items, is_list=kind is list)
+        if len(args) == 1 and not kwargs and runtime_list(args[0]) and kind is list:
+            return args[0]
+        return _not_a_sequence(lw, node)
+    return lower
+
+
+def _not_a_sequence(lw, node):
+    raise lw.error(UnsupportedSyntaxError, node,
+                   "`list()`/`tuple()` of this value is not supported",
+                   "make a list of values known when compiling, or use np.stack")
+
+
 def _builtin_breakpoint(lw, args, kwargs, node):
     raise lw.error(UnsupportedSyntaxError, node,
                    "`breakpoint()` cannot stop a gradient: symdiff runs code it "
@@ -92,11 +133,13 @@ def _builtin_breakpoint(lw, args, kwargs, node):
 
 
 BUILTIN_CALLS = {
-    builtins.abs: _builtin_prim("abs"), builtins.len: _builtin_prim("len"),
+    builtins.abs: _builtin_prim("abs"), builtins.len: _builtin_len,
     builtins.float: _builtin_prim("float"), builtins.round: _builtin_prim("round"),
     builtins.max: _builtin_minmax("max", "maximum"),
     builtins.min: _builtin_minmax("min", "minimum"),
     builtins.sum: _builtin_sum, builtins.str: _builtin_text("str"),
     builtins.repr: _builtin_text("repr"), builtins.format: _builtin_text("format"),
     builtins.slice: _builtin_slice, builtins.breakpoint: _builtin_breakpoint,
+    builtins.reversed: _builtin_reversed, builtins.list: _builtin_sequence(list),
+    builtins.tuple: _builtin_sequence(tuple),
 }

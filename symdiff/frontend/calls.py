@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import dataclasses
 import difflib
 import inspect
 import math
@@ -37,11 +38,15 @@ from . import distributions, gradient_calls, library_calls
 from .arguments import prim_call, static_value
 from .builtin_calls import BUILTIN_CALLS
 from .call_forms import lower_form
-from .compile_time import NAMED_CONSTANTS, Closure, Static, Tup, from_python, is_atom
+from . import containers, lists
+from .compile_time import (NAMED_CONSTANTS, BoundMethod, Closure, Dict, Obj, Static, Tup,
+                           from_python, is_atom)
 from .effects import effect_call, is_effect
 from .inline import inline_closure, inline_function
 from .numpy_forms import numpy_form
 from .opaque_calls import opaque_call
+from .writes import Stale, stale_error
+from .random_draws import global_generator, is_draw_method, lower_method_draw, lower_module_draw
 from .tapes import lower_tape_sum
 
 _MISSING = object()
@@ -51,17 +56,31 @@ def lower_call(lw, node):
     func = node.func
     if isinstance(func, ast.Attribute):
         base = lw.expr(func.value)
+        if isinstance(base, Stale):
+            raise stale_error(lw, base, func.value)
         frozen = base if distributions.is_frozen(base) else distributions.frozen_value(lw, base)
         if frozen is not None:  # dist.logpdf(x), dist = norm(mu, s)
             return distributions.frozen_method_call(lw, frozen, node)
         if isinstance(base, FreeVar) and is_effect(getattr(base.value, func.attr, None)):
             return effect_call(lw, node)  # log.info(...) with a module-level logger
         if is_atom(base):
+            if is_draw_method(func.attr) and (global_generator(base) or (
+                    _plain_object(base) is _MISSING and method_primitive(func.attr) is None)):
+                return lower_method_draw(lw, base, func.attr, node)  # rng.normal(...)
             if _plain_object(base) is not _MISSING:
                 raise _object_method_error(lw, _plain_object(base), func.attr, node)
+            if func.attr in ("items", "keys", "values", "get"):
+                containers.container_use(lw, base, definite=True)
             return method_call(lw, base, func.attr, node)
         if isinstance(base, Static):
             callee = static_attribute(lw, base.obj, func)
+        elif isinstance(base, Dict):  # params.items() (containers.py)
+            return containers.method(lw, base, func.attr, [lw.expr(a) for a in node.args],
+                                     node)
+        elif isinstance(base, Obj):   # self.forward(x): the method, with self
+            callee = containers.attribute(lw, base, func)
+        elif isinstance(base, Tup) and base.names and func.attr == "_replace":
+            return containers.replaced(lw, base, call_arguments(lw, node)[1], node)
         else:
             raise lw.error(UnsupportedSyntaxError, node, f"cannot call `{ast.unparse(func)}`",
                            "call NumPy functions, or functions and lambdas of your own, "
@@ -70,14 +89,51 @@ def lower_call(lw, node):
         callee = lw.expr(func)
     if isinstance(callee, Static) and is_effect(callee.obj):
         return effect_call(lw, node)
-    args = [lw.expr(a) for a in node.args]
-    kwargs = {k.arg: lw.expr(k.value) for k in node.keywords}
+    if isinstance(callee, Static) and callee.obj is builtins.sum and len(node.args) == 1 \
+            and isinstance(node.args[0], ast.GeneratorExp) and not node.keywords:
+        total = lists.generator_sum(lw, node.args[0], Const(0))  # a running total
+        if total is not None:
+            return total
+    args, kwargs = call_arguments(lw, node)
     return apply(lw, callee, args, kwargs, node)
+
+
+def call_arguments(lw, node):
+    """A call's positional and keyword arguments, ``*items`` and ``**options``
+    of tuples, lists and dicts known when compiling spread out."""
+    args, kwargs = [], {}
+    for a in node.args:
+        if isinstance(a, ast.Starred):
+            value = lw.expr(a.value)
+            if is_atom(value):  # f(*params): an argument spread is a list or tuple
+                containers.container_use(lw, value, definite=True)
+            if not isinstance(value, (Tup, Dict)):
+                raise lw.error(UnsupportedSyntaxError, a, "`*` spreads a list or tuple "
+                               "known when compiling here", "pass the items one by one")
+            args.extend(value.items if isinstance(value, Tup) else
+                        [Const(k) for k in value.keys])
+        else:
+            args.append(lw.expr(a))
+    for k in node.keywords:
+        value = lw.expr(k.value)
+        if k.arg is None:
+            if not isinstance(value, Dict):
+                raise lw.error(UnsupportedSyntaxError, k.value, "`**` spreads a dict known "
+                               "when compiling here", "pass the keywords one by one")
+            kwargs.update(zip(value.keys, value.items))
+        else:
+            kwargs[k.arg] = value
+    return args, kwargs
 
 
 def apply(lw, callee, args, kwargs, node):
     if isinstance(callee, Closure):
         return inline_closure(lw, callee, args, kwargs, node)
+    if isinstance(callee, BoundMethod):  # self.forward(x): forward(self, x)
+        return inline_function(lw, callee.func, [callee.obj] + list(args), kwargs, node)
+    if isinstance(callee, Static) and callee.obj is dataclasses.replace and args \
+            and isinstance(args[0], Obj):
+        return containers.replaced(lw, args[0], kwargs, node)
     obj = callee.obj if isinstance(callee, Static) else None
     if obj is not None and gradient_calls.handles(obj):
         return gradient_calls.lower(lw, obj, args, kwargs, node)
@@ -91,9 +147,12 @@ def apply(lw, callee, args, kwargs, node):
         return lower_tape_sum(lw, prim, args, node)
     if prim is not None and prim.name == "apply_rule":
         return gradient_calls.lower_registered_rule(lw, args, node)
+    if prim is not None and args and lists.runtime_list(args[0]):
+        return lists.call_on_list(lw, prim, args, kwargs, node)  # np.stack(xs)
     if prim is not None and prim.name == "array" and len(args) == 1 \
             and not isinstance(args[0], Tup):
-        prim = TABLE["copy"]  # np.array(x) of an array is a copy of it, not [x]
+        # np.array(x) of an array is a copy of it (not [x]); with a dtype, a cast
+        prim = TABLE["astype" if "dtype" in kwargs else "copy"]
     if prim is not None and library_calls.binds(prim):
         return library_calls.lower(lw, prim, obj, args, kwargs, node)
     if prim is not None:
@@ -102,6 +161,8 @@ def apply(lw, callee, args, kwargs, node):
     if obj is not None and obj in BUILTIN_CALLS:
         return BUILTIN_CALLS[obj](lw, args, kwargs, node)
     numpy_name = _numpy_name(obj)
+    if numpy_name is not None and numpy_name.startswith("random."):
+        return lower_module_draw(lw, numpy_name[len("random."):], args, kwargs, node)
     if numpy_name is not None:
         return _numpy_call(lw, numpy_name, args, kwargs, node)
     if isinstance(obj, types.FunctionType) and not _is_numpy_internal(obj) \
@@ -217,8 +278,7 @@ def method_call(lw, base, name, node):
     prim = method_primitive(name)
     if prim is None:
         raise _array_method_error(lw, name, node)
-    args = [lw.expr(a) for a in node.args]
-    kwargs = {k.arg: lw.expr(k.value) for k in node.keywords}
+    args, kwargs = call_arguments(lw, node)
     if name in ("reshape", "transpose") and len(args) > 1:
         args = [Tup(tuple(args))]  # x.reshape(3, 4) is x.reshape((3, 4))
     return prim_call(lw, prim, args, kwargs, node, first=base)
@@ -250,6 +310,8 @@ def _array_method_error(lw, name, node):
 
 def array_attribute(lw, base, node):
     prim = attribute_primitive(node.attr)
+    if prim is None and not hasattr(np.ndarray, node.attr):
+        containers.container_use(lw, base, definite=True)  # an argument as an object
     if prim is None and isinstance(node.value, ast.Name) \
             and node.value.id in ("self", "cls"):
         raise lw.error(UnsupportedSyntaxError, node,
@@ -259,7 +321,8 @@ def array_attribute(lw, base, node):
     if prim is None:
         raise lw.error(UnsupportedSyntaxError, node,
                        f"the array attribute `.{node.attr}` is not supported",
-                       "use .T, .shape, .ndim or .size")
+                       "index the flattened array: `x.ravel()[...]`" if node.attr == "flat"
+                       else "use .T, .shape, .ndim or .size")
     return lw.b.op(prim.name, base, hint=node.attr if node.attr != "T" else None)
 
 

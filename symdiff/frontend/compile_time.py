@@ -20,6 +20,45 @@ from ..ir.nodes import Const, FreeVar, Var
 class Tup:
     items: tuple
     names: tuple = ()  # the items' names, for a named result (``eigh(a).eigenvalues``)
+    is_list: bool = False  # a list (in an index: positions, not one index per axis)
+
+
+@dataclass(frozen=True)
+class Dict:
+    """A dict known when compiling (an argument's, or a literal): its keys
+    are constants, its values compile-time values."""
+
+    keys: tuple
+    items: tuple
+
+    def get(self, key, default=None):
+        return self.items[self.keys.index(key)] if key in self.keys else default
+
+    def with_item(self, key, value):
+        if key in self.keys:
+            items = list(self.items)
+            items[self.keys.index(key)] = value
+            return Dict(self.keys, tuple(items))
+        return Dict(self.keys + (key,), self.items + (value,))
+
+
+@dataclass(frozen=True)
+class Obj:
+    """An object argument (``self``, a dataclass): the values of its
+    attributes, read where the function runs, and its class (for methods)."""
+
+    type: object
+    names: tuple
+    items: tuple
+    var: object = None  # the argument (or the path to it), for messages
+
+
+@dataclass(frozen=True)
+class BoundMethod:
+    """``obj.method`` of an `Obj`: calling it inlines the method with ``obj``."""
+
+    func: object
+    obj: object
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,8 @@ ALLOWED = (
     # expressions
     ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.Call, ast.keyword,
     ast.Name, ast.Attribute, ast.Subscript, ast.Slice, ast.Constant,
-    ast.Tuple, ast.List, ast.IfExp, ast.Lambda, ast.Starred,
+    ast.Tuple, ast.List, ast.Dict, ast.IfExp, ast.Lambda, ast.Starred,
+    ast.ListComp, ast.GeneratorExp, ast.DictComp, ast.comprehension,
     ast.arguments, ast.arg,
     # contexts and operators
     ast.Load, ast.Store, ast.operator, ast.unaryop, ast.boolop, ast.cmpop,
@@ -27,29 +28,30 @@ ALLOWED = (
 # What each construct is called in a message, and how to do without it.
 CONSTRUCTS = {
     "AsyncFor": ("an `async for` loop", "async code cannot be differentiated"),
-    "ListComp": ("a list comprehension", "build the array with NumPy operations "
-                 "(np.stack, broadcasting) instead of a comprehension"),
-    "GeneratorExp": ("a generator expression", "use np.sum over an array instead of "
-                     "a generator"),
-    "DictComp": ("a dict comprehension", "dictionaries are not differentiated; pass arrays"),
     "SetComp": ("a set comprehension", "sets are not differentiated; pass arrays"),
-    "Dict": ("a dict literal", "dictionaries are not differentiated; pass arrays or tuples"),
     "Set": ("a set literal", "sets are not differentiated; pass arrays or tuples"),
-    "Try": ("a `try` statement", "exceptions are not differentiated; check inputs "
-            "before calling the gradient"),
-    "TryStar": ("a `try`/`except*` statement", "exceptions are not differentiated; check "
+    "Try": ("a `try` statement", "exceptions are not differentiated: check inputs "
+            "before calling the gradient, and keep values where operations are defined "
+            "with np.where or np.clip (e.g. `np.log(np.clip(x, 1e-12, None))`)"),
+    "TryStar": ("a `try`/`except*` statement", "exceptions are not differentiated: check "
                 "inputs before calling the gradient"),
     "Raise": ("a `raise` statement", "raise errors outside the differentiated function"),
     "Assert": ("an `assert` statement", "check inputs outside the differentiated function"),
-    "Global": ("a `global` statement", "pass the value as an argument instead"),
-    "Nonlocal": ("a `nonlocal` statement", "return the new value instead of assigning "
-                 "to an outer variable"),
+    "Global": ("a `global` statement", "a differentiated function changes nothing outside "
+               "it: return the new value and assign the global where you call the "
+               "function (to only read a global, drop the `global` statement)"),
+    "Nonlocal": ("a `nonlocal` statement", "a differentiated function changes nothing "
+                 "outside it: return the new value instead of assigning to an outer "
+                 "variable"),
     "Delete": ("a `del` statement", "drop the `del`; names are freed when the function "
                "returns"),
     "Import": ("an `import` statement", "import at module level"),
     "ImportFrom": ("an `import` statement", "import at module level"),
-    "Yield": ("`yield`", "generators cannot be differentiated; return a value"),
-    "YieldFrom": ("`yield from`", "generators cannot be differentiated; return a value"),
+    "Yield": ("`yield`", "a generator function cannot be differentiated: return a value "
+              "(collect the values in a list and return np.stack(values), or add them "
+              "up as they come)"),
+    "YieldFrom": ("`yield from`", "a generator function cannot be differentiated: "
+                  "return a value (np.stack of a list of the values)"),
     "Await": ("`await`", "async functions cannot be differentiated"),
     "AsyncFunctionDef": ("an `async def` function", "async functions cannot be "
                          "differentiated; use a plain `def`"),
@@ -63,7 +65,7 @@ CONSTRUCTS = {
 GENERIC_HINT = "rewrite this with NumPy array operations"
 
 
-def check(src):
+def check(src, top=True):
     """Raise at the first unsupported construct in ``src`` (a FunctionSource).
 
     "First" is in source order, so the error points where a reader would
@@ -74,7 +76,8 @@ def check(src):
         what, hint = CONSTRUCTS.get(type(node).__name__, (type(node).__name__, GENERIC_HINT))
         raise UnsupportedSyntaxError(f"{what} cannot be differentiated", src.loc(node), hint)
     found = []
-    _check_arguments(src, node, found)
+    if top:  # (a helper it calls may take **kwargs: a dict of them)
+        _check_arguments(src, node, found)
     for stmt in node.body if isinstance(node.body, list) else [node.body]:
         _visit(src, stmt, found)
     if found:
@@ -82,10 +85,6 @@ def check(src):
 
 
 def _visit(src, node, found):
-    if _index_add(node):  # allowed into an array nothing else holds: see index_add.py
-        for child in (node.target.value, node.target.slice, node.value):
-            _visit(src, child, found)
-        return
     error = _problem(src, node)
     if error is not None:
         found.append(error)
@@ -113,12 +112,6 @@ def _visit(src, node, found):
         _visit(src, child, found)
 
 
-def _index_add(node):
-    """``NAME[index] += value``."""
-    return isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) \
-        and isinstance(node.target, ast.Subscript) and isinstance(node.target.value, ast.Name)
-
-
 def _visit_fstring(src, node, found):
     for part in node.values:
         if isinstance(part, ast.FormattedValue):
@@ -132,13 +125,6 @@ def _visit_fstring(src, node, found):
 
 def _problem(src, node):
     """The error for ``node`` itself (not its children), or None."""
-    if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
-        return InPlaceWriteError(
-            f"`{_target_text(node)}` writes into part of an array in place, "
-            "which symdiff cannot differentiate",
-            src.loc(node),
-            "build a new array instead: e.g. `x = np.concatenate([[v], x[1:]])` "
-            "or `x = np.where(mask, v, x)`")
     if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
         return InPlaceWriteError(
             f"`{_target_text(node)}` assigns to an attribute, changing an object in "
@@ -158,9 +144,12 @@ def _problem(src, node):
 
 
 def _check_arguments(src, fn, found):
-    """``*args`` / ``**kwargs`` parameters of ``fn`` (the function or one inside it)."""
+    """``**kwargs`` parameters of the function differentiated (``*args`` is
+    specialised on the arguments given; a function it calls may have both)."""
     args = fn.args
-    for which, stars in ((args.vararg, "*"), (args.kwarg, "**")):
+    if fn is not src.node:
+        return
+    for which, stars in ((args.kwarg, "**"),):  # (*args: specialised on those given)
         if which is not None:
             found.append(UnsupportedSyntaxError(
                 f"the parameter `{stars}{which.arg}` collects a variable number of "

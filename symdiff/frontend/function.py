@@ -3,22 +3,39 @@ from __future__ import annotations
 
 import ast
 
-from ..errors import NonScalarOutputError
+from ..errors import InPlaceWriteError, NonScalarOutputError
 from ..ir.nodes import Function, Var
-from .compile_time import Tup, is_atom
+from ..ir.trees import Leaf, Node, Rebuild
+from .compile_time import Dict, Obj, Tup, is_atom
 from .early_exits import hoist_returns
+from .writes import Stale
+from . import containers
+from .containers import ContainerUse
 from .lower import Lowerer
 
 
-def lower_function(src, builder):
-    """Lower a top-level function: its parameters become `Var`s named after them."""
-    lowerer = Lowerer(src, builder)
+def lower_function(src, builder, trees=None):
+    """Lower a top-level function: its parameters become `Var`s named after them.
+
+    ``trees`` maps the parameters that are containers to their structure
+    (ir/trees.py); None: every argument is taken as an array or a number,
+    and a use of one as a container raises `ContainerUse`."""
+    lowerer = Lowerer(src, builder, trees=trees)
     args = src.node.args
-    nodes = args.posonlyargs + args.args + args.kwonlyargs
+    nodes = args.posonlyargs + args.args + ([args.vararg] if args.vararg else []) + \
+        args.kwonlyargs
     params = [Var(a.arg) for a in nodes]
     builder.param_locs.update((p, src.loc(a)) for p, a in zip(params, nodes))
     lowerer.env.update({p.hint: p for p in params})
     builder.named.update(params)
+    if args.vararg is not None:
+        builder.varargs = params[len(args.posonlyargs + args.args)]
+        if trees is None or args.vararg.arg not in trees:
+            raise ContainerUse(args.vararg.arg)  # specialised on how many there are
+    for p in params:
+        if trees and p.hint in trees:  # a container: its leaves (containers.py)
+            with builder.at(src.loc(src.node)):
+                lowerer.env[p.hint] = containers.bind(lowerer, p, trees[p.hint])
     _bind_defaults(lowerer, src)
     with builder.at(src.loc(src.node)):
         if isinstance(src.node, ast.Lambda):
@@ -31,8 +48,37 @@ def lower_function(src, builder):
     if isinstance(result, Var) and result not in builder.named:
         result.hint = src.name if src.name.isidentifier() else "value"
         builder.named.add(result)
-    return Function(src.name, params, builder.stmts, _returned(result, src), src.loc(src.node),
-                    return_loc=_return_loc(src))
+    fn = Function(src.name, params, builder.stmts, None, src.loc(src.node),
+                  return_loc=_return_loc(src))
+    if _holds_container(result):  # a dict (of gradients...): flat leaves, rebuilt in emit
+        tree, atoms = _output_tree(result, src)
+        fn.result, fn.trees = tuple(atoms), Rebuild(tree, None)
+    else:
+        fn.result = _returned(result, src)
+    return fn
+
+
+def _holds_container(value):
+    """A dict, a named tuple, an object, or a tuple holding one."""
+    return isinstance(value, (Dict, Obj)) or isinstance(value, Tup) and (bool(
+        value.names) or any(_holds_container(v) for v in value.items))
+
+
+def _output_tree(value, src):
+    """A returned container as a `Node` of leaves, and its atoms in order."""
+    if isinstance(value, Dict):
+        parts = [_output_tree(v, src) for v in value.items]
+        return Node("dict", value.keys, tuple(p[0] for p in parts)), \
+            [a for p in parts for a in p[1]]
+    if isinstance(value, (Tup, Obj)):
+        parts = [_output_tree(v, src) for v in value.items]
+        if isinstance(value, Obj):  # (emitted as a dict of its attributes)
+            return Node("object", value.names, tuple(p[0] for p in parts), value.type), \
+                [a for p in parts for a in p[1]]
+        kind = "namedtuple" if value.names else "tuple"
+        return Node(kind, value.names, tuple(p[0] for p in parts)), \
+            [a for p in parts for a in p[1]]
+    return Leaf("float"), [_returned(value, src)]
 
 
 def _returned(value, src):
@@ -42,6 +88,12 @@ def _returned(value, src):
         return value
     if isinstance(value, Tup):
         return tuple(_returned(v, src) for v in value.items)
+    if isinstance(value, Stale):
+        raise InPlaceWriteError(f"the function returns `{value.name}`, which shares its "
+                                f"array with `{value.writer}`, changed in place at line "
+                                f"{value.lineno}", src.loc(src.node),
+                                f"return `{value.writer}`, or copy `{value.name}` where "
+                                "you make it")
     raise NonScalarOutputError("the function returns something that is not an array, a "
                                "number or a tuple of them", src.loc(src.node),
                                "return arrays or numbers")

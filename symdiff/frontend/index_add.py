@@ -26,6 +26,26 @@ _FRESH = frozenset("""
 _FRESH_CALLS = frozenset({"zeros", "ones", "full"})
 
 
+def index_add_applies(lowering, node):
+    """Whether ``NAME[index] += value`` is of the form this module lowers: into
+    an array just made and not read, at constant slices and integers."""
+    if not (isinstance(node.op, ast.Add) and isinstance(node.target.value, ast.Name)):
+        return False
+    name = node.target.value.id
+    if not _fresh(lowering, name, lowering.env.get(name)):
+        return False
+    parts = node.target.slice.elts if isinstance(node.target.slice, ast.Tuple) \
+        else [node.target.slice]
+    return all(isinstance(p, ast.Slice) and all(
+        b is None or isinstance(b, ast.Constant) or (
+            isinstance(b, ast.UnaryOp) and isinstance(b.operand, ast.Constant))
+        for b in (p.lower, p.upper, p.step))
+        or isinstance(p, ast.Constant) and (p.value is None or p.value is Ellipsis or (
+            isinstance(p.value, int) and not isinstance(p.value, bool)))
+        or isinstance(p, ast.UnaryOp) and isinstance(p.operand, ast.Constant)
+        for p in parts)
+
+
 def lower_index_add(lowering, node):
     """Lower ``NAME[index] += value`` (checked by fence.py to be of this form)."""
     name = node.target.value.id
@@ -78,7 +98,7 @@ def _basic(value):
 
 
 def _holds(value, var):
-    return value is var or any(_holds(v, var) for v in getattr(value, "items", ()))
+    return value is var or any(_holds(v, var) for v in getattr(value, "items", None) or ())
 
 
 def _reads(stmt):

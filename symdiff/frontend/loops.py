@@ -12,9 +12,13 @@ import ast
 
 from ..errors import UnsupportedSyntaxError
 from ..ir.nodes import Carry, Const, Loop, Var
+from ..ir.primitive import SCALAR
 from .early_exits import hoist
 from .tapes import reversed_tapes, tape_loop
-from .compile_time import Static, Tup, is_atom
+from .compile_time import Dict, Static, Tup, is_atom
+from .containers import container_use
+from .lists import runtime_list, stacked
+from .writes import check_carried, stale_in_loop, written_names
 
 BROKE = "<break>"
 
@@ -26,13 +30,21 @@ def lower_for(lw, node):
         _lower_loop(lw, node, *tape_loop(lw, node, tapes))
         return
     iterable = _iterable(lw, node.iter)
-    if isinstance(iterable, Tup):  # a tuple known when compiling: unrolled
-        for item in iterable.items:
+    if isinstance(iterable, Dict):  # a dict's keys
+        iterable = Tup(tuple(Const(k) for k in iterable.keys))
+    items = _unrolled(lw, node, iterable)
+    if items is not None:  # a list, tuple or dict known when compiling
+        for item in items:
             lw.bind(node.target, item)
             _lower_plain_body(lw, node)
         return
+    if runtime_list(iterable):  # for x in xs, of a list a loop filled: its rows
+        iterable = stacked(lw, iterable, node.iter)
+    if is_atom(iterable):
+        container_use(lw, iterable, definite=False)
     bounds, bind = _iteration(lw, node, iterable)
     index = Var(node.target.id if bind is None else "i")
+    lw.b.facts.shape[index] = SCALAR  # an int: its tests and indices need no checks
     _lower_loop(lw, node, Loop("range", [], [], index=index, bounds=bounds,
                                loc=lw.src.loc(node)),
                 lambda: bind(index) if bind else lw.env.__setitem__(node.target.id, index))
@@ -84,10 +96,12 @@ def _pretest(node):
 
 
 def _lower_loop(lw, node, loop, start):
-    before = dict(lw.env)
+    stale_in_loop(lw, node.body, node)  # (writes.py)
+    before, written = dict(lw.env), set(lw.written)
     names = [n for n in _assigned(node.body) if n in before and is_atom(before[n])]
     for name in names:
         loop.carried.append(Carry(Var(name), before[name], None, Var(name)))
+        lw.carried_from[loop.carried[-1].param] = (before[name],)
     lw.env.update({c.param.hint: c.param for c in loop.carried})
     lw.b.named.update(c.param for c in loop.carried)
     with lw.b.block() as body:
@@ -110,10 +124,12 @@ def _lower_loop(lw, node, loop, start):
                            "keep arrays and numbers in names a loop reassigns; use "
                            "another name for tuples, functions or modules")
         carry.update = update
-    lw.env = {n: v for n, v in before.items()}
-    for name in _assigned(node.body):  # (gone after the loop: say so where it is read)
+        lw.carried_from[carry.out] = (carry.init, update)
+    check_carried(lw, loop, written, node)
+    body_env, lw.env = lw.env, {n: v for n, v in before.items()}
+    for name in _assigned(node.body):  # (read after the loop: its last value, carry_out)
         if name not in before and not name.startswith("<"):
-            lw.loop_locals.setdefault(name, node.lineno)
+            lw.loop_locals[name] = (node.lineno, loop, body_env.get(name))
     for carry in loop.carried:
         lw.env[carry.param.hint] = carry.out
         lw.b.named.add(carry.out)
@@ -121,13 +137,82 @@ def _lower_loop(lw, node, loop, start):
     lw.b.append(loop)
 
 
+def carry_out(lw, name):
+    """A name first assigned in a loop, read after it: its value in the last
+    iteration, as in Python (a carried value the loop starts as None: if the
+    loop never ran, using it fails there, where Python raises NameError).
+    None if the loop is not in the block being lowered, or the name holds
+    other than an array or a number."""
+    lineno, loop, value = lw.loop_locals[name]
+    if not is_atom(value) or not any(s is loop for s in lw.b.stmts):
+        return None
+    carry = Carry(Var(name), Const(None), value, Var(name))
+    loop.carried.append(carry)
+    lw.carried_from[carry.out] = (carry.init, value)
+    lw.b.facts.shape[carry.out] = lw.b.facts.key(value)
+    lw.b.named.add(carry.out)
+    lw.env[name] = carry.out
+    return carry.out
+
+
 def _iterable(lw, node):
     """range / zip / enumerate themselves (not a call of them), or the value."""
-    if isinstance(node, ast.Call):
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
         func = lw.expr(node.func)
         if isinstance(func, Static) and func.obj in (range, zip, enumerate):
             return func
     return lw.expr(node)
+
+
+def _unrolled(lw, node, iterable):
+    """The items of a loop unrolled when compiling, or None: over a tuple,
+    list or dict known then, ``zip``/``enumerate`` of them, or a ``range`` of
+    constant bounds whose counter indexes one (``params[i]``)."""
+    if isinstance(iterable, Tup):
+        return list(iterable.items)
+    if not isinstance(iterable, Static) or not isinstance(node.iter, ast.Call):
+        return None
+    if iterable.obj in (zip, enumerate) and not node.iter.keywords and any(
+            _compile_time(lw, a) for a in node.iter.args):
+        seqs = [lw.expr(a) for a in node.iter.args]
+        seqs = [Tup(tuple(Const(k) for k in s.keys)) if isinstance(s, Dict) else s
+                for s in seqs]
+        if not any(isinstance(s, Tup) for s in seqs) or \
+                iterable.obj is enumerate and len(seqs) != 1:
+            return None
+        n = min(len(s.items) for s in seqs if isinstance(s, Tup))
+        rows = [tuple(s.items[i] if isinstance(s, Tup) else
+                      lw.b.op("getitem", lw.atom(s, node.iter), Const(i)) for s in seqs)
+                for i in range(n)]
+        if iterable.obj is enumerate:
+            return [Tup((Const(i),) + row) for i, row in enumerate(rows)]
+        return [Tup(row) for row in rows]
+    if iterable.obj is range and isinstance(node.target, ast.Name) \
+            and _indexes_container(lw, node.body, node.target.id):
+        bounds = [lw.expr(a) for a in node.iter.args]
+        if bounds and all(isinstance(b, Const) and isinstance(b.value, int) for b in bounds):
+            return [Const(i) for i in range(*(b.value for b in bounds))]
+    return None
+
+
+def _compile_time(lw, node):
+    """Whether ``node`` may be a list, tuple or dict known when compiling
+    (judged without lowering it: a name holding one, a literal, a call)."""
+    if isinstance(node, ast.Name):
+        return isinstance(lw.env.get(node.id), (Tup, Dict))
+    return isinstance(node, (ast.List, ast.Tuple, ast.Dict)) or isinstance(node, ast.Call) \
+        and isinstance(node.func, ast.Attribute) and node.func.attr in ("items", "values", "keys")
+
+
+def _indexes_container(lw, body, name):
+    """Whether ``body`` indexes a list, tuple or dict known when compiling
+    with ``name`` (``params[i]``)."""
+    for sub in (n for s in body for n in ast.walk(s)):
+        if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name) and any(
+                isinstance(n, ast.Name) and n.id == name for n in ast.walk(sub.slice)) \
+                and isinstance(lw.env.get(sub.value.id), (Tup, Dict)):
+            return True
+    return False
 
 
 def _lower_plain_body(lw, node):
@@ -169,6 +254,8 @@ def _iteration(lw, node, iterable):
 
 def _zip_like(lw, node, kind):
     seqs = [lw.atom(lw.expr(a), a) for a in node.iter.args]
+    for seq in seqs:  # (an argument iterated over may be a list, if the call gives one)
+        container_use(lw, seq, definite=False)
     if not seqs or node.iter.keywords or (kind is enumerate and len(seqs) != 1):
         raise lw.error(UnsupportedSyntaxError, node.iter,
                        f"{kind.__name__}() takes arrays and no keywords here",
@@ -190,7 +277,7 @@ def _assigned(stmts):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) \
                 and node.id not in names:
             names.append(node.id)
-    return names
+    return names + [n for n in written_names(stmts) if n not in names]
 
 
 def _depends_on(block, atom, params):

@@ -12,11 +12,11 @@ import builtins
 from ..errors import (InPlaceWriteError, NonScalarOutputError, UnknownNameError,
                       UnsupportedSyntaxError)
 from ..ir.nodes import Const, FreeVar, If, Var
-from . import calls, fence, gradient_calls, loops, tapes
+from . import calls, fence, gradient_calls, lists, loops, tapes, writes
 from .branches import lower_if, merge
 from .builtin_calls import BUILTIN_NAMES
-from .compile_time import Closure, OneBranch, Static, Tup, from_python, is_atom
-from .index_add import lower_index_add
+from . import containers
+from .compile_time import Closure, Dict, Obj, OneBranch, Static, Tup, from_python, is_atom
 from .subscripts import lower_index, lower_subscript
 
 _BINOPS = {ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply",
@@ -31,9 +31,9 @@ _COMPARE = {ast.Gt: "greater", ast.GtE: "greater_equal", ast.Lt: "less",
 class Lowerer:
     """Lowers one function body into the shared builder's current block."""
 
-    def __init__(self, src, builder, depth=0, env=None):
+    def __init__(self, src, builder, depth=0, env=None, trees=None):
         if env is None:  # (a closure's source was checked with the function around it)
-            fence.check(src)
+            fence.check(src, top=depth == 0)
         self.src = src
         self.b = builder
         self.depth = depth
@@ -42,6 +42,9 @@ class Lowerer:
         self.merged = {}  # Var a Merge made -> (condition, its value in each branch)
         self.inlining = frozenset({getattr(src.fn, "__code__", None)})  # (recursion)
         self.loop_locals = {}  # name first assigned inside a loop -> the loop's line
+        self.carried_from = builder.origins  # a loop's carried var -> its values (writes.py)
+        self.written = set()  # the arrays written into so far (writes.py)
+        self.trees = trees  # argument -> structure; None: arguments taken as arrays
 
     def nested(self, src, env=None):
         """A lowerer for a function this one calls (``env``: a closure's
@@ -49,6 +52,8 @@ class Lowerer:
         sub = Lowerer(src, self.b, self.depth + 1, env)
         sub.inlining = self.inlining
         sub.merged = self.merged  # (an inlined function's merges are read outside it)
+        sub.carried_from, sub.written = self.carried_from, self.written
+        sub.trees = self.trees
         return sub
 
     def call(self, callee, args, kwargs, node):
@@ -103,24 +108,7 @@ class Lowerer:
             self.bind(node.target, self.expr(node.value))
 
     def stmt_AugAssign(self, node):
-        if isinstance(node.target, ast.Subscript):  # fence.py lets only `g[i] += v` by
-            return lower_index_add(self, node)
-        op = _BINOPS.get(type(node.op))
-        current = self.expr(ast.Name(node.target.id, ast.Load(), lineno=node.lineno,
-                                     col_offset=node.col_offset))
-        name, text = node.target.id, ast.unparse(node)
-        others = [n for n, v in self.env.items() if v is current and n != name]
-        # For an array `+=` changes the object both names share (or the
-        # caller's); for a float it rebinds one name. Which one happens is
-        # known only at run time.
-        shared = f"`{others[0]}`" if others else "the caller's array"
-        if isinstance(current, Var) and (others or current in self.b.param_locs):
-            what = f"another name for `{others[0]}`" if others else "still the argument"
-            raise self.error(
-                InPlaceWriteError, node,
-                f"`{name}` is {what} here, so `{text}` may change {shared} in place",
-                f"write `{name} = {name} {text.split()[1][:-1]} ...` to make a new value")
-        self.bind(node.target, self.binop(op, current, self.expr(node.value), node))
+        writes.lower_aug_assign(self, node, _BINOPS.get(type(node.op)))
 
     def stmt_Expr(self, node):
         if isinstance(node.value, ast.Constant):
@@ -128,6 +116,10 @@ class Lowerer:
         tape = tapes.appended_tape(self, node)
         if tape is not None:
             return tapes.lower_append(self, node, tape)
+        if isinstance(node.value, ast.Call):
+            ufunc = writes.ufunc_at(self, node.value)
+            if ufunc is not None:  # np.add.at(out, index, values)
+                return writes.lower_ufunc_at(self, node.value, ufunc)
         self.expr(node.value)
 
     def stmt_Pass(self, node):
@@ -159,6 +151,8 @@ class Lowerer:
                 self.b.named.add(value)
             self.env[target.id] = value
             return
+        if isinstance(target, ast.Subscript):
+            return writes.lower_store(self, target, value, target)
         if isinstance(target, (ast.Tuple, ast.List)):
             items = self.unpack(value, len(target.elts), target)
             for sub, item in zip(target.elts, items):
@@ -171,6 +165,10 @@ class Lowerer:
                          f"cannot assign to `{ast.unparse(target)}`", hint)
 
     def unpack(self, value, count, node):
+        if isinstance(value, writes.Stale):
+            raise writes.stale_error(self, value, node)
+        if isinstance(value, Dict):  # unpacking a dict gives its keys
+            value = Tup(tuple(Const(k) for k in value.keys))
         if isinstance(value, Tup):
             if len(value.items) != count:
                 raise self.error(UnsupportedSyntaxError, node,
@@ -179,6 +177,7 @@ class Lowerer:
                                  "value you do not need)")
             return value.items
         if is_atom(value):
+            containers.container_use(self, value, definite=False)
             return [self.b.op("getitem", value, Const(i)) for i in range(count)]
         raise self.error(UnsupportedSyntaxError, node, "cannot unpack this value",
                          "unpack a tuple or an array")
@@ -219,11 +218,15 @@ class Lowerer:
         """``value`` as an IR atom (a tuple of numbers becomes one constant)."""
         if is_atom(value):
             return value
+        if isinstance(value, writes.Stale):
+            raise writes.stale_error(self, value, node)
         if isinstance(value, Tup):
             items = [self.atom(v, node) for v in value.items]
             if all(isinstance(i, Const) for i in items):
                 return Const(tuple(i.value for i in items))
             return self.b.op("tuple", *items, hint="shape")
+        if lists.runtime_list(value):  # a list a loop filled: as an array
+            return lists.stacked(self, value, node)
         hint = tapes.HINT if isinstance(value, tapes.TapeList) else (
             "use an array or a number here; call functions and pass modules only "
             "where a function or module is expected")
@@ -235,6 +238,10 @@ class Lowerer:
 
     def expr_Name(self, node):
         value = self.env.get(node.id)
+        if isinstance(value, writes.Stale):
+            return value  # an error where its values are read (atom), not its shape
+        if isinstance(value, tapes.TapeList) and value.known:  # a list known when compiling
+            return Tup(tuple(value.prefix), is_list=True)
         if isinstance(value, OneBranch):
             raise self.error(UnknownNameError, node,
                              f"`{node.id}` is assigned in only one branch of the `if` "
@@ -255,10 +262,13 @@ class Lowerer:
             # defined, but not in the language: calling it says so
             return Static(getattr(builtins, name))
         if name in self.loop_locals:
+            last = loops.carry_out(self, name)  # its value in the loop's last iteration
+            if last is not None:
+                return last
             raise self.error(UnknownNameError, node,
                              f"`{name}` is first assigned inside the loop at line "
-                             f"{self.loop_locals[name]}, so here it is defined only if the "
-                             "loop ran",
+                             f"{self.loop_locals[name][0]}, so here it is defined only if "
+                             "the loop ran",
                              f"assign `{name}` before the loop (e.g. `{name} = 0.0`), so "
                              "that it has a value however many times the loop runs")
         raise self.error(UnknownNameError, node, f"name `{name}` is not defined",
@@ -266,10 +276,15 @@ class Lowerer:
 
     def expr_Attribute(self, node):
         base = self.expr(node.value)
-        if is_atom(base):
+        if node.attr in ("shape", "ndim", "size"):
+            base = writes.shape_of(base)
+        if is_atom(base) or isinstance(base, writes.Stale):
+            base = self.atom(base, node.value)
             return calls.array_attribute(self, base, node)
         if isinstance(base, Static):
             return calls.static_attribute(self, base.obj, node)
+        if isinstance(base, Obj):  # self.W, self.forward (containers.py)
+            return containers.attribute(self, base, node)
         if isinstance(base, Tup) and node.attr in base.names:  # np.linalg.eigh(a).eigenvalues
             return base.items[base.names.index(node.attr)]
         raise self.error(UnsupportedSyntaxError, node,
@@ -283,7 +298,12 @@ class Lowerer:
     def binop(self, prim, left, right, node):
         if isinstance(left, Tup) or isinstance(right, Tup):
             if prim == "add" and isinstance(left, Tup) and isinstance(right, Tup):
-                return Tup(left.items + right.items)  # tuple concatenation
+                return Tup(left.items + right.items, is_list=left.is_list)  # concatenation
+            if prim == "multiply":  # [0.0] * n, (a, b) * 2: repetition, as in Python
+                seq, count = (left, right) if isinstance(left, Tup) else (right, left)
+                if isinstance(count, Const) and isinstance(count.value, int) \
+                        and not isinstance(count.value, bool):
+                    return Tup(seq.items * count.value, is_list=seq.is_list)
         return self.b.op(prim, self.atom(left, node), self.atom(right, node))
 
     def expr_UnaryOp(self, node):
@@ -306,6 +326,9 @@ class Lowerer:
     def expr_Compare(self, node):
         left = self.atom(self.expr(node.left), node)
         result = None
+        if len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)):
+            found = containers.contains(self, left, self.expr(node.comparators[0]), node)
+            return Const(found.value != isinstance(node.ops[0], ast.NotIn))
         for op, right_node in zip(node.ops, node.comparators):
             if type(op) not in _COMPARE:
                 raise self.error(UnsupportedSyntaxError, node,
@@ -317,10 +340,25 @@ class Lowerer:
             left = right
         return result
 
-    def expr_Tuple(self, node):
-        return Tup(tuple(self.expr(e) for e in node.elts))
+    def expr_Dict(self, node):
+        return containers.literal(self, node)
 
-    expr_List = expr_Tuple
+    def expr_ListComp(self, node):
+        return lists.comprehension(self, node)
+
+    expr_GeneratorExp = expr_ListComp
+
+    def expr_DictComp(self, node):
+        return lists.dict_comprehension(self, node)
+
+    def expr_Tuple(self, node):
+        return Tup(containers.items(self, node.elts))
+
+    def expr_List(self, node):
+        if any(isinstance(e, ast.Starred) and lists.runtime_list(self.expr(e.value))
+               for e in node.elts):
+            return lists.spliced(self, node.elts)  # [x0, *xs]
+        return Tup(containers.items(self, node.elts), is_list=True)
 
     def expr_Starred(self, node):
         raise self.error(UnsupportedSyntaxError, node, "`*` unpacking is not supported",

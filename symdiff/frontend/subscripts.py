@@ -8,7 +8,8 @@ import numpy as np
 
 from ..errors import NoDerivativeRuleError, UnsupportedSyntaxError
 from ..ir.nodes import Const, FreeVar, IndexList
-from .compile_time import Static, Tup
+from . import containers
+from .compile_time import Dict, Static, Tup, is_atom
 
 
 def lower_subscript(lw, node):
@@ -18,11 +19,14 @@ def lower_subscript(lw, node):
         return Tup(tuple(index))  # np.s_[...]: an index as a value
     if isinstance(base, FreeVar) and (base.value is np.r_ or base.value is np.c_) \
             and not all(isinstance(part, Const) for part in index):
-        joined = "np.concatenate([np.atleast_1d(a), np.atleast_1d(b)])" \
-            if base.value is np.r_ else "np.column_stack([a, b])"
-        raise lw.error(NoDerivativeRuleError, node,
-                       f"`{ast.unparse(node.value)}[...]` of computed values is not "
-                       "differentiated", f"join them with a function: {joined}")
+        return _index_trick(lw, base.value is np.r_, index, node)
+    if isinstance(base, Dict):  # params["W"] (containers.py)
+        return containers.subscript(lw, base, index, node)
+    if is_atom(base) and any(isinstance(i, Const) and isinstance(i.value, str) for i in index):
+        containers.container_use(lw, base, definite=True)  # an argument as a dict
+    elif is_atom(base) and any(not isinstance(i, Const) and lw.b.facts.is_scalar(i)
+                               for i in index):
+        containers.container_use(lw, base, definite=False)  # params[i]: maybe a list
     if isinstance(base, Tup):
         if len(index) == 1 and isinstance(index[0], Const):
             return _static_index(base.items, index[0].value, lw, node)
@@ -31,6 +35,32 @@ def lower_subscript(lw, node):
                        "write the index as a number (`t[0]`), or make the tuple an "
                        "array (np.stack) and index that")
     return lw.b.op("getitem", lw.atom(base, node), *index)
+
+
+def _index_trick(lw, rows, index, node):
+    """``np.r_[a, 1:3, b]``: the parts joined along the first axis (numbers
+    as vectors, slices as ranges); ``np.c_[a, b]`` along the last, vectors as
+    columns (as NumPy does)."""
+    parts = []
+    for part in index:
+        value = part.value if isinstance(part, Const) else None
+        made = lw.b.facts.producer(part)
+        if isinstance(value, str) or isinstance(value, slice) and isinstance(
+                value.step, complex):
+            raise lw.error(NoDerivativeRuleError, node,
+                           f"`{ast.unparse(node.value)}[...]` with a directive or a "
+                           "complex step is not differentiated",
+                           "join the parts with np.concatenate, np.linspace or np.stack")
+        if isinstance(value, slice) or made is not None and made.prim == "slice":
+            bounds = [Const(value.start or 0), Const(value.stop), Const(value.step or 1)] \
+                if isinstance(value, slice) else list(made.args)
+            bounds = [Const(0) if b == Const(None) else b for b in bounds[:1]] + \
+                bounds[1:2] + [Const(1) if b == Const(None) else b for b in bounds[2:]]
+            part = lw.b.op("npcall", *bounds, func="arange", kwargs=(), hint="arange")
+        parts.append(lw.b.op("atleast_1d", part) if rows else lw.b.op("c_column", part))
+    joined = lw.b.op("concatenate", *parts, axis=0 if rows else -1,
+                     hint="joined")
+    return joined
 
 
 def lower_index(lw, node):
@@ -48,9 +78,10 @@ def _index_part(lw, node):
         return lw.b.op("slice", *bounds, hint="s")
     if isinstance(node, ast.Constant) and node.value is Ellipsis:
         return Const(Ellipsis)
-    if isinstance(node, ast.List):  # x[[0, 2]]: positions, not the index (0, 2)
-        return _index_list(lw, lw.expr(node), node)
-    return lw.atom(lw.expr(node), node)
+    value = lw.expr(node)
+    if isinstance(value, Tup) and value.is_list:  # x[[0, 2]]: positions, not x[0, 2]
+        return _index_list(lw, value, node)
+    return lw.atom(value, node)
 
 
 def _index_list(lw, value, node):

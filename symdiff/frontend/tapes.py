@@ -15,36 +15,50 @@ a `Loop` of kind "tape" that reads it.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..errors import UnsupportedSyntaxError
 from ..ir.nodes import Carry, Const, Loop, Tape, Var
 from ..rules.linalg import TAPE_SUMS
 from .compile_time import Static, Tup
 
-HINT = ("a list is supported only as a tape: `tape = []` before a loop, one "
-         "`tape.append(...)` at the top level of its body, then "
-         "`for ... in reversed(tape):`")
+HINT = ("a list a loop fills is appended to once per iteration, at the top level "
+        "of the loop's body, and read after it: `xs = []` before the loop, "
+        "`xs.append(v)` in it, then `np.stack(xs)`, `np.array(xs)`, `sum(xs)`, "
+        "`xs[i]`, `for x in xs:` or `for x in reversed(xs):`")
 
 
 @dataclass(eq=False)
 class TapeList:
+    """A list named in the function (``xs = []``, ``xs = [a, b]``): the
+    values appended before a loop fills it (``prefix``), what each iteration
+    of that loop appends (``items``, a tape the loop writes) and the values
+    appended after it (``after``). Without a loop it is a list known when
+    compiling (its ``prefix``: `known`)."""
+
     var: Var
     level: int                # how many loops enclose the `tape = []`
     items: list | None = None  # what each iteration appends, once the append is seen
     read: bool = False
+    prefix: list = field(default_factory=list)
+    after: list = field(default_factory=list)
+
+    @property
+    def known(self):
+        return self.items is None
 
 
 def is_new_tape(node):
-    """``name = []``."""
+    """``name = []`` or ``name = [a, b]``."""
     return isinstance(node, ast.Assign) and isinstance(node.value, ast.List) \
-        and not node.value.elts and len(node.targets) == 1 \
-        and isinstance(node.targets[0], ast.Name)
+        and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+        and not any(isinstance(e, ast.Starred) for e in node.value.elts)
 
 
 def lower_new_tape(lw, node):
     name = node.targets[0].id
-    lw.env[name] = TapeList(Var(name), len(lw.loops))
+    lw.env[name] = TapeList(Var(name), len(lw.loops),
+                            prefix=[lw.expr(e) for e in node.value.elts])
 
 
 def appended_tape(lw, node):
@@ -61,6 +75,11 @@ def lower_append(lw, node, tape):
     call = node.value
     if len(call.args) != 1 or call.keywords:
         raise lw.error(UnsupportedSyntaxError, call, "append takes one value", HINT)
+    if len(lw.loops) == tape.level:  # no loop in between: known when compiling
+        (tape.prefix if tape.known else tape.after).append(lw.expr(call.args[0]))
+        return
+    if tape.after:
+        raise lw.error(UnsupportedSyntaxError, node, "a list is filled by one loop", HINT)
     if len(lw.loops) != tape.level + 1 or lw.b.stmts is not lw.loops[-1][1]:
         raise lw.error(UnsupportedSyntaxError, node,
                        "a tape is appended to once per iteration, at the top level "
@@ -76,7 +95,7 @@ def lower_append(lw, node, tape):
 def reversed_tapes(lw, node):
     """The `TapeList`s of ``reversed(tape)`` or ``zip(reversed(a), reversed(b))``,
     else None."""
-    if not isinstance(node, ast.Call) or node.keywords:
+    if not isinstance(node, ast.Call) or node.keywords or not isinstance(node.func, ast.Name):
         return None
     func = lw.expr(node.func)
     if not isinstance(func, Static):

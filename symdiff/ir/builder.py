@@ -41,6 +41,13 @@ class Builder:
         self.free = {}         # emitted name -> FreeVar, one per distinct value
         self.param_locs = {}   # parameter Var -> where the user declared it
         self.products = {}     # where(m, g, 0.0) that is g * m -> its operands (selects.py)
+        self.origins = {}      # a var no operation makes (a loop's carried value, an if's
+        #                        merged one) -> the values it may be (frontend/writes.py)
+        self.float_params = set()  # parameters checked to be floating point (ad/seeds.py)
+        self.leaves = {}       # a leaf read from a container argument -> (argument, path)
+        self.container_uses = set()  # arguments used as containers (frontend/containers.py)
+        self.varargs = None    # the parameter of ``*args``, if the function has one
+        self.list_tapes = set()  # tapes that are lists the function reads (np.stack(xs))
 
     # -- making operations ---------------------------------------------------
     def op(self, prim, *args, hint=None, **params):
@@ -138,6 +145,9 @@ class Builder:
         values = [const_value(a) for a in args]
         if prim in _FOLDABLE and all(v is not None for v in values):
             return Const(_FOLDABLE[prim](*values))
+        if prim in ("equal", "not_equal") and all(  # `mode == "tanh"` of constants
+                isinstance(a, Const) and isinstance(a.value, (str, type(None))) for a in args):
+            return Const(_FOLDABLE[prim](*(a.value for a in args)))
         fold = self.folds.get(prim)
         return fold(self, args, values) if fold else None
 

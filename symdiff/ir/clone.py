@@ -7,10 +7,13 @@ from dataclasses import replace
 from .nodes import Carry, If, Loop, Merge, Op, Tape, Var
 
 
-def clone_block(stmts, mapping, facts):
+def clone_block(stmts, mapping, facts, skip=frozenset()):
     """``stmts`` with every variable they define renamed; ``mapping`` (old var ->
-    new atom) says what to read instead and is extended with the renames."""
-    return [_clone(stmt, mapping, facts) for stmt in stmts]
+    new atom) says what to read instead and is extended with the renames.
+    Operations whose ids are in ``skip`` are left out (``mapping`` already
+    says what to read for their results: a random draw saved on a tape)."""
+    return [_clone(stmt, mapping, facts, skip) for stmt in stmts
+            if id(stmt) not in skip]
 
 
 def _sub(atom, mapping):
@@ -23,7 +26,7 @@ def _fresh(var, mapping):
     return new
 
 
-def _clone(stmt, mapping, facts):
+def _clone(stmt, mapping, facts, skip):
     if isinstance(stmt, Op):
         args = tuple(_sub(a, mapping) for a in stmt.args)
         op = replace(stmt, target=_fresh(stmt.target, mapping), args=args)
@@ -31,8 +34,8 @@ def _clone(stmt, mapping, facts):
         return op
     if isinstance(stmt, If):
         cond = _sub(stmt.cond, mapping)
-        then = clone_block(stmt.then, mapping, facts)
-        orelse = clone_block(stmt.orelse, mapping, facts)
+        then = clone_block(stmt.then, mapping, facts, skip)
+        orelse = clone_block(stmt.orelse, mapping, facts, skip)
         merges = [Merge(_fresh(m.target, mapping), _sub(m.then, mapping),
                         _sub(m.orelse, mapping)) for m in stmt.merges]
         for old, new in zip(stmt.merges, merges):

@@ -192,6 +192,11 @@ class Function:
     loc: Loc | None = None
     named: set = field(default_factory=set)   # vars that carry a user's name
     return_loc: Loc | None = None  # the one `return` giving the value (None: several)
+    # How parts of ``result`` are rebuilt as containers (a dict of gradients...):
+    # None, a ``(tree, base)`` pair for a flat tuple of leaves (ir/trees.py; the
+    # argument ``base`` names the container), or a tuple of them, parallel to result.
+    trees: object = None
+    varargs: object = None  # the parameter that collects ``*args``, if any
 
 
 def const_value(atom):

@@ -13,12 +13,14 @@ from .common_subexpressions import eliminate_common_subexpressions
 from .dead_code import eliminate_dead_code
 from .sums_in_place import sums_in_place
 from .selects import branch_free_selects
+from .writes_in_place import writes_in_place
 
 PASSES = (
     branch_free_selects,             # np.where against a constant without a branch
     eliminate_common_subexpressions,  # computed twice -> once; pass-throughs -> names
     eliminate_dead_code,             # what the result does not need, and loop tapes
     sums_in_place,                   # _unindex(a + b, ...) -> _unindex_sum(a, b, ...)
+    writes_in_place,                 # setitem -> `a[i] = v` where nothing reads the old a
 )
 
 

@@ -4,9 +4,9 @@ Each family module defines its records (`symdiff.ir.primitive.define`) with
 the rules next to them; importing this package fills the table. `derive.py`
 turns a record into its reverse and forward rules.
 """
-from . import (elementwise, gradient_flow, joins, kinks, linalg,  # noqa: F401 (the records)
-               multivariate, opaque, ordering, outputs, python_values, reductions, shapes,
-               special, statistics, stats)
+from . import (containers, elementwise, gradient_flow, joins, kinks,  # noqa: F401 (records)
+               linalg, multivariate, opaque, ordering, outputs, positions, python_values,
+               randomness, reductions, shapes, special, statistics, stats)
 from . import (contractions, decompositions, determinants, einsum,  # noqa: F401 (more)
-               matrix_functions, norms, solves)
+               lists, matrix_functions, norms, solves, writes)
 from .derive import NoRule, forward_rule, reverse_rule  # noqa: F401

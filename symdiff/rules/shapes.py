@@ -12,7 +12,7 @@ import numpy as np
 
 from ..errors import NoDerivativeRuleError
 from ..ir.nodes import Const
-from ..ir.primitive import ARRAY, INDEX, NEW, define, like
+from ..ir.primitive import ARRAY, INDEX, NEW, TABLE, define, like
 
 
 # ---- transposes and reshapes ---------------------------------------------------------------
@@ -172,6 +172,9 @@ def along(axis, index):
 
 
 def array_rule(r, op, g):
+    dtype = op.param("dtype")
+    if dtype is not None and np.dtype(dtype).kind != "f":
+        return [None] * len(op.args)  # integers: a step function, no derivative
     return [r.b.op("getitem", g, Const(i)) if r.wants(x) else None
             for i, x in enumerate(op.args)]
 
@@ -179,7 +182,17 @@ def array_rule(r, op, g):
 define("concatenate(*arrays; axis=0)", reverse=concatenate_rule, linear="all",
        aliases=("concat",))
 define("stack(*arrays; axis=0)", reverse=stack_rule, linear="all")
-define("array(*items)", reverse=array_rule, linear="all")
+
+
+def array_tangent(b, op, dargs):
+    dtype = op.param("dtype")
+    if dtype is not None and np.dtype(dtype).kind != "f" or all(d is None for d in dargs):
+        return None
+    parts = [d if d is not None else b.op("zeros_like", x) for x, d in zip(op.args, dargs)]
+    return b.op("array", *parts, **dict(op.params))
+
+
+define("array(*items; dtype=None)", reverse=array_rule, forward=array_tangent, linear="all")
 # np.array(x) of one array (calls.py), np.copy(x), x.copy(): the same values
 define("copy(a)", shape=like(0), passes=True, methods=("copy",))
 define("asarray(a)", shape=like(0), passes=True)
@@ -192,7 +205,8 @@ def getitem_rule(r, op, g):
     x, *index = op.args
     if _whole(index):  # x[()]: x itself, or its scalar (see emit/scalar_results.py)
         return [g] + [None] * len(index)
-    basic = all(isinstance(i, Const) and _basic(i.value) for i in index)
+    basic = all(isinstance(i, Const) and _basic(i.value) or _one_position(r.b, i)
+                for i in index)
     prim = "unindex" if basic else "unindex_add"
     return [r.b.op(prim, g, x, *index)] + [None] * len(index)
 
@@ -204,12 +218,32 @@ def _basic(part):
         or isinstance(part, int) and not isinstance(part, bool)
 
 
+def _one_position(b, atom):
+    """A computed index part that picks one position along its axis (an integer
+    scalar: a loop's counter, ``i - 1``) or a slice: no repeats."""
+    op = b.facts.producer(atom)
+    if op is not None and op.prim == "slice":
+        return True
+    record = TABLE.get(op.prim) if op is not None else None
+    return b.facts.is_scalar(atom) and not (record is not None and record.boolean)
+
+
 def _whole(index):
     return all(isinstance(i, Const) and isinstance(i.value, tuple) and not i.value
                for i in index)
 
 
 def unindex_rule(r, op, g):
+    """The transpose of ``zeros[index] = g``: ``g[index]``; where an advanced
+    index may repeat a position, only the entry whose value stays there."""
+    _, like_, *index = op.args
+    if all(isinstance(i, Const) and _basic(i.value) or _one_position(r.b, i) for i in index):
+        return [r.b.op("getitem", g, *index), None] + [None] * len(index)
+    return [r.b.op("assigned", g, like_, *index), None] + [None] * len(index)
+
+
+def unindex_add_rule(r, op, g):
+    """The transpose of adding ``g`` at each position ``index`` names: ``g[index]``."""
     _, _, *index = op.args
     return [r.b.op("getitem", g, *index), None] + [None] * len(index)
 
@@ -234,7 +268,7 @@ define("slice(start, stop, step)", ("slice",), NEW, zero=True)
 define("unindex(g, like, *index)", ("helper", "_unindex"), like(1), reverse=unindex_rule,
        linear=(0,), result=ARRAY)
 define("unindex_add(g, like, *index)", ("helper", "_unindex_add"), like(1),
-       reverse=unindex_rule, linear=(0,), result=ARRAY)
+       reverse=unindex_add_rule, linear=(0,), result=ARRAY)
 define("unindex_sum(a, b, like, *index)", ("helper", "_unindex_sum"), like(2),
        reverse=unindex_sum_rule, forward=unindex_sum_tangent, result=ARRAY)
 
@@ -249,3 +283,8 @@ define("zeros_like(a)", shape=like(0), zero=True, makes_arrays=True)
 define("ones_like(a)", shape=like(0), zero=True, makes_arrays=True)
 define("full_like(a, fill_value)", shape=like(0), reverse=full_like_rule, linear=(1,),
        makes_arrays=True)
+
+
+# ---- np.c_'s columns ------------------------------------------------------------------------
+define("c_column(a)", ("helper", "_c_column"), NEW, reverse=reshape_rule, linear=(0,),
+       result=ARRAY, doc="np.c_[a, b]: a part as a column (1-d: (n, 1); 0-d: (1, 1))")

@@ -1,0 +1,196 @@
+"""Gradients of functions of containers: specialised where they are called.
+
+A function whose arguments are dicts, lists, tuples, dataclasses or objects
+of arrays (``grad(loss, wrt="params")(params, X)``, a bound method's
+``self``, ``*args``) is compiled once per structure of its arguments
+(ir/trees.py): the gradient `grad` returns then is a dispatcher that finds
+the structure of the arguments it is called with, compiles for it the first
+time it sees it, and calls that. Calls with arrays only go to the gradient
+compiled for arrays, when there is one.
+
+`flatten` and `unflatten` turn a container of arrays into one vector and
+back, for optimizers that take vectors (``scipy.optimize.minimize``).
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+
+import numpy as np
+
+from .log import StageTimer
+from .runtime.loader import load
+from .ir.trees import Leaf, is_container, leaves, paths, rebuild, structure
+
+
+def specialising(f, wrt, mode, compile_for, plain=None):
+    """A gradient that compiles ``f`` for the structure of its arguments.
+    ``compile_for(trees)`` compiles and loads for ``trees`` (parameter name ->
+    structure); ``plain`` is the gradient for arrays only, if there is one."""
+    bound = getattr(f, "__self__", None) if inspect.ismethod(f) else None
+    signature = inspect.signature(f.__func__ if bound is not None else f)
+    made, by_trees, lock = {}, {}, threading.RLock()
+    extra = _tangent_count(wrt) if mode == "jvp" else 1 if mode == "vjp" else 0
+
+    def specialised(trees):
+        """The gradient compiled for arguments of structure ``trees``."""
+        key = tuple(sorted(trees.items(), key=lambda kv: kv[0]))
+        with lock:
+            if key not in by_trees:
+                by_trees[key] = compile_for(trees)
+                gradient.__symdiff_source__ = by_trees[key].__symdiff_source__
+            return by_trees[key]
+
+    def gradient(*args, **kwargs):
+        given = ((bound,) if bound is not None else ()) + args
+        own = given[:len(given) - extra] if extra else given
+        key = (tuple(_shape(a) for a in own), tuple(sorted(
+            (k, _shape(v)) for k, v in kwargs.items())))
+        fn = made.get(key)
+        if fn is None:
+            if plain is not None and bound is None and not any(
+                    k is not None for k in key[0]) and not any(v for _, v in key[1]):
+                return plain(*args, **kwargs)
+            fn = made[key] = specialised(_trees(signature, own, kwargs))
+        if mode == "jvp":
+            given = own + tuple(t for tangent in given[len(own):]
+                                for t in _flat_tangent(tangent))
+        return fn(*given, **kwargs)
+
+    functools.update_wrapper(gradient, f)
+    gradient.__wrapped__ = f
+    if plain is not None:
+        gradient.__symdiff_source__ = plain.__symdiff_source__
+    gradient.__symdiff_plain__ = plain
+    gradient.__symdiff_for__ = specialised
+    gradient.__symdiff_specialise__ = lambda *a, **k: _source_for(gradient, made, a, k)
+    return gradient
+
+
+def plain_target(f):
+    """What to compile for arguments that are all arrays: ``f`` itself, or
+    for a gradient that is specialised where it is called, the gradient it
+    has for arrays (None: it has none)."""
+    if hasattr(f, "__symdiff_for__"):
+        return f.__symdiff_plain__
+    return f
+
+
+def specialised_target(f, trees):
+    """What to compile for arguments of structure ``trees``."""
+    return f.__symdiff_for__(trees) if hasattr(f, "__symdiff_for__") else f
+
+
+def is_specialising(f):
+    return hasattr(f, "__symdiff_for__") or inspect.ismethod(f)
+
+
+def _shape(value):
+    return structure(value) if is_container(value) else None
+
+
+def _trees(signature, args, kwargs):
+    """Parameter name -> structure, for the arguments that are containers."""
+    bound = signature.bind_partial(*args, **kwargs)
+    trees = {}
+    for name, value in bound.arguments.items():
+        kind = signature.parameters[name].kind
+        if kind is inspect.Parameter.VAR_POSITIONAL:
+            trees[name] = structure(tuple(value))
+        elif kind is not inspect.Parameter.VAR_KEYWORD and is_container(value):
+            trees[name] = structure(value)
+    return trees
+
+
+def _tangent_count(wrt):
+    return len(wrt) if isinstance(wrt, (tuple, list)) else 1
+
+
+def _flat_tangent(tangent):
+    """A jvp's tangent of a container argument, as the generated function
+    takes it: one argument per floating-point leaf."""
+    if not is_container(tangent):
+        return [tangent]
+    tree = structure(tangent)
+    return [v for v, (_, leaf) in zip(leaves(tangent, tree), paths(tree))
+            if leaf.kind == "float"]
+
+
+def _source_for(gradient, made, args, kwargs):
+    gradient(*args, **kwargs)
+    keywords = tuple(sorted((k, _shape(v)) for k, v in kwargs.items()))
+    key = (tuple(_shape(a) for a in args), keywords)
+    fn = made.get(key) or gradient.__symdiff_plain__
+    return fn.__symdiff_source__
+
+
+def loaded(compiled, f, wrt, mode, overrides, timer=None):
+    with (timer or StageTimer())("load"):
+        fn = load(compiled.source, compiled.name, compiled.origin, compiled.free,
+                  compiled.np_alias, compiled.modules)
+        # The gradient takes f's arguments (vjp and jvp: and the seeds): say
+        # so before __wrapped__, which inspect.signature would otherwise follow.
+        fn.__signature__ = inspect.signature(fn)
+    fn.__wrapped__ = f  # as functools.wraps has it; the CLI rebuilds from it
+    fn.__wrapped_function__ = f  # the name before 0.2 (deprecated)
+    fn.__symdiff_wrt__ = wrt
+    fn.__symdiff_mode__ = mode
+    fn.__symdiff_overrides__ = dict(overrides or {})
+    return fn
+
+
+class Deferred:
+    """What the cache holds for a function compiled only where it is called."""
+
+    def __init__(self, origin):
+        self.origin, self.name, self.deps = origin, "gradient", ()
+        self.timer = StageTimer()
+
+
+# ---- vectors, for optimizers ------------------------------------------------------------------
+def flatten(tree_value):
+    """``(vector, unflatten)``: the floating-point leaves of a container (a
+    dict, list, tuple, dataclass or object of arrays and floats, nested), in
+    order, as one float64 vector, and the function that turns such a vector
+    back into a container of that structure (other leaves kept as they were).
+
+    For ``scipy.optimize.minimize``::
+
+        x0, unflatten = symdiff.flatten(params)
+        value_and_grad = symdiff.value_and_grad(loss, wrt="params")
+
+        def fun(x):
+            value, g = value_and_grad(unflatten(x), X)
+            return value, symdiff.flatten(g)[0]
+
+        result = scipy.optimize.minimize(fun, x0, jac=True)
+        params = unflatten(result.x)
+
+    A gradient has its argument's structure, with None where a leaf has no
+    gradient: its vector lines up with the argument's.
+    """
+    tree = structure(tree_value)
+    values = leaves(tree_value, tree)
+    kinds = [leaf.kind for _, leaf in paths(tree)]
+    floats = [v for v, k in zip(values, kinds) if k == "float"]
+    shapes = [np.shape(v) for v in floats]
+    scalar = [isinstance(v, float) for v in floats]
+    vector = np.concatenate([np.ravel(np.asarray(v, dtype=float)) for v in floats]) \
+        if floats else np.zeros(0)
+
+    def unflatten(vector):
+        vector = np.asarray(vector, dtype=float)
+        parts, start = [], 0
+        for shape, is_float in zip(shapes, scalar):
+            size = int(np.prod(shape))
+            part = vector[start:start + size].reshape(shape)
+            parts.append(float(part) if is_float else part)
+            start += size
+        if start != vector.size:
+            raise ValueError(f"a vector of {vector.size} numbers for {start} leaves")
+        out = iter(parts)
+        filled = [next(out) if k == "float" else v for v, k in zip(values, kinds)]
+        return rebuild(tree, filled, like=tree_value) if not isinstance(tree, Leaf) \
+            else filled[0]
+    return vector, unflatten

@@ -1,0 +1,155 @@
+"""Lists and comprehensions: lists known when compiling, lists a loop fills
+(read as arrays after it), comprehensions over tuples, arrays, ranges and zip,
+generator sums, dict comprehensions, ``*args`` and ``[*a, *b]``: each against
+central differences, to the second order, and the loop kept a loop."""
+import re
+
+import numpy as np
+import pytest
+
+import symdiff
+from check_grads import check_grads
+from symdiff.errors import UnsupportedSyntaxError
+
+X = np.array([0.3, -0.5, 0.8])
+M = np.arange(6.0).reshape(3, 2) / 5 - 0.2
+
+
+def trajectory(x, n):
+    xs = [x]
+    for i in range(n):
+        x = np.sin(x) * 1.1
+        xs.append(x)
+    return np.sum(np.stack(xs) ** 2)
+
+
+def stacked_along_an_axis(x):
+    rows = []
+    for k in range(3):
+        x = np.tanh(x + 0.1 * k)
+        rows.append(x)
+    return np.sum(np.stack(rows, axis=1) * np.arange(3.0))
+
+
+def losses_and_last(x):
+    losses = []
+    for i in range(4):
+        x = 0.5 * x + np.cos(x)
+        losses.append(np.sum(x ** 2))
+    return np.mean(losses) + losses[-1] * len(losses) + sum(losses)
+
+
+def while_list(x):
+    values = []
+    i = 0
+    while i < 3:
+        x = x * 0.9 + np.sin(x)
+        values.append(x)
+        i = i + 1
+    return np.sum(np.array(values) ** 2)
+
+
+def iterates_a_list(x):
+    hs = []
+    for k in range(3):
+        x = np.tanh(1.2 * x)
+        hs.append(x)
+    total = 0.0
+    for h in hs:
+        total = total + np.sum(h * h)
+    return total
+
+
+def known_list(x):
+    parts = [x, x ** 2]
+    parts.append(np.sin(x))
+    for k in (1, 2):
+        parts.append(x * k)
+    return np.sum(np.stack(parts)) + np.sum(parts[1])
+
+
+def comprehension_over_rows(X):
+    return np.sum(np.array([np.tanh(row) * row for row in X]))
+
+
+def comprehension_over_range(x):
+    return np.sum(np.stack([np.sin(x * k) for k in range(3)]) * x)
+
+
+def comprehension_over_zip(a, b):
+    return np.sum(np.stack([u * np.cos(v) for u, v in zip(a, b)]))
+
+
+def generator_sum(X, w):
+    return sum(np.dot(row, w) ** 2 for row in X)
+
+
+def dict_comprehension(x):
+    params = {"a": x, "b": x[::-1]}
+    scaled = {k: 2.0 * v for k, v in params.items()}
+    return np.sum(scaled["a"] * scaled["b"])
+
+
+def helper(*parts, scale=1.0, **more):
+    return scale * sum(np.sum(p ** 2) for p in parts) + more.get("extra", 0.0)
+
+
+def spreads(x):
+    pieces = (x, np.sin(x))
+    return helper(*pieces, scale=2.0, extra=np.sum(x)) + np.sum(np.stack([*pieces, x]))
+
+
+CASES = [
+    (trajectory, (X, 4), (0,)),
+    (stacked_along_an_axis, (X,), None),
+    (losses_and_last, (X,), None),
+    (while_list, (X,), None),
+    (iterates_a_list, (X,), None),
+    (known_list, (X,), None),
+    (comprehension_over_rows, (M,), None),
+    (comprehension_over_range, (X,), None),
+    (comprehension_over_zip, (X, X[::-1] * 2.0), None),
+    (generator_sum, (M, np.array([0.5, -1.0])), None),
+    (dict_comprehension, (X,), None),
+    (spreads, (X,), None),
+]
+
+
+@pytest.mark.parametrize("f, args, wrt", CASES, ids=[c[0].__name__ for c in CASES])
+def test_lists_against_central_differences(f, args, wrt):
+    check_grads(f, args, wrt=wrt)
+
+
+def test_a_loop_filling_a_list_stays_a_loop():
+    text = symdiff.source(symdiff.grad(trajectory))
+    assert "xs.append(" in text and "np.stack([x, *xs])" in text
+    assert "for x_1" in text and "in reversed(tape):" in text and "stack_bar[k]" in text
+    text = symdiff.source(symdiff.grad(generator_sum, wrt=(0, 1)))
+    assert re.search(r"total(_\d+)? = total \+ ", text) and "stack" not in text  # a sum
+
+
+@pytest.mark.parametrize("source, words", [
+    ("np.sum(np.array([v * 2 for v in x if v > 0]))", "comprehension's `if`"),
+    ("np.sum(np.stack([a * b for a in x for b in x]))", "several `for`s"),
+    ("np.sum(np.concatenate([x[:k] for k in range(1, len(x))]))", "np.concatenate"),
+])
+def test_what_is_refused_says_how_to_write_it(source, words, tmp_path):
+    path = tmp_path / "refused.py"
+    path.write_text(f"import numpy as np\n\n\ndef f(x):\n    return {source}\n")
+    namespace = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        symdiff.grad(namespace["f"])(X)
+    assert words in info.value.message and info.value.hint and info.value.lineno == 5
+
+
+def test_appending_in_a_branch_of_the_loop_is_refused():
+    def f(x):
+        kept = []
+        for k in range(3):
+            if k > 0:
+                kept.append(x * k)
+        return np.sum(np.stack(kept))
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        symdiff.grad(f)
+    assert "top level" in info.value.message

@@ -1,0 +1,269 @@
+"""Writes into arrays: ``out[i] = v``, ``out[mask] += v``, ``A[:, j] -= v``,
+``np.add.at``, in loops and branches, compute what NumPy computes and are
+differentiated correctly (to the second order, against central
+differences); generated code writes them in place where nothing can tell, so
+a loop filling an array stays O(n); what would change the caller's array, or
+would differ from NumPy (a view read after its array was written), is refused
+with the reason."""
+import time
+
+import numpy as np
+import pytest
+
+import symdiff
+from check_grads import check_grads
+from symdiff.errors import InPlaceWriteError, NonFloatArgumentError
+
+X = np.array([0.5, -1.0, 2.0, 0.3, 1.2])
+M = np.arange(12.0).reshape(3, 4) / 7 - 0.4
+
+
+def euler(k, x0):
+    n = 8
+    x = np.zeros(n)
+    x[0] = x0
+    for i in range(1, n):
+        x[i] = x[i - 1] - k * x[i - 1] * 0.1
+    return np.sum(x ** 2)
+
+
+def trajectory(W, s0):
+    traj = np.empty((5, 3))
+    traj[0] = s0
+    for t in range(1, 5):
+        traj[t, :] = np.tanh(W @ traj[t - 1])
+    return np.sum(traj[1:] ** 2) + np.sum(traj[:, 0])
+
+
+def stencil(u):
+    for step in range(3):
+        new = u.copy()
+        new[1:-1] = u[1:-1] + 0.2 * (u[2:] - 2.0 * u[1:-1] + u[:-2])
+        u = new
+    return np.sum(u ** 3)
+
+
+def masked(x):
+    y = x.copy()
+    y[y > 0.4] = 0.0
+    y[x < 0.0] = x[x < 0.0] ** 2
+    return np.sum(y * x)
+
+
+def repeated(x):
+    y = x * 2.0
+    y[[0, 0, 1]] = x[:3] ** 2        # NumPy keeps one value per position
+    y[[2, 2, 4]] += np.sin(x[1:4])   # a[i] = a[i] + v: the repeat adds once
+    return np.sum(y ** 2)
+
+
+def columns(A, v):
+    A = A * 1.0
+    for j in range(A.shape[1]):
+        A[:, j] -= v[j] * A[:, 0]
+    return np.sum(A ** 2)
+
+
+def branches(x):
+    out = np.zeros_like(x)
+    for i in range(len(x)):
+        if x[i] > 0.4:
+            out[i] = x[i] ** 2
+        else:
+            out[i] = np.sin(x[i]) * out[i - 1]
+    return np.sum(out * x)
+
+
+def scatter_add(x):
+    out = np.zeros(3)
+    np.add.at(out, [0, 2, 0, 2], x[:4])
+    np.add.at(out, np.s_[1:], x[3:] * 2.0)
+    return np.sum(out ** 2)
+
+
+def nested_target(A):
+    B = np.zeros((3, 4))
+    for i in range(3):
+        B[i][1:] = A[i, :3] * A[i, 3]
+    return np.sum(B ** 2)
+
+
+def other_name_follows(x):
+    g = x * 2.0
+    k = g
+    g[1:3] = x[:2] ** 2
+    return np.sum(k * x)
+
+
+def broadcast_value(x):
+    out = np.ones((2, 5))
+    out[:, 1:4] = x[:3]           # one row, written into both
+    out[0, ::2] = np.sum(x)       # a scalar, into three places
+    return np.sum(out ** 2)
+
+
+def tuple_target(x):
+    out = np.zeros(3)
+    out[0], out[2] = x[0] * x[1], np.cos(x[2])
+    return np.sum(out * np.arange(1.0, 4.0))
+
+
+def in_a_branch(x, flag):
+    y = x.copy()
+    if flag > 0:
+        y[0] = 3.0 * x[1]
+    return np.sum(y ** 2)
+
+
+CASES = [
+    (euler, (0.3, 1.5)),
+    (trajectory, (M[:, :3], np.array([0.2, -0.4, 0.6]))),
+    (stencil, (X,)),
+    (masked, (X,)),
+    (repeated, (X,)),
+    (columns, (M, np.array([0.5, -0.2, 0.3, 0.9]))),
+    (branches, (X,)),
+    (scatter_add, (X,)),
+    (nested_target, (M,)),
+    (other_name_follows, (X,)),
+    (broadcast_value, (X,)),
+    (tuple_target, (X,)),
+    (in_a_branch, (X, 1.0)),
+    (in_a_branch, (X, -1.0)),
+]
+
+
+@pytest.mark.parametrize("f, args", CASES, ids=[f"{f.__name__}-{i}" for i, (f, _) in
+                                                enumerate(CASES)])
+def test_the_value_is_numpy_s_and_the_derivatives_are_right(f, args):
+    wrt = tuple(i for i, a in enumerate(args) if not (f is in_a_branch and i == 1))
+    value, _ = symdiff.value_and_grad(f, wrt=wrt)(*args)
+    assert np.isclose(value, f(*(np.copy(a) for a in args)), rtol=1e-13)
+    check_grads(f, args, wrt=wrt)
+
+
+def test_a_loop_filling_an_array_is_written_in_place_and_stays_linear():
+    source = symdiff.source(symdiff.grad(euler))
+    assert "x[i] = " in source and "_setitem" not in source
+    assert "x_bar[i] = 0.0" in source and "+= " in source
+
+    def long(k, n):
+        x = np.zeros(n)
+        x[0] = 1.0
+        for i in range(1, n):
+            x[i] = x[i - 1] - k * x[i - 1] * 0.001
+        return np.sum(x)
+
+    gradient = symdiff.grad(long)
+
+    def seconds(n):
+        best = float("inf")
+        for _ in range(3):
+            start = time.perf_counter()
+            gradient(0.3, n)
+            best = min(best, time.perf_counter() - start)
+        return best
+    # a copy of the array per iteration would make 10x the length cost ~100x
+    assert seconds(20000) < 30 * seconds(2000)
+
+
+def test_a_view_that_keeps_its_values_is_copied_where_it_is_made():
+    source = symdiff.source(symdiff.grad(trajectory))
+    assert "traj[t, :] = " in source and ".copy()" in source
+
+
+def last_wins(x):
+    y = np.zeros(2)
+    y[[0, 0]] = x[:2]          # NumPy keeps x[1] at position 0
+    return y[0] * 3.0
+
+
+def adds_once(x):
+    y = np.zeros(2)
+    y[[0, 0]] += x[:2]         # y[[0, 0]] = y[[0, 0]] + x[:2]: x[1] again
+    return y[0] * 3.0
+
+
+def adds_up(x):
+    y = np.zeros(2)
+    np.add.at(y, [0, 0], x[:2])  # both
+    return y[0] * 3.0
+
+
+@pytest.mark.parametrize("f, expected", [(last_wins, [0.0, 3.0]), (adds_once, [0.0, 3.0]),
+                                         (adds_up, [3.0, 3.0])])
+def test_repeated_positions_keep_one_value_as_numpy_does(f, expected):
+    x = np.array([0.7, -0.2])
+    value, g = symdiff.value_and_grad(f)(x)
+    assert value == f(x.copy())
+    np.testing.assert_array_equal(g, expected)
+
+
+# ---- refused, with the reason ---------------------------------------------------------------
+def into_argument(x):
+    x[0] = 1.0
+    return np.sum(x)
+
+
+def into_alias_of_argument(x):
+    y = x
+    y[1:] *= 2.0
+    return np.sum(y)
+
+
+def into_view(x):
+    out = np.zeros((2, 3))
+    row = out[0]
+    row[1] = x[0]
+    return np.sum(out)
+
+
+def view_read_after_write(x):
+    g = np.zeros_like(x)
+    h = g[1:]
+    g[2] = x[0]
+    return np.sum(h * x[1:])
+
+
+def alias_read_in_loop(x):
+    out = x.copy()
+    first = out[:2]
+    for i in range(3):
+        out[i] = first[0] * x[i]
+    return np.sum(out)
+
+
+GLOBAL = np.zeros(3)
+
+
+def into_global(x):
+    GLOBAL[0] = x[0]
+    return np.sum(GLOBAL * x[:3])
+
+
+@pytest.mark.parametrize("f, words, hint", [
+    (into_argument, ["argument `x`", "caller's array"], "x = x.copy()"),
+    (into_alias_of_argument, ["`y`", "argument `x`"], "y = y.copy()"),
+    (into_view, ["view", "`out`"], "out[i, j] = v"),
+    (view_read_after_write, ["`h`", "`g`", "changed in place"], ".copy()"),
+    (alias_read_in_loop, ["`first`", "`out`"], ".copy()"),
+    (into_global, ["global `GLOBAL`"], "GLOBAL.copy()"),
+])
+def test_what_would_differ_from_numpy_is_refused(f, words, hint):
+    with pytest.raises(InPlaceWriteError) as info:
+        symdiff.grad(f)(X.copy())
+    for word in words:
+        assert word in info.value.message, info.value.message
+    assert hint in info.value.hint and info.value.lineno is not None
+
+
+def test_differentiated_values_written_into_an_integer_array_are_an_error():
+    def f(x, counts):
+        out = np.zeros_like(counts)
+        out[0] = x[0]   # NumPy truncates: no derivative
+        return np.sum(out * x[:3])
+    with pytest.raises(NonFloatArgumentError) as info:
+        symdiff.grad(f)(X, np.array([1, 2, 3]))
+    assert "`out` written into" in str(info.value)
+    assert np.allclose(symdiff.grad(f)(X, np.array([1.0, 2.0, 3.0]))[:3],
+                       [2 * X[0], 0.0, 0.0] + np.array([X[0], 0, 0]) * 0)
