@@ -11,7 +11,7 @@ One module per family; the first spelling of each of the original eight is the
 one earlier runs measured, so results stay comparable over time.
 """
 from . import (bilinear, gmm, gp, huber, logistic, mlp, quantize, rnn, rosenbrock,
-               scalar, sqrt_where)
+               scalar, scalar_loops, sqrt_where)
 from .base import Case, Spelling, as_tuple, positional, wrt_positions  # noqa: F401
 from .scalar import count_ops  # noqa: F401
 
@@ -20,4 +20,5 @@ __all__ = ["CASES", "Case", "Spelling", "as_tuple", "positional", "wrt_positions
 
 CASES = [rosenbrock.CASE, logistic.CASE, mlp.CASE, huber.CASE, sqrt_where.CASE,
          scalar.CASE, rnn.CASE, quantize.CASE,
-         gp.CASE, gmm.CASE, bilinear.CASE]  # the new workloads (issue 16)
+         gp.CASE, gmm.CASE, bilinear.CASE,  # the new workloads (issue 16)
+         scalar_loops.HERON, scalar_loops.PENDULUM]  # loops over floats (issue 15)

@@ -4,7 +4,7 @@ scalar, the cotangent for vjp) and the checks the gradient makes before it
 """
 from __future__ import annotations
 
-from ..ir.nodes import Const, Var, walk
+from ..ir.nodes import Const, Op, Var, walk
 from ..ir.shapes import SCALAR, is_elementwise
 from ..ir.trees import paths
 
@@ -30,18 +30,37 @@ def check_scalar(fn, builder, result, mode, seeds):
 def scalar_carries(stmts, facts):
     """A loop's carried value that is a scalar after the loop (the check
     above) is one in every iteration that ran: each iteration's update is the
-    next one's start, and the last one's is the result. Marked so, the reverse
-    pass narrows the values each update is computed from (reverse.py
-    `_narrow_scalars`), and a loop over numbers needs no shape helpers."""
+    next one's start, and the last one's is the result. So are the operands
+    of an elementwise operation whose result is a scalar (broadcasting never
+    shrinks a shape), and so a carried value whose update is a scalar and
+    which starts as one (the velocity of an ODE stepper that only the
+    position's update reads). Marked so, the reverse pass narrows the values
+    each update is computed from (reverse.py `_narrow_scalars`), and a loop
+    over numbers needs no shape helpers."""
     changed = True
     while changed:
         changed = False
-        for loop in walk(stmts):
-            for c in getattr(loop, "carried", ()):
-                if isinstance(c.update, Var) and not facts.is_scalar(c.update) and (
-                        facts.is_scalar(c.out) or facts.is_scalar(c.param)):
-                    facts.shape[c.update] = facts.shape[c.param] = SCALAR
-                    changed = True
+        for stmt in walk(stmts):
+            if isinstance(stmt, Op) and is_elementwise(stmt.prim) \
+                    and facts.is_scalar(stmt.target):
+                changed |= _mark_scalar(facts, stmt.args)
+            for c in getattr(stmt, "carried", ()):
+                if facts.is_scalar(c.out) or facts.is_scalar(c.param):
+                    changed |= _mark_scalar(facts, (c.update, c.param))
+                if facts.is_scalar(c.update) and _is_number(facts, c.init):
+                    changed |= _mark_scalar(facts, (c.param, c.out))
+
+
+def _mark_scalar(facts, atoms):
+    new = [a for a in atoms if isinstance(a, Var) and not facts.is_scalar(a)]
+    facts.shape.update((a, SCALAR) for a in new)
+    return bool(new)
+
+
+def _is_number(facts, atom):
+    if isinstance(atom, Const):
+        return isinstance(atom.value, (int, float)) and not isinstance(atom.value, bool)
+    return facts.is_scalar(atom)
 
 
 def check_floats(fn, builder, wrt):
