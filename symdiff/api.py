@@ -17,7 +17,7 @@ from .ir.printer import format_function
 from .locations import caller_loc
 from .log import StageTimer, logger, verbose as verbose_logging
 from .pipeline import STAGES, compile_gradient
-from .runtime.loader import load
+from .specialise import gradient_function
 
 P = ParamSpec("P")
 
@@ -213,11 +213,17 @@ def _arg(args, wrt, f):
     return args[names.index(wrt)]
 
 
-def source(df: Callable[..., Any]) -> str:
-    """The generated source of a function made by symdiff."""
+def source(df: Callable[..., Any], *args: Any, **kwargs: Any) -> str:
+    """The generated source of a function made by symdiff: the generic one,
+    or, given arguments, the one specialised for arguments like them (their
+    number of axes, which have length one, their dtypes, which are Python
+    numbers), which ``df(*args, **kwargs)`` runs."""
     text = getattr(df, "__symdiff_source__", None)
     if text is None:
         raise TypeError(f"{df!r} was not made by symdiff")
+    specialiser = getattr(df, "__symdiff_specialiser__", None)
+    if (args or kwargs) and specialiser is not None:
+        return str(specialiser.function_for(*args, **kwargs).__symdiff_source__)
     return str(text)
 
 
@@ -262,6 +268,7 @@ def _compile(f, wrt, mode, overrides, verbose=False):
 
 
 def _compile_cached(f, wrt, mode, overrides):
+    f = getattr(f, "__symdiff_generic__", f)  # a gradient made by symdiff: its code
     # an unknown op is the user's mistake on the line that called grad()
     given = validate(overrides, caller_loc()) if overrides else {}
     overrides = {**active_overrides(), **given}
@@ -297,22 +304,14 @@ def _compile_cached(f, wrt, mode, overrides):
         except WrtError as err:
             raise _at_the_call(err) from None
         with timer("load"):
-            fn = load(compiled.source, compiled.name, compiled.origin, compiled.free,
-                      compiled.np_alias, compiled.modules)
-            # The gradient takes f's arguments (vjp and jvp: and the seeds): say
-            # so before __wrapped__, which inspect.signature would otherwise follow.
-            fn.__signature__ = inspect.signature(fn)
-        fn.__wrapped__ = f  # as functools.wraps has it; the CLI rebuilds from it
-        fn.__wrapped_function__ = f  # the name before 0.2 (deprecated)
-        fn.__symdiff_wrt__ = wrt
-        fn.__symdiff_mode__ = mode
-        fn.__symdiff_overrides__ = dict(overrides or {})
+            fn = gradient_function(compiled, f, wrt, mode, overrides)
         _cache[key] = (fn, compiled, code, scope, cells)
         logger.info("compiled %s from %s in %.1f ms", compiled.name, compiled.origin,
                     sum(timer.times.values()) * 1e3)
         if logger.isEnabledFor(_DEBUG):
             logger.debug("%s: %s", compiled.name, timer.report())
-            logger.debug("%s: source in %s", compiled.name, fn.__code__.co_filename)
+            logger.debug("%s: source in %s", compiled.name,
+                         getattr(fn, "__symdiff_generic__", fn).__code__.co_filename)
         return fn
 
 

@@ -5,6 +5,7 @@ import ast
 import builtins
 import os
 import sys
+import textwrap
 import unicodedata
 from dataclasses import dataclass, field
 
@@ -12,6 +13,7 @@ from .version import __version__
 from .optimize.folds import FOLDS
 from .runtime import helpers as runtime
 from .ir.builder import Builder
+from .ir.shapes import Facts
 from .emit.emitter import Emitter, free_variables, module_roots
 from .emit.signature import with_defaults
 from .errors import UnsupportedSyntaxError, WrtError
@@ -42,10 +44,13 @@ class Compiled:
 STAGES = ("lowered", "gradient", "optimized")
 
 
-def compile_gradient(fn, wrt, mode="grad", overrides=None, timer=None, observe=None):
+def compile_gradient(fn, wrt, mode="grad", overrides=None, timer=None, observe=None,
+                     signature=None):
     """`Compiled` source of the derivative of ``fn``. ``observe(stage, fn)``,
     if given, sees the IR after each of `STAGES` (and may print it: the next
-    stage changes it in place); ``timer`` times the stages (log.py)."""
+    stage changes it in place); ``timer`` times the stages (log.py).
+    ``signature`` (parameter name -> `ArgSig`) specialises it for arguments
+    like those: their number of axes, which have length one, their dtype."""
     timer = timer or StageTimer()
     with timer("read"):
         src = read_source(fn)
@@ -54,7 +59,8 @@ def compile_gradient(fn, wrt, mode="grad", overrides=None, timer=None, observe=N
         # Lowering recurses once per nesting level of an expression; a chain of
         # hundreds of nested operations is fine Python, so allow for it.
         sys.setrecursionlimit(max(limit, 20_000))
-        compiled = _compile(src, wrt, mode, overrides, timer, observe or _unobserved)
+        compiled = _compile(src, wrt, mode, overrides, timer, observe or _unobserved,
+                            signature)
         compiled.timer = timer  # the caller logs it, with the times of its own stages
         return compiled
     except RecursionError:
@@ -86,8 +92,8 @@ def _unobserved(stage, fn):
     pass
 
 
-def _compile(src, wrt, mode, overrides, timer, observe):
-    builder = Builder(folds=FOLDS)
+def _compile(src, wrt, mode, overrides, timer, observe, signature=None):
+    builder = Builder(facts=Facts(signature), folds=FOLDS)
     builder.overrides = dict(overrides or {})
     with timer("lower"):
         ir_fn = lower_function(src, builder)
@@ -113,7 +119,8 @@ def _emit(src, mode, ir_fn, grad_fn, builder, wrt_names):
                              module_roots(grad_fn.body))
     alias = _numpy_alias(grad_fn)
     gradients = grad_fn.result if mode == "grad" else grad_fn.result[1]
-    emitter = Emitter(grad_fn, np_alias=alias, unwrap=returned_arrays(grad_fn, gradients))
+    emitter = Emitter(grad_fn, np_alias=alias, unwrap=returned_arrays(grad_fn, gradients,
+                                                                      builder.facts))
     params = ", ".join(p.hint for p in ir_fn.params)
     doc = f"{_WHAT[mode]} of {src.name}({params}) with respect to {_join(wrt_names)}."
     if mode == "vjp":
@@ -121,6 +128,10 @@ def _emit(src, mode, ir_fn, grad_fn, builder, wrt_names):
     if mode == "jvp":
         dots = ", ".join(p.hint for p in grad_fn.params[len(ir_fn.params):])
         doc += f"\n\n    Returns the value and J ({dots}), in one forward pass.\n    "
+    known = [(p, builder.facts.signature.get(p.hint)) for p in ir_fn.params]
+    known = [f"{p.hint}: {sig!r}" for p, sig in known if sig is not None and sig.kind != "other"]
+    if known:
+        doc += "\n\n    " + _wrap_doc("Specialised for " + ", ".join(known) + ".") + "\n    "
     text = emitter.function(name, doc)
     origin = f"{os.path.basename(src.filename)}:{src.node.lineno} ({src.name})"
     free = {v.hint: v.value for v in _free(grad_fn)}
@@ -208,6 +219,10 @@ def _numpy_alias(fn):
         if alias not in taken:
             return alias
     return "_np"
+
+
+def _wrap_doc(text):
+    return "\n    ".join(textwrap.wrap(text, 75, break_long_words=False))
 
 
 def _join(names):

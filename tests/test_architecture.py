@@ -23,6 +23,7 @@ LAYERS = [
     ("optimize",),
     ("emit",),
     ("pipeline",),
+    ("specialise",),
     ("api",),
     ("cli", "__init__", "__main__"),
 ]

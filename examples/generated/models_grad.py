@@ -170,13 +170,9 @@ def grad_leaky_square(x):
     """Gradient of leaky_square(x) with respect to x."""
     _require_float(x, message='models.py:23:18: argument `x`')
     x_positive = x > 0  # models.py:25
-    h = np.where(x_positive, x ** 2, 0.1 * x)  # models.py:25
-    tanh_x = np.tanh(x)  # models.py:26
     # L25: h = np.where(x > 0, x ** 2, 0.1 * x)
-    unreduce_t = np.full_like(h + tanh_x, 0.1)
-    x_bar = np.where(x_positive, 0.0, unreduce_t)
-    x_bar_1 = np.where(x_positive, 2.0 * x, 0.0)
-    x_bar = 1.0 - tanh_x ** 2 + x_bar + x_bar_1
+    x_bar = 1.0 - np.tanh(x) ** 2 + np.where(x_positive, 0.0, 0.1)
+    x_bar = x_bar + np.where(x_positive, 2.0 * x, 0.0)
     return x_bar
 
 
@@ -186,10 +182,8 @@ def value_and_grad_leaky_square(x):
     x_positive = x > 0  # models.py:25
     h = np.where(x_positive, x ** 2, 0.1 * x)  # models.py:25
     tanh_x = np.tanh(x)  # models.py:26
-    t = h + tanh_x  # models.py:26
-    leaky_square = t.sum()  # models.py:26
+    leaky_square = (h + tanh_x).sum()  # models.py:26
     # L25: h = np.where(x > 0, x ** 2, 0.1 * x)
-    x_bar = np.where(x_positive, 0.0, np.full_like(t, 0.1))
-    x_bar_1 = np.where(x_positive, 2.0 * x, 0.0)
-    x_bar = 1.0 - tanh_x ** 2 + x_bar + x_bar_1
+    x_bar = 1.0 - tanh_x ** 2 + np.where(x_positive, 0.0, 0.1)
+    x_bar = x_bar + np.where(x_positive, 2.0 * x, 0.0)
     return leaky_square, x_bar

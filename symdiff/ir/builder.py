@@ -45,7 +45,7 @@ class Builder:
     # -- making operations ---------------------------------------------------
     def op(self, prim, *args, hint=None, **params):
         args = tuple(a if isinstance(a, (Var, Const)) else Const(a) for a in args)
-        folded = self._fold(prim, args)
+        folded = self._fold(prim, args, params)
         if folded is not None:
             return folded
         target = Var(hint or _default_hint(prim, args))
@@ -134,10 +134,15 @@ class Builder:
             self.loc = saved
 
     # -- folding -----------------------------------------------------------------
-    def _fold(self, prim, args):
+    def _fold(self, prim, args, params):
         values = [const_value(a) for a in args]
         if prim in _FOLDABLE and all(v is not None for v in values):
             return Const(_FOLDABLE[prim](*values))
+        every = self.folds.get("*")  # a fold for any operation (optimize/spreads.py)
+        if every is not None:
+            made = every(self, prim, args, params)
+            if made is not None:
+                return made
         fold = self.folds.get(prim)
         return fold(self, args, values) if fold else None
 

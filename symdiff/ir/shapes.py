@@ -9,6 +9,9 @@ goes back to it by the same reduction (``np.sum(g, axis=1, keepdims=True)``).
 """
 from __future__ import annotations
 
+import numpy as np
+
+from . import patterns as pat
 from .nodes import Const, Var
 from .primitive import (ARRAY, ELEMENTWISE, FIRST, INDEX, OPERANDS, REDUCTION, SCALAR,
                         SIZED, TABLE)
@@ -21,9 +24,54 @@ def is_elementwise(prim):
 
 
 class Facts:
-    def __init__(self):
+    """``signature``: parameter name -> `patterns.ArgSig`, the arguments a
+    specialised gradient is compiled for (empty: the generic gradient)."""
+
+    def __init__(self, signature=None):
         self.defs = {}    # Var -> Op that defines it
         self.shape = {}   # Var -> SCALAR or representative Var
+        self.patterns = {SCALAR: ()}  # shape class -> its pattern (patterns.py), where known
+        self.signature = dict(signature or {})
+        self.kinds = {}   # parameter Var -> its ArgSig
+        self.dtypes = {}  # Var -> its NumPy dtype, or float for a Python float
+
+    def seed(self, params):
+        """What the signature says of the function's parameters."""
+        for param in params:
+            sig = self.signature.get(param.hint)
+            if sig is None:
+                continue
+            self.kinds[param] = sig
+            if sig.kind == "array":
+                self.dtypes[param] = np.dtype(sig.dtype)
+            elif sig.kind in ("float", "int", "bool"):
+                self.dtypes[param] = {"float": float, "int": int, "bool": bool}[sig.kind]
+            if sig.pattern == ():
+                self.shape[param] = SCALAR
+            elif sig.pattern is not None:
+                self.patterns[self.key(param)] = sig.pattern
+
+    def pattern(self, atom):
+        """The shape pattern of ``atom`` (patterns.py), or None."""
+        if isinstance(atom, Const):
+            value = atom.value
+            if isinstance(value, (int, float, bool)):
+                return ()
+            return pat.from_shape(value.shape) if isinstance(value, np.ndarray) else None
+        return self.patterns.get(self.key(atom))
+
+    def rank(self, atom):
+        found = self.pattern(atom)
+        return None if found is None else len(found)
+
+    def floating(self, atom):
+        """Whether ``atom`` is a parameter the signature says is floating point."""
+        sig = self.kinds.get(atom)
+        return sig is not None and sig.floating
+
+    def numpy_values(self):
+        """The parameters the signature says are NumPy arrays or scalars."""
+        return frozenset(v for v, sig in self.kinds.items() if sig.kind == "array")
 
     def key(self, atom):
         if isinstance(atom, Const):
@@ -39,7 +87,63 @@ class Facts:
 
     def record(self, op):
         self.defs[op.target] = op
-        self.shape[op.target] = self._infer(op)
+        key = self._infer(op)
+        found = self._infer_pattern(op) if self.signature else None
+        if found == ():
+            key = SCALAR
+        elif found is not None and self.patterns.get(key) is None:
+            self.patterns[key] = found
+        self.shape[op.target] = key
+        if self.signature:
+            found = _result_dtype(op, self)
+            if found is not None:
+                self.dtypes[op.target] = found
+
+    def dtype(self, atom):
+        """The dtype of ``atom`` (float, int or bool for a Python number),
+        known in a specialised gradient from its arguments' dtypes; or None."""
+        if isinstance(atom, Const):
+            value = atom.value
+            return type(value) if type(value) in _PYTHON_NUMBERS else None
+        return self.dtypes.get(atom)
+
+    def is_float(self, atom):
+        """Whether ``atom`` is surely floating point."""
+        found = self.dtype(atom)
+        return found is float or not isinstance(found, type) and found is not None \
+            and found.kind == "f"
+
+    def promoted(self, atoms):
+        """The dtype of arithmetic on ``atoms`` (float for Python floats), or None."""
+        return _promoted(atoms, self)
+
+    def same_dtype(self, atom, *atoms):
+        """Whether NumPy's arithmetic on ``atom`` and ``atoms`` gives ``atom``'s dtype."""
+        found = self.dtype(atom)
+        promoted = _promoted([atom, *atoms], self)
+        return found is not None and promoted is not None and (
+            promoted is found if isinstance(found, type) or isinstance(promoted, type)
+            else promoted == found)
+
+    def _infer_pattern(self, op):
+        record = TABLE.get(op.prim)
+        kind = record.shape if record is not None else None
+        if record is not None and record.pattern is not None:
+            return record.pattern(op, self)
+        if kind == ELEMENTWISE:
+            return pat.broadcast([self.pattern(a) for a in op.args])
+        if type(kind) is tuple and kind[0] == "like":
+            return self.pattern(op.args[kind[1]])
+        if kind == REDUCTION:
+            return pat.reduced(self.pattern(op.args[0]), op.param("axis"),
+                               op.param("keepdims"))
+        if kind == SCALAR:
+            return ()
+        if kind == INDEX:
+            if not all(isinstance(p, Const) for p in op.args[1:]):
+                return None
+            return pat.indexed(self.pattern(op.args[0]), [p.value for p in op.args[1:]])
+        return None
 
     def _infer(self, op):
         record = TABLE.get(op.prim)
@@ -92,7 +196,14 @@ class Facts:
         keys -= {k for k in keys if _kept(k) and k[1] in keys}  # x - max(x, keepdims)
         if not keys:
             return SCALAR
-        return keys.pop() if len(keys) == 1 else target
+        if len(keys) == 1:
+            return keys.pop()
+        # the signature's patterns may show that one operand has the result's shape
+        result = pat.broadcast([self.pattern(a) for a in args])
+        for arg in args:
+            if pat.covers(self.pattern(arg), result):
+                return self.key(arg)
+        return target
 
     def reduced_axis(self, value, like):
         """``(axis,)`` if ``like`` is a keepdims reduction of a value of
@@ -111,6 +222,56 @@ class Facts:
 
     def producer(self, atom):
         return self.defs.get(atom) if isinstance(atom, Var) else None
+
+
+def _promoted(atoms, facts, floating=False):
+    """The dtype NumPy's arithmetic on values of ``atoms`` gives (Python
+    numbers are weak), or None."""
+    parts = []
+    for atom in atoms:
+        found = facts.dtype(atom)
+        if found is None:
+            return None
+        parts.append(found(0) if isinstance(found, type) else found)
+    if floating:
+        parts.append(np.float16)  # a function that makes floats of integers (sqrt)
+    if all(isinstance(p, (float, int, bool)) for p in parts):
+        return type(sum(parts) + 0.0) if floating else type(sum(parts))
+    try:
+        return np.result_type(*parts)
+    except TypeError:
+        return None
+
+
+def _result_dtype(op, facts):
+    record = TABLE.get(op.prim)
+    if record is None:
+        return None
+    if record.boolean:
+        return np.dtype(bool)
+    if op.prim in _SAME_DTYPE or type(record.shape) is tuple and record.shape[0] == "like" \
+            and op.prim not in _NOT_ARITHMETIC:
+        return _promoted(op.args[:1], facts)
+    if op.prim in _ARITHMETIC:
+        return _promoted(op.args, facts)
+    if record.shape == ELEMENTWISE and record.formula is not None \
+            and op.prim not in _NOT_ARITHMETIC:
+        return _promoted(op.args, facts, floating=True)
+    return None
+
+
+_PYTHON_NUMBERS = (float, int, bool)
+# what keeps the dtype of its (first) operand, what promotes the operands' dtypes
+_SAME_DTYPE = frozenset({"getitem", "T", "transpose", "reshape", "expand_dims", "squeeze",
+                         "matrix_transpose", "sum_to", "negative", "abs", "max", "min"})
+_ARITHMETIC = frozenset({"add", "subtract", "multiply", "where", "maximum", "minimum",
+                         "matmul", "dot", "clip", "fmax", "fmin"})
+
+
+# elementwise, but not arithmetic on floats (a float's sign bit, a test)
+_NOT_ARITHMETIC = frozenset({"isnan", "isinf", "isfinite", "signbit", "floor_divide",
+                             "require_scalar", "require_float", "unreduce", "full_like",
+                             "zeros_like", "ones_like", "astype"})
 
 
 def is_numpy_value(atom, defs, sized=False, depth=12):

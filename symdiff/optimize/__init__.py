@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from .common_subexpressions import eliminate_common_subexpressions
 from .dead_code import eliminate_dead_code
+from .direct_forms import direct_forms
 from .sums_in_place import sums_in_place
 from .selects import branch_free_selects
 
 PASSES = (
+    direct_forms,                    # helpers the signature decides -> what they do
     branch_free_selects,             # np.where against a constant without a branch
     eliminate_common_subexpressions,  # computed twice -> once; pass-throughs -> names
     eliminate_dead_code,             # what the result does not need, and loop tapes

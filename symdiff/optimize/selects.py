@@ -67,6 +67,8 @@ def _rewrite(stmt, defs, facts):
     if not isinstance(x, Var) or not isinstance(fill, Const) or taken is None \
             or not isinstance(fill.value, float) or fill.value != taken[1] + 1:
         return [stmt]
+    if taken[0] == "not_equal" and facts.signature and not facts.is_float(x):
+        return [stmt]  # (x + False is an integer where x is: a specialised fold relies on the float)
     prim, bound, nan_taken = taken
     made = []
     if x is b:
