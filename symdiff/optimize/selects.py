@@ -68,7 +68,7 @@ def _rewrite(stmt, defs, facts):
             or not isinstance(fill.value, float) or fill.value != taken[1] + 1:
         return [stmt]
     if taken[0] == "not_equal" and facts.signature and not facts.is_float(x):
-        return [stmt]  # (x + False is an integer where x is: a specialised fold relies on the float)
+        return [stmt]  # (x + False is an integer where x is one; specialised folds need floats)
     prim, bound, nan_taken = taken
     made = []
     if x is b:
