@@ -19,7 +19,7 @@ import inspect
 import linecache
 import threading
 
-from .ir.patterns import arg_signature
+from .ir.patterns import signature_of
 from .log import logger
 from .pipeline import compile_gradient
 from .runtime.loader import load, source_file
@@ -51,7 +51,7 @@ class Specialiser:
     def function_for(self, *args, **kwargs):
         """The gradient for arguments like these (compiled at the first call)."""
         values = self.bound(args, kwargs)
-        sigs = tuple(arg_signature(v) for v in values)
+        sigs = signature_of(values)
         with self.lock:
             fn = self.by_signature.get(sigs)
             if fn is None:

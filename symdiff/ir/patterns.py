@@ -1,50 +1,87 @@
 """Shape patterns: what the arguments' signature says about a value's axes.
 
-A gradient specialised for the arguments it is called with (api.py) knows the
-number of axes of each argument and which of them have length one; from
-those, the pattern of every value that follows from them. A pattern is a
-tuple with one entry per axis: ``1`` (the axis has length one), `N` (its
-length is not one) or ``None`` (not known); ``None`` for the whole pattern
-means the number of axes is not known either. Broadcasting follows from the
-patterns alone: an operand whose axes all have length `N` where the result's
-do (and any length where the result's is one) has the result's shape, so its
-gradient needs no summing; one with a 1 where the result has N gets
-``g.sum(axis, keepdims=True)``.
+A gradient specialised for the arguments it is called with (specialise.py)
+knows the number of axes of each argument, which of them have length one,
+and which have equal lengths; from those, the pattern of every value that
+follows from them. A pattern is a tuple with one entry per axis: ``1`` (the
+axis has length one), a name (``"a"``, ``"b"``...: a length other than one,
+the same for every axis of that name and different from other names' in the
+signature), `N` (a length other than one, not named) or ``None`` (not
+known); ``None`` for the whole pattern means the number of axes is not known
+either. Broadcasting follows from the patterns: an operand whose axes have
+the names of the result's (and any length where the result's is one) has the
+result's shape, so its gradient needs no summing; one with a 1 where the
+result has a name gets ``g.sum(axis, keepdims=True)``. Operands with
+different names on one axis do not broadcast: the operation raises when it
+runs (`CONFLICT`), and is kept for that.
 """
 from __future__ import annotations
 
-N = "n"  # an axis whose length is not one (it may be 0)
+import string
+
+N = "*"  # an axis whose length is not one, not named (it may be 0)
+CONFLICT = "conflict"  # operands that do not broadcast: the operation raises
 
 
 def from_shape(shape):
-    """The pattern of a concrete shape."""
+    """The pattern of a concrete shape (a constant's: no names)."""
     return tuple(1 if n == 1 else N for n in shape)
 
 
+def named_patterns(shapes):
+    """The patterns of the arguments' ``shapes`` (None: not an array), with a
+    name per distinct length other than one, in order of appearance."""
+    names = {}
+    out = []
+    for shape in shapes:
+        if shape is None:
+            out.append(None)
+            continue
+        out.append(tuple(1 if n == 1 else names.setdefault(n, _name(len(names)))
+                         for n in shape))
+    return out
+
+
+def _name(k):
+    letters = string.ascii_lowercase
+    return letters[k] if k < len(letters) else f"{letters[k % 26]}{k // 26}"
+
+
+def _named(entry):
+    return entry is not None and entry != 1 and entry != N
+
+
 def broadcast(patterns):
-    """The pattern of the result of broadcasting values of ``patterns``, or
-    None when the number of axes of one of them is not known."""
+    """The pattern of the result of broadcasting values of ``patterns``,
+    None when the number of axes of one of them is not known, or `CONFLICT`
+    when two have different names on an axis (NumPy raises)."""
     if any(p is None for p in patterns):
         return None
     rank = max((len(p) for p in patterns), default=0)
     out = []
     for axis in range(rank):
         entries = [p[axis - rank + len(p)] for p in patterns if axis - rank + len(p) >= 0]
-        if N in entries:
-            out.append(N)
-        elif all(e == 1 for e in entries):
+        others = {e for e in entries if e != 1}
+        names = {e for e in others if _named(e)}
+        if len(names) > 1:
+            return CONFLICT
+        if not others:
             out.append(1)
+        elif others == names:
+            out.append(names.pop())
+        elif None in others or names:
+            out.append(None)  # (a name and an unnamed length: equal, or it raises)
         else:
-            out.append(None)
+            out.append(N)
     return tuple(out)
 
 
 def covers(pattern, result):
     """Whether a value of ``pattern``, broadcast into a result of pattern
     ``result`` (with other values), provably has the result's shape."""
-    if pattern is None or result is None or len(pattern) != len(result):
+    if pattern is None or result is None or result == CONFLICT or len(pattern) != len(result):
         return False
-    return all(p == N or r == 1 for p, r in zip(pattern, result))
+    return all(r == 1 or _named(p) and p == r for p, r in zip(pattern, result))
 
 
 def summed_axes(pattern, like):
@@ -60,7 +97,7 @@ def summed_axes(pattern, like):
         if q == 1:
             if p != 1:
                 kept.append(axis)
-        elif q == N and p == 1 or q is None and p != 1:
+        elif not (p == q and _named(q) or p is None and _named(q)):
             return None  # smaller than like, or not known whether like's axis is 1
     return lead, tuple(kept)
 
@@ -152,8 +189,8 @@ def dot(a, b):
 
 
 def text(pattern, dtype=""):
-    """How a docstring writes a signature: ``float64[:, 1]``, ``float``."""
-    axes = ", ".join("1" if p == 1 else ":" for p in pattern)
+    """How a docstring writes a signature: ``float64[a, 1]``, ``float``."""
+    axes = ", ".join("1" if p == 1 else p if _named(p) else ":" for p in pattern)
     return f"{dtype}[{axes}]" if pattern else dtype
 
 
@@ -186,20 +223,31 @@ class ArgSig:
         return self.kind
 
 
-def arg_signature(value):
-    """The `ArgSig` of a value a gradient is called with."""
+def signature_of(values):
+    """The `ArgSig` of each of the values a gradient is called with (lengths
+    named across all of them)."""
+    kinds = [_kind(v) for v in values]
+    shapes = named_patterns([v.shape if kind == "array" else None
+                             for v, kind in zip(values, kinds)])
+    out = []
+    for value, kind, pattern in zip(values, kinds, shapes):
+        if kind == "array":
+            out.append(ArgSig("array", str(value.dtype), pattern))
+        elif kind in ("float", "int", "bool"):
+            out.append(ArgSig(kind, "", ()))
+        else:
+            out.append(ArgSig("other"))
+    return tuple(out)
+
+
+def _kind(value):
     kind = type(value)
-    if kind is float:
-        return ArgSig("float", "", ())
-    if kind is int:
-        return ArgSig("int", "", ())
-    if kind is bool:
-        return ArgSig("bool", "", ())
-    dtype = getattr(value, "dtype", None)
-    shape = getattr(value, "shape", None)
-    if _numpy(kind) and type(shape) is tuple and dtype is not None:
-        return ArgSig("array", str(dtype), from_shape(shape))
-    return ArgSig("other")
+    if kind in (float, int, bool):
+        return kind.__name__
+    if _numpy(kind) and type(getattr(value, "shape", None)) is tuple \
+            and getattr(value, "dtype", None) is not None:
+        return "array"
+    return "other"
 
 
 def _numpy(kind):

@@ -89,6 +89,8 @@ class Facts:
         self.defs[op.target] = op
         key = self._infer(op)
         found = self._infer_pattern(op) if self.signature else None
+        if found == pat.CONFLICT:  # the operands do not broadcast: it raises, keep it
+            op.effect, found = True, None
         if found == ():
             key = SCALAR
         elif found is not None and self.patterns.get(key) is None:
@@ -198,12 +200,24 @@ class Facts:
             return SCALAR
         if len(keys) == 1:
             return keys.pop()
-        # the signature's patterns may show that one operand has the result's shape
+        # the signature's patterns may show that operands have the result's shape
         result = pat.broadcast([self.pattern(a) for a in args])
-        for arg in args:
-            if pat.covers(self.pattern(arg), result):
-                return self.key(arg)
-        return target
+        covering = [self.key(a) for a in args if pat.covers(self.pattern(a), result)]
+        if not covering:
+            return target
+        for other in covering[1:]:  # (all of them: they have one shape)
+            self._unite(covering[0], other)
+        return self.key(args[[pat.covers(self.pattern(a), result) for a in args].index(True)])
+
+    def _unite(self, key, other):
+        """Values of class ``other`` have the shape of those of class ``key``."""
+        if key == other or key == SCALAR or other == SCALAR:
+            return
+        for var, k in list(self.shape.items()):
+            if k == other:
+                self.shape[var] = key
+        if isinstance(other, Var) and other not in self.shape:
+            self.shape[other] = key
 
     def reduced_axis(self, value, like):
         """``(axis,)`` if ``like`` is a keepdims reduction of a value of
@@ -249,6 +263,15 @@ def _result_dtype(op, facts):
         return None
     if record.boolean:
         return np.dtype(bool)
+    ufunc = getattr(np, op.prim, None) if record.shape == ELEMENTWISE else None
+    if isinstance(ufunc, np.ufunc) and ufunc.nin == len(op.args) and ufunc.nout == 1:
+        return _ufunc_dtype(ufunc, op, record, facts)
+    if op.prim == "where":
+        return _promoted(op.args[1:], facts)
+    if record.shape == REDUCTION:  # (of floats: the same dtype)
+        found = facts.dtype(op.args[0])
+        return found if found is not None and not isinstance(found, type) \
+            and found.kind == "f" else None
     if op.prim in _SAME_DTYPE or type(record.shape) is tuple and record.shape[0] == "like" \
             and op.prim not in _NOT_ARITHMETIC:
         return _promoted(op.args[:1], facts)
@@ -260,12 +283,43 @@ def _result_dtype(op, facts):
     return None
 
 
+def _ufunc_dtype(ufunc, op, record, facts):
+    """What NumPy's type resolution gives (Python numbers are weak); an
+    operator on Python numbers gives a Python number."""
+    found = [facts.dtype(a) for a in op.args]
+    if any(f is None for f in found):
+        return None
+    if all(isinstance(f, type) for f in found) and record.spelling[0] in _OPERATORS:
+        try:
+            return type(_python_result(op.prim, found))
+        except (TypeError, ValueError, ZeroDivisionError, OverflowError):
+            return None
+    try:
+        return ufunc.resolve_dtypes(tuple(found) + (None,))[-1]
+    except (TypeError, AttributeError, ValueError):  # (NumPy before 1.24: no resolve_dtypes)
+        return None
+
+
+def _python_result(prim, kinds):
+    """The Python type of an operator on Python numbers of ``kinds``."""
+    if prim in ("divide", "true_divide"):
+        return 1.0
+    samples = [k(1) for k in kinds]
+    return {"add": lambda a, b: a + b, "subtract": lambda a, b: a - b,
+            "multiply": lambda a, b: a * b, "power": lambda a, b: a ** b,
+            "negative": lambda a: -a, "positive": lambda a: +a}.get(
+                prim, lambda *a: 1.0)(*samples)
+
+
+_OPERATORS = ("binop", "unary", "compare")
 _PYTHON_NUMBERS = (float, int, bool)
 # what keeps the dtype of its (first) operand, what promotes the operands' dtypes
 _SAME_DTYPE = frozenset({"getitem", "T", "transpose", "reshape", "expand_dims", "squeeze",
+                         "stop_gradient", "ravel", "copy", "asarray", "flip", "roll",
                          "matrix_transpose", "sum_to", "negative", "abs", "max", "min"})
 _ARITHMETIC = frozenset({"add", "subtract", "multiply", "where", "maximum", "minimum",
-                         "matmul", "dot", "clip", "fmax", "fmin"})
+                         "matmul", "dot", "clip", "fmax", "fmin", "einsum", "outer",
+                         "inner", "vdot", "tensordot", "kron", "concatenate", "stack"})
 
 
 # elementwise, but not arithmetic on floats (a float's sign bit, a test)

@@ -24,8 +24,22 @@ def direct_forms(fn, builder):
     if subst:
         _substitute(fn.body, subst)
         fn.result = replace_atoms(fn.result, subst)
+    fn.result = _fresh(fn, builder, fn.result)
     return fn
 
+
+def _fresh(fn, builder, value):
+    """A gradient that is an argument array itself (``y`` of ``sum(x * y)``) is
+    returned as a copy: the caller may change it in place."""
+    if isinstance(value, tuple):
+        return tuple(_fresh(fn, builder, v) for v in value)
+    sig = builder.facts.kinds.get(value)
+    if sig is None or sig.kind != "array" or value not in fn.params:
+        return value
+    with builder.block() as made:
+        copied = builder.op("copy", value, hint=value.hint + "_bar")
+    fn.body += made
+    return copied
 
 def _block(stmts, builder, subst):
     new = []
