@@ -13,6 +13,7 @@ from .version import __version__
 from .optimize.folds import FOLDS
 from .runtime import helpers as runtime
 from .ir.builder import Builder
+from .ir.reinfer import reinfer
 from .ir.shapes import Facts
 from .emit.emitter import Emitter, free_variables, module_roots
 from .emit.signature import with_defaults
@@ -97,6 +98,7 @@ def _compile(src, wrt, mode, overrides, timer, observe, signature=None):
     builder.overrides = dict(overrides or {})
     with timer("lower"):
         ir_fn = lower_function(src, builder)
+        reinfer(ir_fn, builder.facts)  # a specialised gradient: patterns through loops
     observe("lowered", ir_fn)
     wrt_vars, wrt_names = _resolve_wrt(ir_fn, wrt, src)
     with timer("differentiate"):
@@ -119,8 +121,8 @@ def _emit(src, mode, ir_fn, grad_fn, builder, wrt_names):
                              module_roots(grad_fn.body))
     alias = _numpy_alias(grad_fn)
     gradients = grad_fn.result if mode == "grad" else grad_fn.result[1]
-    emitter = Emitter(grad_fn, np_alias=alias, unwrap=returned_arrays(grad_fn, gradients,
-                                                                      builder.facts))
+    emitter = Emitter(grad_fn, np_alias=alias, facts=builder.facts if builder.facts.signature
+                      else None, unwrap=returned_arrays(grad_fn, gradients, builder.facts))
     params = ", ".join(p.hint for p in ir_fn.params)
     doc = f"{_WHAT[mode]} of {src.name}({params}) with respect to {_join(wrt_names)}."
     if mode == "vjp":
@@ -131,7 +133,7 @@ def _emit(src, mode, ir_fn, grad_fn, builder, wrt_names):
     known = [(p, builder.facts.signature.get(p.hint)) for p in ir_fn.params]
     known = [f"{p.hint}: {sig!r}" for p, sig in known if sig is not None and sig.kind != "other"]
     if known:
-        doc += "\n\n    " + _wrap_doc("Specialised for " + ", ".join(known) + ".") + "\n    "
+        doc = doc.rstrip() + "\n\n    " + _wrap_doc("Specialised for " + ", ".join(known) + ".") + "\n    "
     text = emitter.function(name, doc)
     origin = f"{os.path.basename(src.filename)}:{src.node.lineno} ({src.name})"
     free = {v.hint: v.value for v in _free(grad_fn)}

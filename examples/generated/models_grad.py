@@ -137,7 +137,7 @@ def grad_logistic_loss(w, b, x, y):
     negative_y = -y  # models.py:19
     t = negative_y * z  # models.py:19
     # L19: return np.mean(np.logaddexp(0.0, -y * z)) + 0.01 * np.sum(w ** 2)
-    t_bar = (0.5 - 0.5 * np.tanh(-0.5 * t)) * (1.0 / np.size(t))
+    t_bar = (0.5 - 0.5 * np.tanh(-0.5 * t)) * (1.0 / t.size)
     z_bar = _sum_to(negative_y * t_bar, z)
     # L18: z = x @ w + b
     matmul_bar = _sum_to(z_bar, matmul)
@@ -157,7 +157,7 @@ def value_and_grad_logistic_loss(w, b, x, y):
     # models.py:19
     logistic_loss = np.logaddexp(0.0, t).mean() + 0.01 * np.sum(w ** 2)
     # L19: return np.mean(np.logaddexp(0.0, -y * z)) + 0.01 * np.sum(w ** 2)
-    t_bar = (0.5 - 0.5 * np.tanh(-0.5 * t)) * (1.0 / np.size(t))
+    t_bar = (0.5 - 0.5 * np.tanh(-0.5 * t)) * (1.0 / t.size)
     z_bar = _sum_to(negative_y * t_bar, z)
     # L18: z = x @ w + b
     matmul_bar = _sum_to(z_bar, matmul)

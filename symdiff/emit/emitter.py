@@ -24,8 +24,9 @@ MAX_LINE = 79
 
 
 class Emitter(Inlining, Spelling):
-    def __init__(self, fn, np_alias="np", unwrap=()):
+    def __init__(self, fn, np_alias="np", unwrap=(), facts=None):
         self.fn = fn
+        self.facts = facts  # a specialised gradient's: dtypes say what is a NumPy value
         self.np = np_alias
         self.unwrap = unwrap  # vars written ``...[()]``: see scalar_results.py
         self.helpers = set()
@@ -40,8 +41,9 @@ class Emitter(Inlining, Spelling):
         self.scatters = scatters(self.fn.body, self.counts)
         self.unpacked = _unpacked_outputs(self.fn.body, self.counts)
         self.read_by_unpacking = {out.target for outs in self.unpacked.values() for out in outs}
+        self.accumulations = accumulations(self.fn.body, self.counts,
+                                           placing=self.facts is not None)
         self._decide_inlining(self.fn.body, depth=0, limit=None)
-        self.accumulations = accumulations(self.fn.body, self.counts)
         fixed = {p: p.hint for p in self.fn.params}
         fixed.update({v: v.hint for v in free_variables(self.fn)})
         reserved = {self.np, *CALLED_BUILTINS} | helper_names() | \
@@ -125,6 +127,10 @@ class Emitter(Inlining, Spelling):
             lines.extend(wrap(f"{pad}{', '.join(names)} = {ast.unparse(self.expr(op))}"))
             return
         if op.target in self.accumulations:
+            placed = self.accumulations[op.target]
+            if placed is not None:
+                self._add_in_place(op, placed, lines, pad)
+                return
             grad = ast.unparse(self.atom(op.args[1]))
             lines.extend(wrap(f"{pad}{self.names[op.target]} += {grad}"))
             return
@@ -150,6 +156,19 @@ class Emitter(Inlining, Spelling):
         spot = ast.Subscript(ast.Name(name, ast.Load()),
                              self._slices([self.atom(i) for i in index]), ast.Load())
         lines.extend(wrap(f"{pad}{ast.unparse(spot)} += {g}"))
+
+    def _add_in_place(self, op, placed, lines, pad):
+        """``acc[i] += g`` (``np.add.at(acc, i, g)`` where positions repeat)."""
+        name = self.names[op.target]
+        g, index = ast.unparse(self.atom(placed.args[0])), placed.args[2:]
+        spot = self._slices([self.atom(i) for i in index])
+        if placed.prim == "unindex":
+            target = ast.Subscript(ast.Name(name, ast.Load()), spot, ast.Load())
+            lines.extend(wrap(f"{pad}{ast.unparse(target)} += {g}"))
+        else:
+            at = ast.unparse(spot if not isinstance(spot, (ast.Slice, ast.Tuple))
+                             else self._index([self.atom(i) for i in index]))
+            lines.extend(wrap(f"{pad}{self.np}.add.at({name}, {at}, {g})"))
 
     def _if(self, stmt, lines, pad):
         lines.append(f"{pad}if {ast.unparse(self.atom(stmt.cond))}:")

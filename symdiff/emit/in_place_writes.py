@@ -14,10 +14,14 @@ _BUFFERS = {"unindex": 1, "unindex_add": 1, "unindex_sum": 2}  # -> like's posit
 _PLACED = ("unindex",)  # `x_bar[i] += g` adds g once to a repeated position
 
 
-def accumulations(stmts, counts):
+def accumulations(stmts, counts, placing=True):
     """Updates ``acc = acc + g`` of in-place carries, written ``acc += g``: the
-    array is fresh and nothing else holds it, so no new array per iteration."""
-    found = set()
+    array is fresh and nothing else holds it, so no new array per iteration.
+    Maps the update to the `_unindex` that ``g`` is, if it is one made for the
+    sum only (then ``acc[i] += part``: no zero-filled array per iteration;
+    ``placing`` code only: generic code is read back, and written so), else
+    to None."""
+    found = {}
     for stmt in walk(stmts):
         if isinstance(stmt, Loop):
             defs = {s.target: s for s in stmt.body if isinstance(s, Op)}
@@ -26,7 +30,10 @@ def accumulations(stmts, counts):
                 if carry.inplace and op is not None and op.prim == "add" \
                         and op.args[0] is carry.param and counts.get(carry.param) == 1 \
                         and counts.get(carry.update) == 1 and counts.get(carry.init) == 1:
-                    found.add(op.target)
+                    placed = defs.get(op.args[1])
+                    found[op.target] = placed if placing and placed is not None and \
+                        placed.prim in ("unindex", "unindex_add") and \
+                        counts.get(placed.target) == 1 else None
     return found
 
 

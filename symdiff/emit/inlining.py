@@ -50,6 +50,12 @@ class Inlining:
                     (limit is None or self._width(self._defs[buffer]) <= limit):
                 self.inlined[buffer] = self._defs[buffer]
             return
+        placed = self.accumulations.get(op.target) if hasattr(self, "accumulations") \
+            else None
+        if placed is not None:  # `acc[i] += g`: the _unindex is written into the line
+            self.inlined[placed.target] = placed
+            self._inline_args(placed, defined_here, limit)
+            return
         candidates = [a for a in op.args if isinstance(a, Var) and a in defined_here
                       and self._inlinable(a)]
         for var in candidates:

@@ -83,7 +83,34 @@ class Facts:
         return self.key(a) == self.key(b)
 
     def is_scalar(self, atom):
-        return self.key(atom) == SCALAR
+        key = self.key(atom)
+        return key == SCALAR or self.patterns.get(key) == ()
+
+    def result_dtype(self, op):
+        """The dtype of ``op``'s result, where the operands' are known."""
+        return _result_dtype(op, self)
+
+    def length(self, atom):
+        """What the patterns say of the length ``atom`` holds (an entry of a
+        pattern: 1, a name, N or None): ``x.shape[0]``, ``len(x)``, 5."""
+        if isinstance(atom, Const):
+            value = atom.value
+            return None if not isinstance(value, int) or isinstance(value, bool) else \
+                1 if value == 1 else pat.N
+        op = self.producer(atom)
+        if op is None:
+            return None
+        if op.prim == "len":
+            found = self.pattern(op.args[0])
+            return found[0] if found else None
+        shaped = self.producer(op.args[0]) if op.prim == "getitem" and len(op.args) == 2 \
+            else None
+        if shaped is not None and shaped.prim in ("shape", "array_shape") \
+                and isinstance(op.args[1], Const) and isinstance(op.args[1].value, int):
+            found = self.pattern(shaped.args[0])
+            i = op.args[1].value
+            return found[i] if found is not None and -len(found) <= i < len(found) else None
+        return None
 
     def record(self, op):
         self.defs[op.target] = op
@@ -142,9 +169,15 @@ class Facts:
         if kind == SCALAR:
             return ()
         if kind == INDEX:
-            if not all(isinstance(p, Const) for p in op.args[1:]):
-                return None
-            return pat.indexed(self.pattern(op.args[0]), [p.value for p in op.args[1:]])
+            parts = []
+            for part in op.args[1:]:
+                if isinstance(part, Const):
+                    parts.append(part.value)
+                elif self.dtype(part) is int and self.is_scalar(part):
+                    parts.append(0)  # an int known when the code runs (a loop's index)
+                else:
+                    return None
+            return pat.indexed(self.pattern(op.args[0]), parts)
         return None
 
     def _infer(self, op):
@@ -268,6 +301,10 @@ def _result_dtype(op, facts):
         return _ufunc_dtype(ufunc, op, record, facts)
     if op.prim == "where":
         return _promoted(op.args[1:], facts)
+    if op.prim == "npcall" and op.param("func") in ("zeros", "ones", "empty", "full"):
+        given = dict(op.param("kwargs")).get("dtype", None if op.param("func") == "full"
+                                              else float)
+        return np.dtype(given) if given is not None else None
     if record.shape == REDUCTION:  # (of floats: the same dtype)
         found = facts.dtype(op.args[0])
         return found if found is not None and not isinstance(found, type) \
@@ -328,11 +365,16 @@ _NOT_ARITHMETIC = frozenset({"isnan", "isinf", "isfinite", "signbit", "floor_div
                              "zeros_like", "ones_like", "astype"})
 
 
-def is_numpy_value(atom, defs, sized=False, depth=12):
+def is_numpy_value(atom, defs, sized=False, depth=12, facts=None):
     """Whether ``atom`` is surely a NumPy array or scalar (never a Python number
     or list), so its methods (``.sum(axis=...)``) can be called. ``defs`` maps
-    a Var to the Op defining it; a parameter may be a list: not known.
+    a Var to the Op defining it; a parameter may be a list: not known (but
+    ``facts`` of a specialised gradient know the dtypes of values).
     ``sized``: the value has at least one axis (or the code fails anyway)."""
+    if facts is not None and isinstance(atom, Var) and \
+            isinstance(facts.dtypes.get(atom), np.dtype) and \
+            (not sized or (facts.rank(atom) or 0) > 0):
+        return True
     op = defs.get(atom) if isinstance(atom, Var) else None
     record = TABLE.get(op.prim) if op is not None else None
     if record is None or depth == 0:
@@ -341,7 +383,7 @@ def is_numpy_value(atom, defs, sized=False, depth=12):
         return True
     if record.result in (OPERANDS, FIRST):  # a NumPy value meets a number: a NumPy value
         operands = op.args if record.result == OPERANDS else op.args[:1]
-        return any(is_numpy_value(a, defs, sized, depth - 1) for a in operands)
+        return any(is_numpy_value(a, defs, sized, depth - 1, facts) for a in operands)
     return False
 
 

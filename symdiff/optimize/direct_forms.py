@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ..ir import patterns as pat
 from ..ir.nodes import Const, If, Loop, Op, Var, blocks
+from ..ir.reinfer import reinfer
 from .common_subexpressions import replace_atoms
 
 
@@ -19,6 +20,7 @@ def direct_forms(fn, builder):
     """``fn`` with the helpers its shape patterns decide written out."""
     if not builder.facts.signature:
         return fn
+    reinfer(fn, builder.facts)  # (what loops hid when their values were made)
     subst = {}
     _block(fn.body, builder, subst)
     if subst:

@@ -232,9 +232,14 @@ def getitem_rule(r, op, g):
     x, *index = op.args
     if _whole(index):  # x[()]: x itself, or its scalar (see emit/scalar_results.py)
         return [g] + [None] * len(index)
-    basic = all(isinstance(i, Const) and _basic(i.value) for i in index)
+    basic = all(isinstance(i, Const) and _basic(i.value) or _an_int(r.facts, i) for i in index)
     prim = "unindex" if basic else "unindex_add"
     return [r.b.op(prim, g, x, *index)] + [None] * len(index)
+
+
+def _an_int(facts, part):
+    """An int known when the code runs (a loop's index, in a specialised gradient)."""
+    return not isinstance(part, Const) and facts.dtype(part) is int and facts.is_scalar(part)
 
 
 def _basic(part):
