@@ -57,6 +57,9 @@ class Emitter(Inlining, Spelling):
         # gets a line, and a name, of its own (name_temporaries). So where lines
         # break changes no other name: a longer file name in a message, say.
         late = {t: placed.args[0] for t, (_, placed) in self.scatters.items()}
+        late.update((op.target, tuple(op.args[:1 if op.prim == "unindex" else 2]) +
+                     tuple(op.args[2 if op.prim == "unindex" else 3:]))
+                    for op in _ops(self.fn.body) if self._written_out(op))
         everything = self.inlined
         self.names = assign_names(self.fn, everything, fixed, reserved, shared, late)
         self.inlined = {}
@@ -137,6 +140,9 @@ class Emitter(Inlining, Spelling):
         if op.target in self.scatters:
             self._scatter(op, lines, pad)
             return
+        if self._written_out(op):
+            self._placed(op, lines, pad)
+            return
         value = ast.unparse(self.expr(op))
         if value == self.names.get(op.target) and not op.effect:
             return  # ``x = x``: the comments above it are all it has to say
@@ -156,6 +162,19 @@ class Emitter(Inlining, Spelling):
         spot = ast.Subscript(ast.Name(name, ast.Load()),
                              self._slices([self.atom(i) for i in index]), ast.Load())
         lines.extend(wrap(f"{pad}{ast.unparse(spot)} += {g}"))
+
+    def _placed(self, op, lines, pad):
+        """``x_bar = np.zeros_like(x)`` and ``x_bar[i] = g`` (or ``= a + b``)."""
+        name = self.names[op.target]
+        if op.prim == "unindex":
+            value, like, index = self.atom(op.args[0]), op.args[1], op.args[2:]
+        else:
+            value = ast.BinOp(self.atom(op.args[0]), ast.Add(), self.atom(op.args[1]))
+            like, index = op.args[2], op.args[3:]
+        lines.append(f"{pad}{name} = {self.np}.zeros_like({self._text(like)})")
+        spot = ast.Subscript(ast.Name(name, ast.Load()),
+                             self._slices([self.atom(i) for i in index]), ast.Store())
+        lines.extend(wrap(f"{pad}{ast.unparse(spot)} = {ast.unparse(value)}"))
 
     def _add_in_place(self, op, placed, lines, pad):
         """``acc[i] += g`` (``np.add.at(acc, i, g)`` where positions repeat)."""

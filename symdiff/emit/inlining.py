@@ -90,4 +90,11 @@ class Inlining:
                 and var not in self.fn.named and not op.effect
                 and op.prim not in _NEVER_INLINE and var not in self.scatters
                 and var not in self.read_by_unpacking  # (named by `w, v = eigh(a)`)
-                and not isinstance(var, FreeVar))
+                and not isinstance(var, FreeVar) and not self._written_out(op))
+
+    def _written_out(self, op):
+        """An index gradient a specialised gradient writes as two statements,
+        ``x_bar = np.zeros_like(x)`` and ``x_bar[i] = g``: it has a name."""
+        if self.facts is None or op.prim not in ("unindex", "unindex_sum"):
+            return False
+        return self.facts.is_float(op.args[1 if op.prim == "unindex" else 2])

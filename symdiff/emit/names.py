@@ -62,7 +62,9 @@ class Positions:
                 self._define(stmt.target)
                 if stmt.target in self.late:  # `x_bar = buffer`, then `x_bar[i] += g`:
                     self.pos += 1             # g is read after x_bar is assigned
-                    self._use(self.late[stmt.target])
+                    late = self.late[stmt.target]
+                    for atom in late if isinstance(late, tuple) else (late,):
+                        self._use(atom)
             elif isinstance(stmt, If):
                 self._if(stmt)
             elif isinstance(stmt, Loop):

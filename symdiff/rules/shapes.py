@@ -13,7 +13,7 @@ import numpy as np
 from ..errors import NoDerivativeRuleError
 from ..ir.nodes import Const
 from ..ir import patterns
-from ..ir.primitive import ARRAY, INDEX, NEW, define, like
+from ..ir.primitive import ARRAY, INDEX, NEW, TABLE, define, like
 
 
 # ---- transposes and reshapes ---------------------------------------------------------------
@@ -232,7 +232,8 @@ def getitem_rule(r, op, g):
     x, *index = op.args
     if _whole(index):  # x[()]: x itself, or its scalar (see emit/scalar_results.py)
         return [g] + [None] * len(index)
-    basic = all(isinstance(i, Const) and _basic(i.value) or _an_int(r.facts, i) for i in index)
+    basic = all(isinstance(i, Const) and _basic(i.value) or _an_int(r.facts, i)
+                for i in index) or len(index) == 1 and _a_mask(r.facts, index[0])
     prim = "unindex" if basic else "unindex_add"
     return [r.b.op(prim, g, x, *index)] + [None] * len(index)
 
@@ -240,6 +241,13 @@ def getitem_rule(r, op, g):
 def _an_int(facts, part):
     """An int known when the code runs (a loop's index, in a specialised gradient)."""
     return not isinstance(part, Const) and facts.dtype(part) is int and facts.is_scalar(part)
+
+
+def _a_mask(facts, part):
+    """A boolean mask (a comparison's result): it picks each entry at most once."""
+    made = facts.producer(part)
+    return made is not None and TABLE[made.prim].boolean and \
+        made.prim not in ("any", "all") and not facts.is_scalar(part)
 
 
 def _basic(part):
