@@ -17,6 +17,7 @@ from .ir.printer import format_function
 from .locations import caller_loc
 from .log import StageTimer, logger, verbose as verbose_logging
 from .pipeline import STAGES, compile_gradient
+from .ir.patterns import signature_of
 from .specialise import gradient_function
 
 P = ParamSpec("P")
@@ -235,12 +236,14 @@ class IRText(str):
 
 
 def show_ir(f: Callable[..., Any], stage: str = "optimized", *, wrt: Wrt = 0,
-            mode: str = "grad", overrides: Overrides = None) -> IRText:
+            mode: str = "grad", overrides: Overrides = None,
+            args: Optional[Sequence[Any]] = None) -> IRText:
     """The IR of ``f``'s derivative at ``stage``, as text: "lowered" (``f``
     itself, as the compiler reads it), "gradient" (after differentiation),
     "optimized" (after the optimisation passes: what the source is written
     from), or "all". ``f`` may also be a function `grad` (or another entry
-    point) made: its ``wrt``, mode and overrides are used then."""
+    point) made: its ``wrt``, mode and overrides are used then. ``args``:
+    the IR specialised for arguments like these (see `source`)."""
     stages = STAGES if stage == "all" else (stage,)
     if any(s not in STAGES for s in stages):
         raise ValueError(f"stage={stage!r}: choose one of {', '.join(STAGES)} or 'all'")
@@ -254,7 +257,11 @@ def show_ir(f: Callable[..., Any], stage: str = "optimized", *, wrt: Wrt = 0,
     def observe(name: str, fn: Any) -> None:
         if name in stages:
             seen[name] = format_function(fn)
-    compile_gradient(f, wrt, mode, overrides, observe=observe)
+    signature = None
+    if args is not None:
+        names = list(inspect.signature(getattr(f, "__symdiff_generic__", f)).parameters)
+        signature = dict(zip(names, signature_of(list(args))))
+    compile_gradient(f, wrt, mode, overrides, observe=observe, signature=signature)
     if len(stages) == 1:
         return IRText(seen[stages[0]])
     return IRText("\n".join(f"# {name}\n{seen[name]}" for name in stages))

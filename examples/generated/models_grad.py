@@ -169,10 +169,8 @@ def value_and_grad_logistic_loss(w, b, x, y):
 def grad_leaky_square(x):
     """Gradient of leaky_square(x) with respect to x."""
     _require_float(x, message='models.py:23:18: argument `x`')
-    x_positive = x > 0  # models.py:25
     # L25: h = np.where(x > 0, x ** 2, 0.1 * x)
-    x_bar = 1.0 - np.tanh(x) ** 2 + np.where(x_positive, 0.0, 0.1)
-    x_bar = x_bar + np.where(x_positive, 2.0 * x, 0.0)
+    x_bar = 1.0 + np.where(x > 0, 2.0 * x, 0.1) - np.tanh(x) ** 2
     return x_bar
 
 
@@ -184,6 +182,5 @@ def value_and_grad_leaky_square(x):
     tanh_x = np.tanh(x)  # models.py:26
     leaky_square = (h + tanh_x).sum()  # models.py:26
     # L25: h = np.where(x > 0, x ** 2, 0.1 * x)
-    x_bar = 1.0 - tanh_x ** 2 + np.where(x_positive, 0.0, 0.1)
-    x_bar = x_bar + np.where(x_positive, 2.0 * x, 0.0)
+    x_bar = 1.0 + np.where(x_positive, 2.0 * x, 0.1) - tanh_x ** 2
     return leaky_square, x_bar

@@ -301,6 +301,8 @@ def _result_dtype(op, facts):
         return _ufunc_dtype(ufunc, op, record, facts)
     if op.prim == "where":
         return _promoted(op.args[1:], facts)
+    if op.prim == "step":  # (a share: 0, 1/2 or 1 in the operands' precision)
+        return _promoted(op.args, facts, floating=True)
     if op.prim == "npcall" and op.param("func") in ("zeros", "ones", "empty", "full"):
         given = dict(op.param("kwargs")).get("dtype", None if op.param("func") == "full"
                                               else float)

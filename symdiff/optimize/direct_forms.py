@@ -24,7 +24,7 @@ def direct_forms(fn, builder):
     subst = {}
     _block(fn.body, builder, subst)
     if subst:
-        _substitute(fn.body, subst)
+        substitute(fn.body, subst)
         fn.result = replace_atoms(fn.result, subst)
     fn.result = _fresh(fn, builder, fn.result)
     return fn
@@ -81,7 +81,8 @@ def _rewrite(stmt, builder, lower, subst):
     return made
 
 
-def _substitute(stmts, subst):
+def substitute(stmts, subst):
+    """Read ``subst[v]`` in place of each ``v`` in ``stmts``, nested blocks too."""
     for stmt in stmts:
         if isinstance(stmt, Op):
             stmt.args = tuple(replace_atoms(a, subst) for a in stmt.args)
@@ -99,7 +100,7 @@ def _substitute(stmts, subst):
             for tape in stmt.writes:
                 tape.items = [replace_atoms(a, subst) for a in tape.items]
         for block in blocks(stmt):
-            _substitute(block, subst)
+            substitute(block, subst)
 
 
 # ---- the helpers -------------------------------------------------------------------------
