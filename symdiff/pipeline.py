@@ -5,7 +5,6 @@ import ast
 import builtins
 import os
 import sys
-import textwrap
 import unicodedata
 from dataclasses import dataclass, field
 
@@ -124,16 +123,15 @@ def _emit(src, mode, ir_fn, grad_fn, builder, wrt_names):
     emitter = Emitter(grad_fn, np_alias=alias, facts=builder.facts if builder.facts.signature
                       else None, unwrap=returned_arrays(grad_fn, gradients, builder.facts))
     params = ", ".join(p.hint for p in ir_fn.params)
-    doc = f"{_WHAT[mode]} of {src.name}({params}) with respect to {_join(wrt_names)}."
+    known = [(p, builder.facts.signature.get(p.hint)) for p in ir_fn.params]
+    known = [f"{p.hint}: {sig!r}" for p, sig in known if sig is not None and sig.kind != "other"]
+    doc = f"{_WHAT[mode]} of {src.name}({params}) with respect to {_join(wrt_names)}"
+    doc += f", for {', '.join(known)}." if known else "."  # (specialised for those)
     if mode == "vjp":
         doc += f"\n\n    Returns the value and {grad_fn.params[-1].hint}^T J.\n    "
     if mode == "jvp":
         dots = ", ".join(p.hint for p in grad_fn.params[len(ir_fn.params):])
         doc += f"\n\n    Returns the value and J ({dots}), in one forward pass.\n    "
-    known = [(p, builder.facts.signature.get(p.hint)) for p in ir_fn.params]
-    known = [f"{p.hint}: {sig!r}" for p, sig in known if sig is not None and sig.kind != "other"]
-    if known:
-        doc = doc.rstrip() + "\n\n    " + _wrap_doc("Specialised for " + ", ".join(known) + ".") + "\n    "
     text = emitter.function(name, doc)
     origin = f"{os.path.basename(src.filename)}:{src.node.lineno} ({src.name})"
     free = {v.hint: v.value for v in _free(grad_fn)}
@@ -221,10 +219,6 @@ def _numpy_alias(fn):
         if alias not in taken:
             return alias
     return "_np"
-
-
-def _wrap_doc(text):
-    return "\n    ".join(textwrap.wrap(text, 75, break_long_words=False))
 
 
 def _join(names):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import patterns as pat
+from .dtypes import PYTHON_NUMBERS, promoted, result_dtype
 from .nodes import Const, Var
 from .primitive import (ARRAY, ELEMENTWISE, FIRST, INDEX, OPERANDS, REDUCTION, SCALAR,
                         SIZED, TABLE)
@@ -88,7 +89,7 @@ class Facts:
 
     def result_dtype(self, op):
         """The dtype of ``op``'s result, where the operands' are known."""
-        return _result_dtype(op, self)
+        return result_dtype(op, self)
 
     def length(self, atom):
         """What the patterns say of the length ``atom`` holds (an entry of a
@@ -124,7 +125,7 @@ class Facts:
             self.patterns[key] = found
         self.shape[op.target] = key
         if self.signature:
-            found = _result_dtype(op, self)
+            found = result_dtype(op, self)
             if found is not None:
                 self.dtypes[op.target] = found
 
@@ -133,7 +134,7 @@ class Facts:
         known in a specialised gradient from its arguments' dtypes; or None."""
         if isinstance(atom, Const):
             value = atom.value
-            return type(value) if type(value) in _PYTHON_NUMBERS else None
+            return type(value) if type(value) in PYTHON_NUMBERS else None
         return self.dtypes.get(atom)
 
     def is_float(self, atom):
@@ -144,15 +145,15 @@ class Facts:
 
     def promoted(self, atoms):
         """The dtype of arithmetic on ``atoms`` (float for Python floats), or None."""
-        return _promoted(atoms, self)
+        return promoted(atoms, self)
 
     def same_dtype(self, atom, *atoms):
         """Whether NumPy's arithmetic on ``atom`` and ``atoms`` gives ``atom``'s dtype."""
         found = self.dtype(atom)
-        promoted = _promoted([atom, *atoms], self)
-        return found is not None and promoted is not None and (
-            promoted is found if isinstance(found, type) or isinstance(promoted, type)
-            else promoted == found)
+        made = promoted([atom, *atoms], self)
+        return found is not None and made is not None and (
+            made is found if isinstance(found, type) or isinstance(made, type)
+            else made == found)
 
     def _infer_pattern(self, op):
         record = TABLE.get(op.prim)
@@ -247,8 +248,13 @@ class Facts:
         if key == other or key == SCALAR or other == SCALAR:
             return
         for var, k in list(self.shape.items()):
-            if k == other:
-                self.shape[var] = key
+            renamed = _renamed(k, other, key)
+            if renamed is not k:
+                self.shape[var] = renamed
+        for k in list(self.patterns):
+            renamed = _renamed(k, other, key)
+            if renamed is not k and renamed not in self.patterns:
+                self.patterns[renamed] = self.patterns[k]
         if isinstance(other, Var) and other not in self.shape:
             self.shape[other] = key
 
@@ -271,102 +277,6 @@ class Facts:
         return self.defs.get(atom) if isinstance(atom, Var) else None
 
 
-def _promoted(atoms, facts, floating=False):
-    """The dtype NumPy's arithmetic on values of ``atoms`` gives (Python
-    numbers are weak), or None."""
-    parts = []
-    for atom in atoms:
-        found = facts.dtype(atom)
-        if found is None:
-            return None
-        parts.append(found(0) if isinstance(found, type) else found)
-    if floating:
-        parts.append(np.float16)  # a function that makes floats of integers (sqrt)
-    if all(isinstance(p, (float, int, bool)) for p in parts):
-        return type(sum(parts) + 0.0) if floating else type(sum(parts))
-    try:
-        return np.result_type(*parts)
-    except TypeError:
-        return None
-
-
-def _result_dtype(op, facts):
-    record = TABLE.get(op.prim)
-    if record is None:
-        return None
-    if record.boolean:
-        return np.dtype(bool)
-    ufunc = getattr(np, op.prim, None) if record.shape == ELEMENTWISE else None
-    if isinstance(ufunc, np.ufunc) and ufunc.nin == len(op.args) and ufunc.nout == 1:
-        return _ufunc_dtype(ufunc, op, record, facts)
-    if op.prim == "where":
-        return _promoted(op.args[1:], facts)
-    if op.prim == "step":  # (a share: 0, 1/2 or 1 in the operands' precision)
-        return _promoted(op.args, facts, floating=True)
-    if op.prim == "npcall" and op.param("func") in ("zeros", "ones", "empty", "full"):
-        given = dict(op.param("kwargs")).get("dtype", None if op.param("func") == "full"
-                                              else float)
-        return np.dtype(given) if given is not None else None
-    if record.shape == REDUCTION:  # (of floats: the same dtype)
-        found = facts.dtype(op.args[0])
-        return found if found is not None and not isinstance(found, type) \
-            and found.kind == "f" else None
-    if op.prim in _SAME_DTYPE or type(record.shape) is tuple and record.shape[0] == "like" \
-            and op.prim not in _NOT_ARITHMETIC:
-        return _promoted(op.args[:1], facts)
-    if op.prim in _ARITHMETIC:
-        return _promoted(op.args, facts)
-    if record.shape == ELEMENTWISE and record.formula is not None \
-            and op.prim not in _NOT_ARITHMETIC:
-        return _promoted(op.args, facts, floating=True)
-    return None
-
-
-def _ufunc_dtype(ufunc, op, record, facts):
-    """What NumPy's type resolution gives (Python numbers are weak); an
-    operator on Python numbers gives a Python number."""
-    found = [facts.dtype(a) for a in op.args]
-    if any(f is None for f in found):
-        return None
-    if all(isinstance(f, type) for f in found) and record.spelling[0] in _OPERATORS:
-        try:
-            return type(_python_result(op.prim, found))
-        except (TypeError, ValueError, ZeroDivisionError, OverflowError):
-            return None
-    try:
-        return ufunc.resolve_dtypes(tuple(found) + (None,))[-1]
-    except (TypeError, AttributeError, ValueError):  # (NumPy before 1.24: no resolve_dtypes)
-        return None
-
-
-def _python_result(prim, kinds):
-    """The Python type of an operator on Python numbers of ``kinds``."""
-    if prim in ("divide", "true_divide"):
-        return 1.0
-    samples = [k(1) for k in kinds]
-    return {"add": lambda a, b: a + b, "subtract": lambda a, b: a - b,
-            "multiply": lambda a, b: a * b, "power": lambda a, b: a ** b,
-            "negative": lambda a: -a, "positive": lambda a: +a}.get(
-                prim, lambda *a: 1.0)(*samples)
-
-
-_OPERATORS = ("binop", "unary", "compare")
-_PYTHON_NUMBERS = (float, int, bool)
-# what keeps the dtype of its (first) operand, what promotes the operands' dtypes
-_SAME_DTYPE = frozenset({"getitem", "T", "transpose", "reshape", "expand_dims", "squeeze",
-                         "stop_gradient", "ravel", "copy", "asarray", "flip", "roll",
-                         "matrix_transpose", "sum_to", "negative", "abs", "max", "min"})
-_ARITHMETIC = frozenset({"add", "subtract", "multiply", "where", "maximum", "minimum",
-                         "matmul", "dot", "clip", "fmax", "fmin", "einsum", "outer",
-                         "inner", "vdot", "tensordot", "kron", "concatenate", "stack"})
-
-
-# elementwise, but not arithmetic on floats (a float's sign bit, a test)
-_NOT_ARITHMETIC = frozenset({"isnan", "isinf", "isfinite", "signbit", "floor_divide",
-                             "require_scalar", "require_float", "unreduce", "full_like",
-                             "zeros_like", "ones_like", "astype"})
-
-
 def is_numpy_value(atom, defs, sized=False, depth=12, facts=None):
     """Whether ``atom`` is surely a NumPy array or scalar (never a Python number
     or list), so its methods (``.sum(axis=...)``) can be called. ``defs`` maps
@@ -387,6 +297,17 @@ def is_numpy_value(atom, defs, sized=False, depth=12, facts=None):
         operands = op.args if record.result == OPERANDS else op.args[:1]
         return any(is_numpy_value(a, defs, sized, depth - 1, facts) for a in operands)
     return False
+
+
+def _renamed(k, old, new):
+    """Shape class ``k`` with class ``old`` in it read as ``new`` (a keepdims
+    reduction's class holds the class it reduces)."""
+    if k == old:
+        return new
+    if type(k) is tuple:
+        parts = tuple(_renamed(p, old, new) for p in k)
+        return parts if any(a is not b for a, b in zip(parts, k)) else k
+    return k
 
 
 def _kept(key):
