@@ -22,6 +22,7 @@ from .ad.forward import jvp_function
 from .ir.nodes import Op, walk
 from .ad.reverse import differentiate
 from .optimize import optimize
+from .optimize.invariants import hoist_invariants
 from .frontend.source import read_source
 from .emit.scalar_results import returned_arrays
 from .log import StageTimer
@@ -96,7 +97,7 @@ def _compile(src, wrt, mode, overrides, timer, observe, signature=None):
     builder = Builder(facts=Facts(signature), folds=FOLDS)
     builder.overrides = dict(overrides or {})
     with timer("lower"):
-        ir_fn = lower_function(src, builder)
+        ir_fn = hoist_invariants(lower_function(src, builder))
         reinfer(ir_fn, builder.facts)  # a specialised gradient: patterns through loops
     observe("lowered", ir_fn)
     wrt_vars, wrt_names = _resolve_wrt(ir_fn, wrt, src)

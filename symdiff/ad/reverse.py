@@ -17,7 +17,7 @@ from ..rules import NoRule, reverse_rule
 from .branch_placement import place_in_branches, silent_values
 from .backward_as import add_shadows
 from .branches import BranchReverse
-from .cancelled_shifts import shift_free
+from .cancelled_shifts import shift_free, silent_shifts
 from .loops import backward_loop, loop_activity
 from .overrides import override_rule
 from .seeds import check_floats, check_scalar, seed_name, vjp_seeds
@@ -103,6 +103,8 @@ class Reverse(BranchReverse):
                                                 _differentiable)
         if not self.shadow and not self.guards.cone_of:  # (masks and shadows: not followed)
             self.shift_free = shift_free(self.fn.body, tuple(v for v, _ in seeds), self.facts)
+            # (a shift added back, m + log(sum(exp(x - m)))): no gradient at all
+            self.active -= silent_shifts(self.fn.body, tuple(v for v, _ in seeds), self.facts)
         for value, seed in seeds:
             if self.wants(value):
                 self.adj[value].append(seed)

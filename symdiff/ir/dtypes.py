@@ -40,6 +40,13 @@ def result_dtype(op, facts):
     ufunc = getattr(np, op.prim, None) if record.shape == ELEMENTWISE else None
     if isinstance(ufunc, np.ufunc) and ufunc.nin == len(op.args) and ufunc.nout == 1:
         return _ufunc_dtype(ufunc, op, record, facts)
+    if op.prim in ("len", "size", "ndim"):
+        return int
+    if op.prim == "getitem":
+        shape = facts.producer(op.args[0])
+        if shape is not None and shape.prim in ("shape", "array_shape"):
+            return int if len(op.args) == 2 and isinstance(op.args[1].value if hasattr(
+                op.args[1], "value") else None, int) else None
     if op.prim == "where":
         return promoted(op.args[1:], facts)
     if op.prim == "step":  # (a share: 0, 1/2 or 1 in the operands' precision)
