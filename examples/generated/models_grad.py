@@ -134,11 +134,11 @@ def grad_logistic_loss(w, b, x, y):
                                    'models.py:16:22: argument `b`'))
     matmul = x @ w  # models.py:18
     z = matmul + b  # models.py:18
-    negative_y = -y  # models.py:19
-    t = negative_y * z  # models.py:19
+    t = -y  # models.py:19
+    t_1 = t * z  # models.py:19
     # L19: return np.mean(np.logaddexp(0.0, -y * z)) + 0.01 * np.sum(w ** 2)
-    t_bar = (0.5 - 0.5 * np.tanh(-0.5 * t)) * (1.0 / t.size)
-    z_bar = _sum_to(negative_y * t_bar, z)
+    t_1_bar = (0.5 - 0.5 * np.tanh(-0.5 * t_1)) * (1.0 / t_1.size)
+    z_bar = _sum_to(t * t_1_bar, z)
     # L18: z = x @ w + b
     matmul_bar = _sum_to(z_bar, matmul)
     b_bar = _sum_to(z_bar, b)
@@ -152,13 +152,13 @@ def value_and_grad_logistic_loss(w, b, x, y):
                                    'models.py:16:22: argument `b`'))
     matmul = x @ w  # models.py:18
     z = matmul + b  # models.py:18
-    negative_y = -y  # models.py:19
-    t = negative_y * z  # models.py:19
+    t = -y  # models.py:19
+    t_1 = t * z  # models.py:19
     # models.py:19
-    logistic_loss = np.logaddexp(0.0, t).mean() + 0.01 * np.sum(w ** 2)
+    logistic_loss = np.logaddexp(0.0, t_1).mean() + 0.01 * np.sum(w ** 2)
     # L19: return np.mean(np.logaddexp(0.0, -y * z)) + 0.01 * np.sum(w ** 2)
-    t_bar = (0.5 - 0.5 * np.tanh(-0.5 * t)) * (1.0 / t.size)
-    z_bar = _sum_to(negative_y * t_bar, z)
+    t_1_bar = (0.5 - 0.5 * np.tanh(-0.5 * t_1)) * (1.0 / t_1.size)
+    z_bar = _sum_to(t * t_1_bar, z)
     # L18: z = x @ w + b
     matmul_bar = _sum_to(z_bar, matmul)
     b_bar = _sum_to(z_bar, b)

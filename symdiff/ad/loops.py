@@ -255,7 +255,9 @@ def _accumulate_outer(rev, reverse, escaping, loads, around):
                     inplace=True)
         rev.b.facts.shape[acc.param] = rev.b.facts.key(var)
         rev.b.facts.shape[acc.out] = rev.b.facts.key(var)
-        acc.update = rev.b.add(acc.param, grad, hint=var.hint + "_bar")
+        made = rev.b.facts.producer(grad)  # (the line the gradient comes from names it)
+        with rev.b.at(made.loc if made is not None and made.loc is not None else rev.b.loc):
+            acc.update = rev.b.add(acc.param, grad, hint=var.hint + "_bar")
         reverse.carried.append(acc)
         rev.adj[var].append(acc.out)
 

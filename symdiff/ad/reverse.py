@@ -145,6 +145,7 @@ class Reverse(BranchReverse):
                 and self.facts.producer(total).backward:
             total.hint = var.hint + "_bar"
             self.b.named.add(total)
+            self.b.adjoints[total] = var
         return total
 
     def collect_outputs(self, op):
@@ -229,6 +230,7 @@ class Reverse(BranchReverse):
         producer = self.facts.producer(grad)
         if producer is not None and producer.backward and grad not in self.b.named:
             grad.hint = arg.hint + "_bar"
+            self.b.adjoints.setdefault(grad, arg)
 
     @staticmethod
     def differentiable(prim):
@@ -298,4 +300,4 @@ def differentiate(fn, builder, wrt, mode, many=None):
     grad_value = tuple(grads) if many else grads[0]
     out = grad_value if mode == "grad" else (result, grad_value)
     return Function(fn.name, params, fn.body + backward, out, fn.loc,
-                    named=set(builder.named))
+                    named=set(builder.named), adjoints=builder.adjoints)

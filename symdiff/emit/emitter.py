@@ -269,7 +269,10 @@ class Emitter(Inlining, Spelling):
         if pairs:
             targets = ", ".join(t for t, _ in pairs)
             values = ", ".join(v for _, v in pairs)
-            lines.extend(wrap(f"{pad}{targets} = {values}"))
+            line = f"{pad}{targets} = {values}"
+            if len(line) > MAX_LINE and len(pairs) > 1:  # (parenthesised: it can break)
+                line = f"{pad}{targets} = ({values})"
+            lines.extend(wrap(line))
 
     def _text(self, atom):
         return ast.unparse(self.atom(atom))

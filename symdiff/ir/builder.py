@@ -41,6 +41,7 @@ class Builder:
         self.free = {}         # emitted name -> FreeVar, one per distinct value
         self.param_locs = {}   # parameter Var -> where the user declared it
         self.products = {}     # where(m, g, 0.0) that is g * m -> its operands (selects.py)
+        self.adjoints = {}     # var -> the var it is (part of) the adjoint of: x_bar of x
 
     # -- making operations ---------------------------------------------------
     def op(self, prim, *args, hint=None, **params):
@@ -168,10 +169,16 @@ def _default_hint(prim, args):
             if start > 0 and stop == 0:
                 return names[0] + "_tail"
         return names[0] + "_part"
-    if len(names) == 1 and len(names[0]) <= 16 and not names[0].startswith("_"):
-        return f"{prim}_{names[0]}" if prim.isidentifier() else "t"
+    if prim in _ARITHMETIC:  # `t`, not `add_exp_negative_z`: a name of no operator
+        return "t"
+    if len(names) == 1 and len(names[0]) <= 16 and not names[0].startswith("_") \
+            and names[0] != "t" and not names[0].startswith("t_"):
+        return f"{prim}_{names[0]}" if prim.isidentifier() else "t"  # exp_x, sum_exp_x
     return prim if prim in _NAMED_RESULTS else "t"
 
 
+_ARITHMETIC = {"add", "subtract", "multiply", "divide", "negative", "power", "square",
+               "true_divide", "reciprocal", "positive", "float_power", "sum_to", "unreduce",
+               "pass_gradient", "clip", "full_like", "zeros_like"}
 _NAMED_RESULTS = {"stack", "concatenate", "matmul", "dot", "outer", "where", "array",
                   "maximum", "minimum", "clip", "hstack", "vstack"}

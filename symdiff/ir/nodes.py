@@ -192,6 +192,7 @@ class Function:
     loc: Loc | None = None
     named: set = field(default_factory=set)   # vars that carry a user's name
     return_loc: Loc | None = None  # the one `return` giving the value (None: several)
+    adjoints: dict = field(default_factory=dict)  # var -> the var it is the adjoint of
 
 
 def const_value(atom):

@@ -15,6 +15,7 @@ from .algebra import simplify_regions
 from .direct_forms import direct_forms
 from .sums_in_place import sums_in_place
 from .selects import branch_free_selects
+from .line_order import group_by_line
 from .sinking import sink_into_branches
 
 PASSES = (
@@ -25,6 +26,7 @@ PASSES = (
     eliminate_dead_code,             # what the result does not need, and loop tapes
     sums_in_place,                   # _unindex(a + b, ...) -> _unindex_sum(a, b, ...)
     sink_into_branches,              # what one side of an `if` needs, on that side
+    group_by_line,                   # a line's backward statements together: # Lnn once
 )
 
 
