@@ -258,8 +258,10 @@ def measure_row(case, spelling, label, args, value, opts, frameworks):
     contenders = []
     try:
         df = symdiff.grad(spelling.fn, wrt=case.symdiff_wrt, overrides=spelling.overrides)
-        row["source"] = symdiff.source(df)
+        # what runs: the gradient specialised for these arguments (specialise.py)
+        row["source"] = symdiff.source(df, *call_args)
         row["lines"] = lines_of(row["source"])
+        row["generic_lines"] = lines_of(symdiff.source(df))
         with warnings.catch_warnings(record=True) as caught, np.errstate(all="warn"):
             warnings.simplefilter("always")
             got = as_tuple(df(*call_args), case)

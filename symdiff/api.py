@@ -4,31 +4,19 @@ from __future__ import annotations
 
 import functools
 import inspect
-import os
-import threading
-import unicodedata
 from typing import Any, Callable, Mapping, Optional, ParamSpec, Sequence, Union, overload
 
 import numpy as np
 
 from .controls import active_overrides, validate
-from .errors import WrtError
 from .ir.printer import format_function
 from .locations import caller_loc
-from .log import StageTimer, logger, verbose as verbose_logging
 from .ir.trees import Leaf, is_container, leaves, paths, rebuild, structure
-from .containers import (Deferred, is_specialising, loaded, plain_target,
-                         specialised_target, specialising)
-from .frontend.containers import ContainerUse
 from .pipeline import STAGES, compile_gradient
+from .ir.patterns import signature_of
+from .gradient_cache import compile_cached as _compile
 
 P = ParamSpec("P")
-
-_cache: dict[Any, Any] = {}
-_lock = threading.RLock()
-_stats = {"hits": 0, "misses": 0}
-_DEBUG = 10
-
 
 Wrt = Union[int, str, Sequence[Union[int, str]]]
 """A position, a name, or several of them (a tuple of gradients)."""
@@ -230,15 +218,23 @@ def _arg(args, wrt, f):
 
 
 def source(df: Callable[..., Any], *args: Any, **kwargs: Any) -> str:
-    """The generated source of a function made by symdiff; with arguments, of
-    the one compiled for them (containers: symdiff/containers.py)."""
-    specialise = getattr(df, "__symdiff_specialise__", None)
-    if (args or kwargs) and specialise is not None:
-        return str(specialise(*args, **kwargs))
+    """The generated source of a function made by symdiff: the generic one,
+    or, given arguments, the one ``df(*args, **kwargs)`` runs: compiled for
+    the structure of their containers (symdiff/containers.py) and specialised
+    for arguments like them (their number of axes, which have length one,
+    their dtypes, which are Python numbers: symdiff/specialise.py)."""
+    if args or kwargs:
+        specialise = getattr(df, "__symdiff_specialise__", None)
+        if specialise is not None:
+            return str(specialise(*args, **kwargs))
+        specialiser = getattr(df, "__symdiff_specialiser__", None)
+        if specialiser is not None:
+            return str(specialiser.function_for(*args, **kwargs).__symdiff_source__)
     text = getattr(df, "__symdiff_source__", None)
     if text is None:
         what = "compiled where it is called, for its arguments: pass them, " \
-            "symdiff.source(df, *args)" if specialise is not None else "not made by symdiff"
+            "symdiff.source(df, *args)" if hasattr(df, "__symdiff_specialise__") \
+            else "not made by symdiff"
         raise TypeError(f"{df!r} was {what}")
     return str(text)
 
@@ -251,12 +247,14 @@ class IRText(str):
 
 
 def show_ir(f: Callable[..., Any], stage: str = "optimized", *, wrt: Wrt = 0,
-            mode: str = "grad", overrides: Overrides = None) -> IRText:
+            mode: str = "grad", overrides: Overrides = None,
+            args: Optional[Sequence[Any]] = None) -> IRText:
     """The IR of ``f``'s derivative at ``stage``, as text: "lowered" (``f``
     itself, as the compiler reads it), "gradient" (after differentiation),
     "optimized" (after the optimisation passes: what the source is written
     from), or "all". ``f`` may also be a function `grad` (or another entry
-    point) made: its ``wrt``, mode and overrides are used then."""
+    point) made: its ``wrt``, mode and overrides are used then. ``args``:
+    the IR specialised for arguments like these (see `source`)."""
     stages = STAGES if stage == "all" else (stage,)
     if any(s not in STAGES for s in stages):
         raise ValueError(f"stage={stage!r}: choose one of {', '.join(STAGES)} or 'all'")
@@ -270,129 +268,12 @@ def show_ir(f: Callable[..., Any], stage: str = "optimized", *, wrt: Wrt = 0,
     def observe(name: str, fn: Any) -> None:
         if name in stages:
             seen[name] = format_function(fn)
-    compile_gradient(f, wrt, mode, overrides, observe=observe)
+    signature = None
+    if args is not None:
+        names = list(inspect.signature(getattr(f, "__symdiff_generic__", f)).parameters)
+        signature = dict(zip(names, signature_of(list(args))))
+    compile_gradient(f, wrt, mode, overrides, observe=observe, signature=signature)
     if len(stages) == 1:
         return IRText(seen[stages[0]])
     return IRText("\n".join(f"# {name}\n{seen[name]}" for name in stages))
 
-
-def _compile(f, wrt, mode, overrides, verbose=False):
-    if verbose:
-        with verbose_logging():
-            return _compile_cached(f, wrt, mode, overrides)
-    return _compile_cached(f, wrt, mode, overrides)
-
-
-def _compile_cached(f, wrt, mode, overrides):
-    # an unknown op is the user's mistake on the line that called grad()
-    given = validate(overrides, caller_loc()) if overrides else {}
-    overrides = {**active_overrides(), **given}
-    wrt_key = tuple(map(_nfkc, wrt)) if isinstance(wrt, (list, tuple)) else _nfkc(wrt)
-    # The same code object (a function made again by a factory, or a closure
-    # remade on each call) reuses its gradient. Code objects compare by value,
-    # not by file or globals, so the key holds their identity: two modules with
-    # the same `def f` but different globals are different functions. The entry
-    # keeps the code and globals alive, so their ids are not reused meanwhile.
-    code = getattr(getattr(f, "__func__", f), "__code__", f)
-    scope = getattr(f, "__globals__", None)
-    cells = _closure_contents(getattr(f, "__func__", f)) + (
-        (f.__self__,) if inspect.ismethod(f) else ())
-    key = (id(code), id(scope), tuple(map(id, cells)), wrt_key, mode,
-           tuple(sorted(overrides.items())))
-    with _lock:
-        hit = _cache.get(key)
-        same = hit is not None and hit[2] is code and hit[3] is scope \
-            and all(a is b for a, b in zip(hit[4], cells))
-        if same and _still_valid(hit):
-            _stats["hits"] += 1
-            if logger.isEnabledFor(_DEBUG):
-                logger.debug("%s of %s: cache hit (hits %d, misses %d)", mode,
-                             hit[1].origin, _stats["hits"], _stats["misses"])
-            return hit[0]
-        _stats["misses"] += 1
-        if logger.isEnabledFor(_DEBUG):
-            why = "changed: " + _changed(hit) if same else "miss"
-            logger.debug("%s of %s: cache %s (hits %d, misses %d); compiling", mode,
-                         _describe(f), why, _stats["hits"], _stats["misses"])
-        timer = StageTimer()
-        compiled, fn, target = None, None, plain_target(f)
-        try:
-            if target is not None:
-                compiled = compile_gradient(target, wrt, mode, overrides, timer=timer)
-                fn = loaded(compiled, f, wrt, mode, overrides, timer)
-        except WrtError as err:
-            raise _at_the_call(err) from None
-        except ContainerUse:  # compiled where it is called, for its arguments
-            compiled, fn = None, None
-        if compiled is None or compiled.containers or is_specialising(f):
-            fn = specialising(f, wrt, mode, lambda trees: loaded(compile_gradient(
-                specialised_target(f, trees), wrt, mode, overrides, trees=trees), f, wrt,
-                mode, overrides), None if inspect.ismethod(f) else fn)
-            fn.__symdiff_wrt__, fn.__symdiff_mode__ = wrt, mode
-            fn.__symdiff_overrides__ = dict(overrides or {})
-            compiled = compiled or Deferred(_describe(f))
-        _cache[key] = (fn, compiled, code, scope, cells)
-        logger.info("compiled %s from %s in %.1f ms", compiled.name, compiled.origin,
-                    sum(timer.times.values()) * 1e3)
-        if logger.isEnabledFor(_DEBUG):
-            logger.debug("%s: %s", compiled.name, timer.report())
-            logger.debug("%s: source in %s", compiled.name, fn.__code__.co_filename)
-        return fn
-
-
-def _at_the_call(err):
-    """A bad ``wrt`` is a mistake of the call that gave it (or of the decorator):
-    the error points there, and names the function's ``def`` in its hint."""
-    call = caller_loc()
-    if call is None or err.filename is None:
-        return err
-    return WrtError(err.message, call, f"{err.hint} (the parameters of the function "
-                                       f"at {os.path.basename(err.filename)}:{err.lineno})")
-
-
-def cache_info():
-    """``{"hits": ..., "misses": ..., "size": ...}`` of the gradient cache."""
-    with _lock:
-        return dict(_stats, size=len(_cache))
-
-
-def _describe(f):
-    """``file.py:LINE (name)`` of a function about to be compiled."""
-    code = getattr(f, "__code__", None)
-    name = getattr(f, "__qualname__", None) or repr(f)
-    if code is None:
-        return name
-    return f"{os.path.basename(code.co_filename)}:{code.co_firstlineno} ({name})"
-
-
-def _changed(hit):
-    """Which name the cached gradient read holds another object now."""
-    for scope, name, value in hit[1].deps:
-        if scope.get(name, _GONE) is not value:
-            return f"`{name}` is not the object it was"
-    return "its code or closure"
-
-
-def _nfkc(name):
-    """A parameter name as Python reads it (``ℌ`` is ``H``)."""
-    return unicodedata.normalize("NFKC", name) if isinstance(name, str) else name
-
-
-def _closure_contents(f):
-    """The values ``f`` closes over (an empty cell as a marker of its own)."""
-    out = []
-    for cell in getattr(f, "__closure__", None) or ():
-        try:
-            out.append(cell.cell_contents)
-        except ValueError:
-            out.append(_GONE)
-    return tuple(out)
-
-
-def _still_valid(hit):
-    """The names the compiled code resolved (helpers, constants, NumPy) still
-    hold the same objects: a redefined helper means compiling again."""
-    return all(scope.get(name, _GONE) is value for scope, name, value in hit[1].deps)
-
-
-_GONE = object()

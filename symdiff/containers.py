@@ -20,7 +20,7 @@ import threading
 import numpy as np
 
 from .log import StageTimer
-from .runtime.loader import load
+from .specialise import load_gradient
 from .ir.trees import Leaf, is_container, leaves, paths, rebuild, structure
 
 
@@ -127,17 +127,7 @@ def _source_for(gradient, made, args, kwargs):
 
 def loaded(compiled, f, wrt, mode, overrides, timer=None):
     with (timer or StageTimer())("load"):
-        fn = load(compiled.source, compiled.name, compiled.origin, compiled.free,
-                  compiled.np_alias, compiled.modules)
-        # The gradient takes f's arguments (vjp and jvp: and the seeds): say
-        # so before __wrapped__, which inspect.signature would otherwise follow.
-        fn.__signature__ = inspect.signature(fn)
-    fn.__wrapped__ = f  # as functools.wraps has it; the CLI rebuilds from it
-    fn.__wrapped_function__ = f  # the name before 0.2 (deprecated)
-    fn.__symdiff_wrt__ = wrt
-    fn.__symdiff_mode__ = mode
-    fn.__symdiff_overrides__ = dict(overrides or {})
-    return fn
+        return load_gradient(compiled, f, wrt, mode, overrides)
 
 
 class Deferred:

@@ -12,6 +12,8 @@ from .version import __version__
 from .optimize.folds import FOLDS
 from .runtime import helpers as runtime
 from .ir.builder import Builder
+from .ir.reinfer import reinfer
+from .ir.shapes import Facts
 from .emit.emitter import Emitter, free_variables, module_roots
 from .emit.signature import with_defaults
 from .errors import UnsupportedSyntaxError
@@ -23,6 +25,7 @@ from .ad.forward import jvp_function
 from .ir.nodes import Op, walk
 from .ad.reverse import differentiate
 from .optimize import optimize
+from .optimize.invariants import hoist_invariants
 from .frontend.source import read_source
 from .emit.scalar_results import returned_arrays
 from .log import StageTimer
@@ -47,12 +50,14 @@ STAGES = ("lowered", "gradient", "optimized")
 
 
 def compile_gradient(fn, wrt, mode="grad", overrides=None, timer=None, observe=None,
-                     trees=None):
+                     trees=None, signature=None):
     """`Compiled` source of the derivative of ``fn``. ``observe(stage, fn)``,
     if given, sees the IR after each of `STAGES` (and may print it: the next
     stage changes it in place); ``timer`` times the stages (log.py).
     ``trees``: the parameters that are containers -> their structure
-    (ir/trees.py); a bound method's object is its first parameter's."""
+    (ir/trees.py); a bound method's object is its first parameter's.
+    ``signature`` (parameter name -> `ArgSig`) specialises it for arguments
+    like those: their number of axes, which have length one, their dtype."""
     timer = timer or StageTimer()
     offset = 0
     if hasattr(fn, "__symdiff_for__"):  # a gradient compiled where it is called
@@ -72,7 +77,7 @@ def compile_gradient(fn, wrt, mode="grad", overrides=None, timer=None, observe=N
         # hundreds of nested operations is fine Python, so allow for it.
         sys.setrecursionlimit(max(limit, 20_000))
         compiled = _compile(src, wrt, mode, overrides, timer, observe or _unobserved, trees,
-                            offset)
+                            offset, signature)
         compiled.timer = timer  # the caller logs it, with the times of its own stages
         return compiled
     except RecursionError:
@@ -104,11 +109,13 @@ def _unobserved(stage, fn):
     pass
 
 
-def _compile(src, wrt, mode, overrides, timer, observe, trees=None, offset=0):
-    builder = Builder(folds=FOLDS)
+def _compile(src, wrt, mode, overrides, timer, observe, trees=None, offset=0,
+             signature=None):
+    builder = Builder(facts=Facts(signature), folds=FOLDS)
     builder.overrides = dict(overrides or {})
     with timer("lower"):
-        ir_fn = lower_function(src, builder, trees)
+        ir_fn = hoist_invariants(lower_function(src, builder, trees))
+        reinfer(ir_fn, builder.facts)  # a specialised gradient: patterns through loops
     observe("lowered", ir_fn)
     choice = resolve_wrt(ir_fn, wrt, src, builder, trees, offset)
     wrt_vars, wrt_names = choice.vars, choice.names
@@ -137,9 +144,13 @@ def _emit(src, mode, ir_fn, grad_fn, builder, wrt_names):
                              module_roots(grad_fn.body))
     alias = _numpy_alias(grad_fn)
     gradients = grad_fn.result if mode == "grad" else grad_fn.result[1]
-    emitter = Emitter(grad_fn, np_alias=alias, unwrap=returned_arrays(grad_fn, gradients))
+    emitter = Emitter(grad_fn, np_alias=alias, facts=builder.facts if builder.facts.signature
+                      else None, unwrap=returned_arrays(grad_fn, gradients, builder.facts))
     params = ", ".join(p.hint for p in ir_fn.params)
-    doc = f"{_WHAT[mode]} of {src.name}({params}) with respect to {_join(wrt_names)}."
+    known = [(p, builder.facts.signature.get(p.hint)) for p in ir_fn.params]
+    known = [f"{p.hint}: {sig!r}" for p, sig in known if sig is not None and sig.kind != "other"]
+    doc = f"{_WHAT[mode]} of {src.name}({params}) with respect to {_join(wrt_names)}"
+    doc += f", for {', '.join(known)}." if known else "."  # (specialised for those)
     if mode == "vjp":
         doc += f"\n\n    Returns the value and {grad_fn.params[-1].hint}^T J.\n    "
     if mode == "jvp":

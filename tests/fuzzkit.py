@@ -896,7 +896,12 @@ def _check_program(text, shapes, mod, args, outcome, jvp):
             from err
     outcome.compiled += 1
     generated = symdiff.source(df)
-    context = f"\n\nprogram:\n{text}\nargs: {args!r}\n\ngenerated:\n{generated}"
+    try:  # what runs: the gradient specialised for these arguments
+        special = symdiff.source(df, *args)
+    except Exception as err:  # noqa: BLE001 - reported when the gradient is called
+        special = f"(not compiled: {type(err).__name__}: {err})"
+    context = (f"\n\nprogram:\n{text}\nargs: {args!r}\n\ngenerated:\n{generated}"
+               f"\n\nspecialised:\n{special}")
     try:
         _check_compiled(text, mod, args, outcome, jvp, wrt, df, generated, context)
     except AssertionError as err:
@@ -908,8 +913,8 @@ def _check_compiled(text, mod, args, outcome, jvp, wrt, df, generated, context):
     f = mod.f
 
     # compiling again (cache cleared) writes the same bytes
-    with symdiff.api._lock:
-        symdiff.api._cache.clear()
+    with symdiff.gradient_cache._lock:
+        symdiff.gradient_cache._cache.clear()
         again = symdiff.source(symdiff.value_and_grad(f, wrt=wrt))
     assert again == generated, "compiling twice gave different source" + context
 

@@ -23,7 +23,10 @@ LAYERS = [
     ("optimize",),
     ("emit",),
     ("pipeline",),
-    ("api", "containers"),
+    ("specialise",),
+    ("containers",),
+    ("gradient_cache",),
+    ("api",),
     ("cli", "__init__", "__main__"),
 ]
 RANK = {name: rank for rank, names in enumerate(LAYERS) for name in names}

@@ -46,7 +46,7 @@ def shared(x):
 
 
 def test_the_same_function_from_many_threads_gives_one_object():
-    symdiff.api._cache.clear()
+    symdiff.gradient_cache._cache.clear()
     results = together([lambda: symdiff.grad(shared)] * THREADS)
     assert all(r is results[0] for r in results)
     assert symdiff.grad(shared) is results[0]
@@ -82,7 +82,7 @@ def d(x):
 
 
 def test_different_functions_from_many_threads(capsys):
-    symdiff.api._cache.clear()
+    symdiff.gradient_cache._cache.clear()
     funcs = [a, b, c, d] * 2
     wrts = [0, (0, 1), 0, 0] * 2
     results = together([lambda f=f, w=w: symdiff.grad(f, wrt=w) for f, w in zip(funcs, wrts)])
@@ -102,10 +102,10 @@ def test_sources_do_not_depend_on_what_other_threads_compile():
     def uses_log_name(x):
         log = np.log(x * x + 1.0)
         return np.sum(log * x)
-    symdiff.api._cache.clear()
+    symdiff.gradient_cache._cache.clear()
     alone = symdiff.source(symdiff.grad(uses_log_name))
     for _ in range(3):
-        symdiff.api._cache.clear()
+        symdiff.gradient_cache._cache.clear()
         results = together([lambda: symdiff.grad(c), lambda: symdiff.grad(uses_log_name)]
                            * (THREADS // 2))
         assert symdiff.source(results[1]) == alone
@@ -113,7 +113,7 @@ def test_sources_do_not_depend_on_what_other_threads_compile():
 
 
 def test_closures_made_in_threads():
-    symdiff.api._cache.clear()
+    symdiff.gradient_cache._cache.clear()
     funcs = [_make(k) for k in (2, 3, 4, 2)]
     results = together([lambda f=f: symdiff.grad(f) for f in funcs])
     for f, r in zip(funcs, results):
@@ -123,7 +123,7 @@ def test_closures_made_in_threads():
 def test_overrides_in_one_thread_do_not_reach_another():
     def rounded(x):
         return np.sum(np.floor(x) * x)
-    symdiff.api._cache.clear()
+    symdiff.gradient_cache._cache.clear()
     start = threading.Barrier(2)
 
     def with_override():

@@ -8,7 +8,7 @@ import sys
 import numpy as np
 
 import symdiff
-from symdiff import api
+from symdiff import gradient_cache as api
 from symdiff.log import configure_from_environment, logger
 
 SCALE = 2.0

@@ -306,7 +306,7 @@ def test_shapes_a_loop_saves_are_read_cheaply_and_work_for_python_floats():
 
     text = symdiff.source(symdiff.grad(scaled))
     assert "np.shape(t)" in text        # x * 2.0 is a Python float for a float x
-    assert "t_shape_1 = t_1.shape" in text  # np.sin(x) * i gives a NumPy value
+    assert "t_shape_2 = t_2.shape" in text  # np.sin(x) * i gives a NumPy value
     g = symdiff.grad(scaled)(0.3, 4)
     assert g == pytest.approx(4 * 2.0 + np.cos(0.3) * 6, rel=1e-12)
 

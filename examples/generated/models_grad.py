@@ -140,11 +140,11 @@ def grad_logistic_loss(w, b, x, y):
                                    'models.py:16:22: argument `b`'))
     matmul = x @ w  # models.py:18
     z = matmul + b  # models.py:18
-    negative_y = -y  # models.py:19
-    t = negative_y * z  # models.py:19
+    t = -y  # models.py:19
+    t_1 = t * z  # models.py:19
     # L19: return np.mean(np.logaddexp(0.0, -y * z)) + 0.01 * np.sum(w ** 2)
-    t_bar = (0.5 - 0.5 * np.tanh(-0.5 * t)) * (1.0 / np.size(t))
-    z_bar = _sum_to(negative_y * t_bar, z)
+    t_1_bar = (0.5 - 0.5 * np.tanh(-0.5 * t_1)) * (1.0 / t_1.size)
+    z_bar = _sum_to(t * t_1_bar, z)
     # L18: z = x @ w + b
     matmul_bar = _sum_to(z_bar, matmul)
     b_bar = _sum_to(z_bar, b)
@@ -158,13 +158,13 @@ def value_and_grad_logistic_loss(w, b, x, y):
                                    'models.py:16:22: argument `b`'))
     matmul = x @ w  # models.py:18
     z = matmul + b  # models.py:18
-    negative_y = -y  # models.py:19
-    t = negative_y * z  # models.py:19
+    t = -y  # models.py:19
+    t_1 = t * z  # models.py:19
     # models.py:19
-    logistic_loss = np.logaddexp(0.0, t).mean() + 0.01 * np.sum(w ** 2)
+    logistic_loss = np.logaddexp(0.0, t_1).mean() + 0.01 * np.sum(w ** 2)
     # L19: return np.mean(np.logaddexp(0.0, -y * z)) + 0.01 * np.sum(w ** 2)
-    t_bar = (0.5 - 0.5 * np.tanh(-0.5 * t)) * (1.0 / np.size(t))
-    z_bar = _sum_to(negative_y * t_bar, z)
+    t_1_bar = (0.5 - 0.5 * np.tanh(-0.5 * t_1)) * (1.0 / t_1.size)
+    z_bar = _sum_to(t * t_1_bar, z)
     # L18: z = x @ w + b
     matmul_bar = _sum_to(z_bar, matmul)
     b_bar = _sum_to(z_bar, b)
@@ -175,14 +175,8 @@ def value_and_grad_logistic_loss(w, b, x, y):
 def grad_leaky_square(x):
     """Gradient of leaky_square(x) with respect to x."""
     _require_float(x, message='models.py:23:18: argument `x`')
-    x_positive = x > 0  # models.py:25
-    h = np.where(x_positive, x ** 2, 0.1 * x)  # models.py:25
-    tanh_x = np.tanh(x)  # models.py:26
     # L25: h = np.where(x > 0, x ** 2, 0.1 * x)
-    unreduce_t = np.full_like(h + tanh_x, 0.1)
-    x_bar = np.where(x_positive, 0.0, unreduce_t)
-    x_bar_1 = np.where(x_positive, 2.0 * x, 0.0)
-    x_bar = 1.0 - tanh_x ** 2 + x_bar + x_bar_1
+    x_bar = 1.0 + np.where(x > 0, 2.0 * x, 0.1) - np.tanh(x) ** 2
     return x_bar
 
 
@@ -192,10 +186,7 @@ def value_and_grad_leaky_square(x):
     x_positive = x > 0  # models.py:25
     h = np.where(x_positive, x ** 2, 0.1 * x)  # models.py:25
     tanh_x = np.tanh(x)  # models.py:26
-    t = h + tanh_x  # models.py:26
-    leaky_square = t.sum()  # models.py:26
+    leaky_square = (h + tanh_x).sum()  # models.py:26
     # L25: h = np.where(x > 0, x ** 2, 0.1 * x)
-    x_bar = np.where(x_positive, 0.0, np.full_like(t, 0.1))
-    x_bar_1 = np.where(x_positive, 2.0 * x, 0.0)
-    x_bar = 1.0 - tanh_x ** 2 + x_bar + x_bar_1
+    x_bar = 1.0 + np.where(x_positive, 2.0 * x, 0.1) - tanh_x ** 2
     return leaky_square, x_bar

@@ -289,7 +289,9 @@ def _accumulate_outer(rev, reverse, escaping, loads, around):
                     inplace=True)
         rev.b.facts.shape[acc.param] = rev.b.facts.key(var)
         rev.b.facts.shape[acc.out] = rev.b.facts.key(var)
-        acc.update = rev.b.add(acc.param, grad, hint=var.hint + "_bar")
+        made = rev.b.facts.producer(grad)  # (the line the gradient comes from names it)
+        with rev.b.at(made.loc if made is not None and made.loc is not None else rev.b.loc):
+            acc.update = rev.b.add(acc.param, grad, hint=var.hint + "_bar")
         reverse.carried.append(acc)
         rev.adj[var].append(acc.out)
 
@@ -299,14 +301,18 @@ def _gather_products(rev, reverse, var, grad, after):
     product per iteration; the loop saves the two factors instead, and one
     matrix product after it adds them all up (``_matmul_adjoint_a_sum``)."""
     op = rev.b.facts.defs.get(grad)
-    matrix = TAPE_SUMS.get(op.prim + "_sum") if op is not None else None
+    prim = op.prim if op is not None else ""
+    if prim.startswith("dot_adjoint") and all(
+            (rev.b.facts.rank(a) or 3) <= 2 for a in op.args[1:]):
+        prim = prim.replace("dot", "matmul")  # np.dot of vectors and matrices is @
+    matrix = TAPE_SUMS.get(prim + "_sum") if op is not None else None
     if matrix is None or op.args[matrix] is not var:
         return False
     g, other = op.args[0], op.args[3 - matrix]
     parts = Tape(Var(var.hint + "_bar_parts"), [g, other])
     reverse.writes.append(parts)
     with rev.b.into(after):
-        total = rev.b.op(op.prim + "_sum", parts.var, var, hint=var.hint + "_bar")
+        total = rev.b.op(prim + "_sum", parts.var, var, hint=var.hint + "_bar")
     rev.b.named.add(total)
     rev.adj[var].append(total)
     return True

@@ -18,7 +18,7 @@ from ..rules.opaque import custom_gradient_hint
 from .branch_placement import place_in_branches, silent_values
 from .backward_as import add_shadows
 from .branches import BranchReverse
-from .cancelled_shifts import shift_free
+from .cancelled_shifts import shift_free, silent_shifts
 from .loops import backward_loop, loop_activity
 from .overrides import override_rule
 from .seeds import check_floats, check_scalar, container_seeds, seed_name, vjp_seeds
@@ -106,6 +106,8 @@ class Reverse(BranchReverse):
                                                 _differentiable)
         if not self.shadow and not self.guards.cone_of:  # (masks and shadows: not followed)
             self.shift_free = shift_free(self.fn.body, tuple(v for v, _ in seeds), self.facts)
+            # (a shift added back, m + log(sum(exp(x - m)))): no gradient at all
+            self.active -= silent_shifts(self.fn.body, tuple(v for v, _ in seeds), self.facts)
         for value, seed in seeds:
             if self.wants(value):
                 self.adj[value].append(seed)
@@ -146,6 +148,7 @@ class Reverse(BranchReverse):
                 and self.facts.producer(total).backward:
             total.hint = var.hint + "_bar"
             self.b.named.add(total)
+            self.b.adjoints[total] = var
         return total
 
     def collect_outputs(self, op):
@@ -229,6 +232,7 @@ class Reverse(BranchReverse):
         producer = self.facts.producer(grad)
         if producer is not None and producer.backward and grad not in self.b.named:
             grad.hint = arg.hint + "_bar"
+            self.b.adjoints.setdefault(grad, arg)
 
     @staticmethod
     def differentiable(prim):
@@ -301,4 +305,4 @@ def differentiate(fn, builder, wrt, mode, many=None):
     grad_value = tuple(grads) if many else grads[0]
     out = grad_value if mode == "grad" else (result, grad_value)
     return Function(fn.name, params, fn.body + backward, out, fn.loc,
-                    named=set(builder.named))
+                    named=set(builder.named), adjoints=builder.adjoints)

@@ -67,8 +67,9 @@ def check_floats(fn, builder, wrt):
     """One check that the arguments differentiated are floating point (only
     they have gradients); its error points at the argument's name."""
     builder.float_params.update(wrt)
-    # (a container's leaves were found floating point where it was called)
-    wrt = [p for p in wrt if p not in builder.leaves]
+    # (a container's leaves were found floating point where it was called; the
+    # signature may say so too)
+    wrt = [p for p in wrt if p not in builder.leaves and not builder.facts.floating(p)]
     messages = tuple(f"{builder.param_locs.get(p, fn.loc).short()}: argument `{p.hint}`"
                      for p in wrt)
     if len(wrt) == 1:

@@ -15,7 +15,7 @@ from ..ir.nodes import Const, FreeVar, If, Loop, Op, Var, blocks, use_counts, wa
 from ..ir.primitive import TABLE
 from ..ir.trees import Rebuild
 from .containers import Containers
-from .in_place_writes import accumulations, scatters, written_in_place
+from .in_place_writes import IndexWrites, accumulations, scatters, written_in_place
 from .layout import fit_comment, strip_parens, wrap
 from .names import CALLED_BUILTINS, assign_names, builtin_aliases, name_temporaries
 from .inlining import Inlining
@@ -25,9 +25,10 @@ from ..runtime.loader import is_generated
 MAX_LINE = 79
 
 
-class Emitter(Inlining, Spelling, Containers):
-    def __init__(self, fn, np_alias="np", unwrap=()):
+class Emitter(Inlining, Spelling, Containers, IndexWrites):
+    def __init__(self, fn, np_alias="np", unwrap=(), facts=None):
         self.fn = fn
+        self.facts = facts  # a specialised gradient's: dtypes say what is a NumPy value
         self.np = np_alias
         self.unwrap = unwrap  # vars written ``...[()]``: see scalar_results.py
         self.helpers = set()
@@ -42,8 +43,9 @@ class Emitter(Inlining, Spelling, Containers):
         self.scatters = scatters(self.fn.body, self.counts)
         self.unpacked = _unpacked_outputs(self.fn.body, self.counts)
         self.read_by_unpacking = {out.target for outs in self.unpacked.values() for out in outs}
+        self.accumulations = accumulations(self.fn.body, self.counts,
+                                           placing=self.facts is not None)
         self._decide_inlining(self.fn.body, depth=0, limit=None)
-        self.accumulations = accumulations(self.fn.body, self.counts)
         fixed = {p: p.hint for p in self.fn.params}
         fixed.update({v: v.hint for v in free_variables(self.fn)})
         reserved = {self.np, *CALLED_BUILTINS} | helper_names() | \
@@ -58,6 +60,9 @@ class Emitter(Inlining, Spelling, Containers):
         # gets a line, and a name, of its own (name_temporaries). So where lines
         # break changes no other name: a longer file name in a message, say.
         late = {t: placed.args[0] for t, (_, placed) in self.scatters.items()}
+        late.update((op.target, tuple(op.args[:1 if op.prim == "unindex" else 2]) +
+                     tuple(op.args[2 if op.prim == "unindex" else 3:]))
+                    for op in _ops(self.fn.body) if self._written_out(op))
         everything = self.inlined
         self.names = assign_names(self.fn, everything, fixed, reserved, shared, late, writes)
         self.inlined = {}
@@ -133,6 +138,10 @@ class Emitter(Inlining, Spelling, Containers):
             lines.extend(wrap(f"{pad}{', '.join(names)} = {ast.unparse(self.expr(op))}"))
             return
         if op.target in self.accumulations:
+            placed = self.accumulations[op.target]
+            if placed is not None:
+                self._add_in_place(op, placed, lines, pad)
+                return
             grad = ast.unparse(self.atom(op.args[1]))
             lines.extend(wrap(f"{pad}{self.names[op.target]} += {grad}"))
             return
@@ -142,6 +151,9 @@ class Emitter(Inlining, Spelling, Containers):
         if TABLE[op.prim].spelling[0] == "write":  # a[i] = v, a[i] += g, np.add.at(a, i, g)
             lines.extend(wrap(pad + ast.unparse(self.write_statement(op))))
             return
+        if self._written_out(op):
+            self._placed(op, lines, pad)
+            return
         value = ast.unparse(self.expr(op))
         if value == self.names.get(op.target) and not op.effect:
             return  # ``x = x``: the comments above it are all it has to say
@@ -149,18 +161,6 @@ class Emitter(Inlining, Spelling, Containers):
             lines.extend(wrap(pad + value))
         else:
             lines.extend(wrap(f"{pad}{self.names[op.target]} = {value}"))
-
-    def _scatter(self, op, lines, pad):
-        """``x_bar = <buffer>`` then ``x_bar[index] += g``: the sum of two index
-        gradients in one array (see in_place_writes.py)."""
-        buffer, placed = self.scatters[op.target]
-        name, first = self.names[op.target], self._text(buffer)
-        if first != name:
-            lines.extend(wrap(f"{pad}{name} = {first}"))
-        g, index = ast.unparse(self.atom(placed.args[0])), placed.args[2:]
-        spot = ast.Subscript(ast.Name(name, ast.Load()),
-                             self._slices([self.atom(i) for i in index]), ast.Load())
-        lines.extend(wrap(f"{pad}{ast.unparse(spot)} += {g}"))
 
     def _if(self, stmt, lines, pad):
         lines.append(f"{pad}if {ast.unparse(self.atom(stmt.cond))}:")
@@ -242,7 +242,10 @@ class Emitter(Inlining, Spelling, Containers):
         if pairs:
             targets = ", ".join(t for t, _ in pairs)
             values = ", ".join(v for _, v in pairs)
-            lines.extend(wrap(f"{pad}{targets} = {values}"))
+            line = f"{pad}{targets} = {values}"
+            if len(line) > MAX_LINE and len(pairs) > 1:  # (parenthesised: it can break)
+                line = f"{pad}{targets} = ({values})"
+            lines.extend(wrap(line))
 
     def _text(self, atom):
         return ast.unparse(self.atom(atom))

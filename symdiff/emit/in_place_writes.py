@@ -8,17 +8,24 @@ the sum.
 """
 from __future__ import annotations
 
+import ast
+
 from ..ir.nodes import Loop, Op, Var, blocks, walk
 from ..ir.primitive import TABLE
+from .layout import wrap
 
 _BUFFERS = {"unindex": 1, "unindex_add": 1, "unindex_sum": 2}  # -> like's position
 _PLACED = ("unindex",)  # `x_bar[i] += g` adds g once to a repeated position
 
 
-def accumulations(stmts, counts):
+def accumulations(stmts, counts, placing=True):
     """Updates ``acc = acc + g`` of in-place carries, written ``acc += g``: the
-    array is fresh and nothing else holds it, so no new array per iteration."""
-    found = set()
+    array is fresh and nothing else holds it, so no new array per iteration.
+    Maps the update to the `_unindex` that ``g`` is, if it is one made for the
+    sum only (then ``acc[i] += part``: no zero-filled array per iteration;
+    ``placing`` code only: generic code is read back, and written so), else
+    to None."""
+    found = {}
     for stmt in walk(stmts):
         if isinstance(stmt, Loop):
             defs = {s.target: s for s in stmt.body if isinstance(s, Op)}
@@ -27,7 +34,10 @@ def accumulations(stmts, counts):
                 if carry.inplace and op is not None and op.prim == "add" \
                         and op.args[0] is carry.param and counts.get(carry.param) == 1 \
                         and counts.get(carry.update) == 1 and counts.get(carry.init) == 1:
-                    found.add(op.target)
+                    placed = defs.get(op.args[1])
+                    found[op.target] = placed if placing and placed is not None and \
+                        placed.prim in ("unindex", "unindex_add") and \
+                        counts.get(placed.target) == 1 else None
     return found
 
 
@@ -63,3 +73,46 @@ def written_in_place(stmts):
     return {s.target: s.args[0] for s in walk(stmts)
             if isinstance(s, Op) and TABLE[s.prim].spelling[0] == "write"
             and isinstance(s.args[0], Var)}
+
+
+class IndexWrites:
+    """The emitter's lines for index gradients written into an array: a
+    buffer written twice, one placed in zeros, one added in a loop."""
+
+    def _scatter(self, op, lines, pad):
+        """``x_bar = <buffer>`` then ``x_bar[index] += g``: the sum of two index
+        gradients in one array (see in_place_writes.py)."""
+        buffer, placed = self.scatters[op.target]
+        name, first = self.names[op.target], self._text(buffer)
+        if first != name:
+            lines.extend(wrap(f"{pad}{name} = {first}"))
+        g, index = ast.unparse(self.atom(placed.args[0])), placed.args[2:]
+        spot = ast.Subscript(ast.Name(name, ast.Load()),
+                             self._slices([self.atom(i) for i in index]), ast.Load())
+        lines.extend(wrap(f"{pad}{ast.unparse(spot)} += {g}"))
+
+    def _placed(self, op, lines, pad):
+        """``x_bar = np.zeros_like(x)`` and ``x_bar[i] = g`` (or ``= a + b``)."""
+        name = self.names[op.target]
+        if op.prim == "unindex":
+            value, like, index = self.atom(op.args[0]), op.args[1], op.args[2:]
+        else:
+            value = ast.BinOp(self.atom(op.args[0]), ast.Add(), self.atom(op.args[1]))
+            like, index = op.args[2], op.args[3:]
+        lines.append(f"{pad}{name} = {self.np}.zeros_like({self._text(like)})")
+        spot = ast.Subscript(ast.Name(name, ast.Load()),
+                             self._slices([self.atom(i) for i in index]), ast.Store())
+        lines.extend(wrap(f"{pad}{ast.unparse(spot)} = {ast.unparse(value)}"))
+
+    def _add_in_place(self, op, placed, lines, pad):
+        """``acc[i] += g`` (``np.add.at(acc, i, g)`` where positions repeat)."""
+        name = self.names[op.target]
+        g, index = ast.unparse(self.atom(placed.args[0])), placed.args[2:]
+        spot = self._slices([self.atom(i) for i in index])
+        if placed.prim == "unindex":
+            target = ast.Subscript(ast.Name(name, ast.Load()), spot, ast.Load())
+            lines.extend(wrap(f"{pad}{ast.unparse(target)} += {g}"))
+        else:
+            at = ast.unparse(spot if not isinstance(spot, (ast.Slice, ast.Tuple))
+                             else self._index([self.atom(i) for i in index]))
+            lines.extend(wrap(f"{pad}{self.np}.add.at({name}, {at}, {g})"))

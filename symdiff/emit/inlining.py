@@ -52,6 +52,12 @@ class Inlining:
                     (limit is None or self._width(self._defs[buffer]) <= limit):
                 self.inlined[buffer] = self._defs[buffer]
             return
+        placed = self.accumulations.get(op.target) if hasattr(self, "accumulations") \
+            else None
+        if placed is not None:  # `acc[i] += g`: the _unindex is written into the line
+            self.inlined[placed.target] = placed
+            self._inline_args(placed, defined_here, limit)
+            return
         args = op.args[1:] if op.prim in _WRITES else op.args  # (the array written into)
         candidates = [a for a in args if isinstance(a, Var) and a in defined_here
                       and self._inlinable(a)]
@@ -87,4 +93,11 @@ class Inlining:
                 and var not in self.fn.named and not op.effect
                 and op.prim not in _NEVER_INLINE and var not in self.scatters
                 and var not in self.read_by_unpacking  # (named by `w, v = eigh(a)`)
-                and not isinstance(var, FreeVar))
+                and not isinstance(var, FreeVar) and not self._written_out(op))
+
+    def _written_out(self, op):
+        """An index gradient a specialised gradient writes as two statements,
+        ``x_bar = np.zeros_like(x)`` and ``x_bar[i] = g``: it has a name."""
+        if self.facts is None or op.prim not in ("unindex", "unindex_sum"):
+            return False
+        return self.facts.is_float(op.args[1 if op.prim == "unindex" else 2])

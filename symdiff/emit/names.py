@@ -10,7 +10,7 @@ from __future__ import annotations
 import keyword
 import re
 
-from ..ir.nodes import If, Loop, Op, Var, flatten
+from ..ir.nodes import If, Loop, Op, Var, flatten, walk
 from ..ir.nodes import saved as ir_saved
 
 # Builtins generated code calls (loop headers, len(), float(), slice values):
@@ -33,12 +33,17 @@ class Positions:
         self.late = late or {}  # var -> what is read on the line after its definition
         self.groups = {}  # var -> the var whose name it shares
         self.loops = []   # (start position, vars read) of the loops we are in
+        self.inits = []   # (init, carried param, loop start): may share the name
         for p in fn.params:
             self.defs[p] = 0
         self._block(fn.body)
         self.pos += 1
         for atom in flatten(fn.result):
             self._use(atom)
+        for init, param, start in self.inits:  # read last by the loop it starts
+            if init not in self.groups and param not in self.groups and \
+                    self.last.get(init, 0) <= start:
+                self.groups[init] = param
 
     def _use(self, atom):
         if isinstance(atom, Var) and atom in self.inlined:
@@ -71,7 +76,9 @@ class Positions:
                 self._define(stmt.target)
                 if stmt.target in self.late:  # `x_bar = buffer`, then `x_bar[i] += g`:
                     self.pos += 1             # g is read after x_bar is assigned
-                    self._use(self.late[stmt.target])
+                    late = self.late[stmt.target]
+                    for atom in late if isinstance(late, tuple) else (late,):
+                        self._use(atom)
             elif isinstance(stmt, If):
                 self._if(stmt)
             elif isinstance(stmt, Loop):
@@ -121,6 +128,13 @@ class Positions:
         for tape in loop.reads:  # no other list takes its name while it is read
             self._use(tape.var)
         saved = set(ir_saved(loop))
+        # `h_bar = h - target` rather than `t = h - target; h_bar = t`, for a value
+        # made for the loop alone, in its block (not an outer loop's: read again)
+        outer = self.loops[-2][0] if len(self.loops) > 1 else 0
+        for c in loop.carried:  # (decided once every read is known: see __init__)
+            if isinstance(c.init, Var) and c.init in self.defs and \
+                    self.defs[c.init] > outer and c.init not in self.inlined:
+                self.inits.append((c.init, c.param, start))
         for c in loop.carried:
             self._use(c.update)
             update = self._taken_over(c.update)
@@ -151,7 +165,14 @@ def assign_names(fn, inlined, fixed, reserved, shared=None, late=None, writes=No
     """Var -> display name for every variable that is not inlined; each var in
     ``shared`` gets the name of the var it maps to (an array it takes over);
     ``late`` maps a var to a value read on the line after its definition;
-    ``writes``: the result of a write in place -> the array it writes into."""
+    ``writes``: the result of a write in place -> the array it writes into.
+
+    An adjoint is named after the name its value's primal got (``t_2_bar``
+    for ``t_2``). A name once given to a temporary (``t``, ``t_bar``) is never
+    given to another value, and one given to a named value only to a later
+    value of that name (``h`` updated by a loop, read back from its tape):
+    one name, one quantity."""
+    adjoints = getattr(fn, "adjoints", {})
     positions = Positions(fn, inlined, late, writes)
     for var, root in (shared or {}).items():
         if var in positions.defs and root in positions.defs and var not in positions.groups:
@@ -169,9 +190,28 @@ def assign_names(fn, inlined, fixed, reserved, shared=None, late=None, writes=No
         start = min(positions.defs[v] for v in group)
         end = max([positions.last.get(v, start) for v in group] + [start])
         spans.append((start, end, root.uid, root, group))
+    owner = {name: name for name in names.values()}  # name -> its quantity (None: a temporary)
+    shaped, saved = _saved_shapes(fn), _saved_items(fn)
+    quantities = {}  # var -> the quantity its name stands for
     for start, end, _, root, group in sorted(spans, key=lambda s: (s[0], s[2])):
-        name = _free_name(_identifier(root.hint), start, busy)
+        primal = next((adjoints[v] for v in group if v in adjoints), None)
+        primal = shaped.get(primal, primal)  # (saved as its shape: the value's adjoint)
+        base = names[primal] + "_bar" if primal in names else _identifier(root.hint)
+        named = any(v in fn.named for v in group)
+        # (an adjoint's own line makes it "named"; of a temporary, it is one too)
+        of_temporary = primal in names and _TEMPORARY.fullmatch(names[primal])
+        quantity = ("temporary", root.uid) if _TEMPORARY.fullmatch(base) and (
+            not named or of_temporary) else base
+        item = next((saved[v] for v in group if v in saved), None)
+        if item in quantities:  # read back from a tape: the name it was saved under
+            base, quantity = names[item], quantities[item]
+        quantities.update((v, quantity) for v in group)
+        if all(positions.last.get(v) is None and v not in fn.named for v in group):
+            names.update((v, base) for v in group)  # (never read: written without a name)
+            continue
+        name = _free_name(base, start, busy, owner, quantity)
         busy[name] = end
+        owner[name] = quantity
         for v in group:
             names[v] = name
     return names
@@ -199,11 +239,37 @@ def name_temporaries(fn, inlined, names, temporaries, taken, late=None, writes=N
         end = max(positions.last.get(var, start), start)
         base = _identifier(var.hint)
         name, n = base, 0
-        while name in taken or any(e > start and end > s for s, e in spans.get(name, ())):
+        # (a temporary's name is its own: never one another value had)
+        while name in taken or any(e > start and end > s for s, e in spans.get(name, ())) \
+                or _TEMPORARY.fullmatch(base) and name in spans:
             n += 1
             name = f"{base}_{n}"
         spans.setdefault(name, []).append((start, end))
         out[var] = name
+    return out
+
+
+def _saved_items(fn):
+    """A reverse loop's read of a value its forward loop saved -> that value."""
+    written = {t.var: t.items for s in walk(fn.body) if isinstance(s, Loop) for t in s.writes}
+    return {load: item for loop in walk(fn.body) if isinstance(loop, Loop)
+            for tape in loop.reads
+            for load, item in zip(tape.items, written.get(tape.var, ()))}
+
+
+def _saved_shapes(fn):
+    """A reverse loop's read of a value its forward loop saved as its shape
+    (``x.shape``) -> that value."""
+    ops = {s.target: s for s in walk(fn.body) if isinstance(s, Op)}
+    written = {t.var: t.items for s in walk(fn.body) if isinstance(s, Loop) for t in s.writes}
+    out = {}
+    for loop in walk(fn.body):
+        if isinstance(loop, Loop):
+            for tape in loop.reads:
+                for load, item in zip(tape.items, written.get(tape.var, ())):
+                    made = ops.get(item)
+                    if made is not None and made.prim in ("shape", "array_shape"):
+                        out[load] = made.args[0]
     return out
 
 
@@ -227,11 +293,22 @@ def _root(groups, var):
     return var
 
 
-def _free_name(base, start, busy):
-    if busy.get(base, -1) <= start:
+# what generated code calls a value of no name of its own: each such value has one
+_TEMPORARY = re.compile(r"t(_\d+)?(_bar)*")
+
+
+
+def _free_name(base, start, busy, owner=None, quantity=None):
+    """The first of ``base``, ``base_1``, ... free at ``start`` and never held
+    by another quantity."""
+    owner = owner or {}
+
+    def free(name):
+        return busy.get(name, -1) <= start and (name not in owner or owner[name] == quantity)
+    if free(base):
         return base
     n = 1
-    while busy.get(f"{base}_{n}", -1) > start:
+    while not free(f"{base}_{n}"):
         n += 1
     return f"{base}_{n}"
 

@@ -11,7 +11,7 @@ from ..ir.nodes import If, Loop, Op, Var, flatten, walk
 from ..ir.primitive import TABLE
 
 
-def returned_arrays(fn, values):
+def returned_arrays(fn, values, facts=None):
     """The variables made by an operation that makes arrays of scalars that ``values`` (part of what
     ``fn`` returns) are, as they are: directly, as either side of an ``if``'s
     result, or as a loop's carried value (which may never be updated)."""
@@ -30,6 +30,8 @@ def returned_arrays(fn, values):
             continue
         seen.add(value)
         op = defs.get(value)
+        if facts is not None and (facts.rank(value) or 0) > 0:
+            continue  # an array, as the arguments' signature shows
         if op is not None and TABLE[op.prim].makes_arrays and op.param("axis") is None:
             found.add(value)  # (along an axis, the argument is no scalar)
         todo.extend(sources.get(value, ()))

@@ -16,6 +16,7 @@ from ..ir.primitive import REDUCTION, TABLE
 from ..ir.shapes import is_numpy_value
 
 _NAMED_FLOATS = {math.pi: "pi", math.e: "e"}
+_ATTRIBUTES = ("shape", "size", "ndim")  # np.shape(x) is x.shape for a NumPy value
 
 
 class Spelling:
@@ -64,14 +65,20 @@ class Spelling:
 
     def _spell_np(self, op, spelling, args):
         record = TABLE[op.prim]
+        if op.prim in _ATTRIBUTES and self._numpy(op.args[0]):
+            return ast.Attribute(args[0], op.prim, ast.Load())  # x.shape: a NumPy value's
         if record.shape == REDUCTION and op.prim in record.methods and \
-                is_numpy_value(op.args[0], self._defs, sized=op.param("axis") is not None):
+                self._numpy(op.args[0], sized=op.param("axis") is not None) and \
+                op.param("correction") is None:  # (which the methods do not take)
             # The same reduction as the array's method, which skips np.sum's
             # Python wrapper: that costs more than summing a small array.
             return ast.Call(ast.Attribute(args[0], op.prim, ast.Load()), [], self._keywords(op))
         if record.operands[0] in ("*arrays", "*items"):  # np.stack([a, b]), np.array([a, b])
             args = [ast.List(args, ast.Load())]
         return ast.Call(self._np_attr(spelling[1]), self._leading(op) + args, self._keywords(op))
+
+    def _numpy(self, atom, sized=False):
+        return is_numpy_value(atom, self._defs, sized=sized, facts=self.facts)
 
     def _spell_module(self, op, spelling, args):
         """``scipy.special.gammaln(x)``, ``scipy.stats.norm.logpdf(x, m, s)``: a

@@ -26,6 +26,7 @@ def lower_function(src, builder, trees=None):
         args.kwonlyargs
     params = [Var(a.arg) for a in nodes]
     builder.param_locs.update((p, src.loc(a)) for p, a in zip(params, nodes))
+    builder.facts.seed(params)  # a specialised gradient: what its arguments are
     lowerer.env.update({p.hint: p for p in params})
     builder.named.update(params)
     if args.vararg is not None:

@@ -49,6 +49,7 @@ def read_source(fn, loc=None):
     ``loc`` is where an error about ``fn`` itself should point (the call that
     uses it); by default the user's line that called into symdiff.
     """
+    fn = getattr(fn, "__symdiff_generic__", fn)  # a gradient's dispatcher: its code
     if is_library_function(fn):
         raise SourceUnavailableError(
             f"{describe_object(fn)} is a library function; symdiff differentiates "

@@ -48,11 +48,12 @@ class Builder:
         self.container_uses = set()  # arguments used as containers (frontend/containers.py)
         self.varargs = None    # the parameter of ``*args``, if the function has one
         self.list_tapes = set()  # tapes that are lists the function reads (np.stack(xs))
+        self.adjoints = {}     # var -> the var it is (part of) the adjoint of: x_bar of x
 
     # -- making operations ---------------------------------------------------
     def op(self, prim, *args, hint=None, **params):
         args = tuple(a if isinstance(a, (Var, Const)) else Const(a) for a in args)
-        folded = self._fold(prim, args)
+        folded = self._fold(prim, args, params)
         if folded is not None:
             return folded
         target = Var(hint or _default_hint(prim, args))
@@ -141,13 +142,18 @@ class Builder:
             self.loc = saved
 
     # -- folding -----------------------------------------------------------------
-    def _fold(self, prim, args):
+    def _fold(self, prim, args, params):
         values = [const_value(a) for a in args]
         if prim in _FOLDABLE and all(v is not None for v in values):
             return Const(_FOLDABLE[prim](*values))
         if prim in ("equal", "not_equal") and all(  # `mode == "tanh"` of constants
                 isinstance(a, Const) and isinstance(a.value, (str, type(None))) for a in args):
             return Const(_FOLDABLE[prim](*(a.value for a in args)))
+        every = self.folds.get("*")  # a fold for any operation (optimize/spreads.py)
+        if every is not None:
+            made = every(self, prim, args, params)
+            if made is not None:
+                return made
         fold = self.folds.get(prim)
         return fold(self, args, values) if fold else None
 
@@ -173,10 +179,16 @@ def _default_hint(prim, args):
             if start > 0 and stop == 0:
                 return names[0] + "_tail"
         return names[0] + "_part"
-    if len(names) == 1 and len(names[0]) <= 16 and not names[0].startswith("_"):
-        return f"{prim}_{names[0]}" if prim.isidentifier() else "t"
+    if prim in _ARITHMETIC:  # `t`, not `add_exp_negative_z`: a name of no operator
+        return "t"
+    if len(names) == 1 and len(names[0]) <= 16 and not names[0].startswith("_") \
+            and names[0] != "t" and not names[0].startswith("t_"):
+        return f"{prim}_{names[0]}" if prim.isidentifier() else "t"  # exp_x, sum_exp_x
     return prim if prim in _NAMED_RESULTS else "t"
 
 
+_ARITHMETIC = {"add", "subtract", "multiply", "divide", "negative", "power", "square",
+               "true_divide", "reciprocal", "positive", "float_power", "sum_to", "unreduce",
+               "pass_gradient", "clip", "full_like", "zeros_like"}
 _NAMED_RESULTS = {"stack", "concatenate", "matmul", "dot", "outer", "where", "array",
                   "maximum", "minimum", "clip", "hstack", "vstack"}

@@ -197,6 +197,7 @@ class Function:
     # argument ``base`` names the container), or a tuple of them, parallel to result.
     trees: object = None
     varargs: object = None  # the parameter that collects ``*args``, if any
+    adjoints: dict = field(default_factory=dict)  # var -> the var it is the adjoint of
 
 
 def const_value(atom):

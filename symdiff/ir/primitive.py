@@ -59,6 +59,7 @@ class Primitive:
     params: tuple              # ((name, default), ...): compile-time constants
     spelling: tuple            # how generated code writes it (emit/spelling.py)
     shape: object              # ELEMENTWISE, REDUCTION, ..., like(k), or op, facts -> key
+    pattern: object = None     # op, facts -> the result's shape pattern (ir/patterns.py)
     reverse: object = None     # rule(r, op, g) -> [adjoint or None, per operand]
     forward: object = None     # rule(b, op, tangents) -> the result's tangent or None
     formula: Formula | None = None   # elementwise: derivatives from SymPy

@@ -11,15 +11,23 @@ from __future__ import annotations
 
 from .common_subexpressions import eliminate_common_subexpressions
 from .dead_code import eliminate_dead_code
+from .algebra import simplify_regions
+from .direct_forms import direct_forms
 from .sums_in_place import sums_in_place
 from .selects import branch_free_selects
+from .line_order import group_by_line
+from .sinking import sink_into_branches
 from .writes_in_place import writes_in_place
 
 PASSES = (
+    direct_forms,                    # helpers the signature decides -> what they do
+    simplify_regions,                # elementwise regions in normal form (poly.py)
     branch_free_selects,             # np.where against a constant without a branch
     eliminate_common_subexpressions,  # computed twice -> once; pass-throughs -> names
     eliminate_dead_code,             # what the result does not need, and loop tapes
     sums_in_place,                   # _unindex(a + b, ...) -> _unindex_sum(a, b, ...)
+    sink_into_branches,              # what one side of an `if` needs, on that side
+    group_by_line,                   # a line's backward statements together: # Lnn once
     writes_in_place,                 # setitem -> `a[i] = v` where nothing reads the old a
 )
 

@@ -10,10 +10,15 @@ from __future__ import annotations
 
 from ..ir.nodes import Const, const_value
 from ..ir.shapes import is_elementwise
+from .spreads import fold_any
 
 
 def _keeps_shape(b, kept, other):
-    """``op(kept, other)`` has the shape of ``kept``: ``other`` is a scalar."""
+    """``op(kept, other)`` has the shape of ``kept``: ``other`` is a scalar.
+    (In a specialised gradient, whose facts know dtypes, also its dtype:
+    ``x * 1.0`` is a float even where x is an integer array.)"""
+    if b.facts.signature and not b.facts.same_dtype(kept, other):
+        return False
     return b.facts.is_scalar(other) or b.facts.same_shape(kept, other)
 
 
@@ -116,7 +121,7 @@ def fold_multiply(b, args, values):
     for p, q in ((x, y), (y, x)):
         spread = _spread(b, q)
         if spread is not None and not spread.param("keepdims"):
-            if b.facts.same_shape(p, q):
+            if b.facts.same_shape(p, q) and _same_precision(b, p, spread):
                 return b.mul(p, spread.args[0])  # p * full_like(p, g) is p * g
             if b.facts.is_scalar(p):
                 return b.op("unreduce", b.mul(p, spread.args[0]), spread.args[1])
@@ -129,6 +134,17 @@ def fold_multiply(b, args, values):
             zero = Const(0.0)
             return b.op("where", cond, *((zero, inner) if zero_first else (inner, zero)))
     return None
+
+
+def _same_precision(b, p, spread):
+    """``p * g`` has the dtype of ``p * full_like(like, g)`` (known in a
+    specialised gradient; the generic one assumes it)."""
+    if not b.facts.signature:
+        return True
+    g, like = spread.args
+    facts = b.facts
+    return facts.dtype(p) is not None and facts.dtype(like) is not None and \
+        facts.same_dtype(p, like) and facts.same_dtype(p, g)
 
 
 def _scaled(b, atom):
@@ -310,6 +326,6 @@ def fold_size(b, args, values):
     return b.op("size", x) if x is not args[0] else None
 
 
-FOLDS = {"add": fold_add, "subtract": fold_subtract, "multiply": fold_multiply,
+FOLDS = {"*": fold_any, "add": fold_add, "subtract": fold_subtract, "multiply": fold_multiply,
          "divide": fold_divide, "power": fold_power, "negative": fold_negative,
          "where": fold_where, "size": fold_size}

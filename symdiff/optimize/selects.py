@@ -22,7 +22,12 @@ where masks.zero_by_product proved that the same.
 """
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
 from ..ir.nodes import Const, Op, Var, blocks, walk
+from ..ir.primitive import TABLE
 
 # comparison -> the same with its operands swapped
 _SWAPPED = {"greater": "less", "greater_equal": "less_equal", "less": "greater",
@@ -38,12 +43,83 @@ def branch_free_selects(fn, builder):
     for block in [fn.body] + [b for s in walk(fn.body) for b in blocks(s)]:
         new = []
         for stmt in block:
+            _nested(stmt, defs, builder.products)
             made = _product(stmt, builder.products) or _rewrite(stmt, defs, builder.facts)
             if len(made) > 1:  # three calls read better on a line of their own
                 fn.named.add(stmt.target)
             new += made
         block[:] = new
     return fn
+
+
+def _nested(stmt, defs, products):
+    """``where(c, where(c, x, y), z)`` is ``where(c, x, z)`` (and so on the
+    other side): the inner select of the same mask picks what the outer one
+    keeps. (A guard of a value guarded already: the same value.)"""
+    if not isinstance(stmt, Op) or stmt.prim != "where":
+        return
+    mask = stmt.args[0]
+    proven = stmt.target in products  # (masks.zero_by_product: a product with the mask)
+    for side in (1, 2):
+        inner = defs.get(stmt.args[side])
+        while inner is not None and inner.prim == "where" and inner.args[0] is mask:
+            args = list(stmt.args)
+            args[side] = inner.args[side]
+            stmt.args = tuple(args)
+            proven = proven and inner.target in products  # (what it picks is proven)
+            inner = defs.get(stmt.args[side])
+    if stmt.target in products:
+        if proven:
+            products[stmt.target] = stmt.args
+        else:
+            del products[stmt.target]
+    if stmt.target not in products and stmt.backward and _zero_outside(stmt, defs):
+        products[stmt.target] = stmt.args
+
+
+def _zero_outside(stmt, defs):
+    """``where(m, g, 0.0)`` that is ``g * m`` in every bit: m is boolean and,
+    where it fails, g is finite and not negative in every float type (its
+    selects of m pick their other side there; see where_guards.zero_by_product)."""
+    mask, g, zero = stmt.args
+    made = defs.get(mask)
+    if not (isinstance(zero, Const) and zero.value == 0.0 and isinstance(zero.value, float)
+            and not math.copysign(1.0, zero.value) < 0) or made is None \
+            or not TABLE[made.prim].boolean:
+        return False
+    for dtype in (np.float64, np.float32, np.float16):
+        with np.errstate(all="raise"):
+            try:
+                value = _where_fails(g, mask, defs, dtype, {}, 0)
+            except (ArithmeticError, TypeError, ValueError):
+                return False
+        if value is None or not np.isfinite(value) or np.signbit(value):
+            return False
+    return True
+
+
+def _where_fails(atom, mask, defs, dtype, known, depth):
+    """The value of ``atom`` where ``mask`` fails, or None if not known."""
+    if isinstance(atom, Const):
+        value = atom.value
+        return dtype(value) if isinstance(value, (int, float)) and \
+            not isinstance(value, bool) else None
+    if atom in known:
+        return known[atom]
+    op = defs.get(atom)
+    value = None
+    if op is not None and depth < 20:
+        if op.prim == "where" and op.args[0] is mask:
+            value = _where_fails(op.args[2], mask, defs, dtype, known, depth + 1)
+        else:
+            ufunc = getattr(np, op.prim, None)
+            if isinstance(ufunc, np.ufunc) and not op.params and \
+                    ufunc.nin == len(op.args):
+                args = [_where_fails(a, mask, defs, dtype, known, depth + 1) for a in op.args]
+                if all(a is not None for a in args):
+                    value = ufunc(*args)
+    known[atom] = value
+    return value
 
 
 def _product(stmt, products):
@@ -67,6 +143,8 @@ def _rewrite(stmt, defs, facts):
     if not isinstance(x, Var) or not isinstance(fill, Const) or taken is None \
             or not isinstance(fill.value, float) or fill.value != taken[1] + 1:
         return [stmt]
+    if taken[0] == "not_equal" and facts.signature and not facts.is_float(x):
+        return [stmt]  # (x + False is an integer where x is one; specialised folds need floats)
     prim, bound, nan_taken = taken
     made = []
     if x is b:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import string
 
+from ..ir import patterns
 from ..ir.nodes import Const
 from ..ir.primitive import NEW, define
 
@@ -166,5 +167,22 @@ def _axis(labels, i):
     return i
 
 
+def _einsum_pattern(op, facts):
+    """The output's shape pattern (ir/patterns.py) from the operands', by label."""
+    inputs, _, output = op.param("subscripts").partition("->")
+    terms = inputs.split(",")
+    if ELLIPSIS in op.param("subscripts") or len(terms) != len(op.args):
+        return None
+    entries = {}
+    for term, operand in zip(terms, op.args):
+        found = facts.pattern(operand)
+        if found is None or len(found) != len(term):
+            return None
+        for label, entry in zip(term, found):
+            entries.setdefault(label, []).append(entry)
+    out = [patterns.broadcast([(e,) for e in entries[label]]) for label in output]
+    return None if patterns.CONFLICT in out else tuple(e[0] for e in out)
+
+
 define("einsum(*operands; subscripts='', optimize=False)", shape=NEW, reverse=einsum_rule,
-       multilinear=True, leading=("subscripts",))
+       multilinear=True, leading=("subscripts",), pattern=_einsum_pattern)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 
+from ..ir import patterns
 from ..ir.primitive import ARRAY, NEW, SCALAR, define, like
 
 
@@ -41,10 +42,24 @@ def vdot_rule(r, op, g):
     return [r.b.mul(g, b) if r.wants(a) else None, r.b.mul(g, a) if r.wants(b) else None]
 
 
+def _product_pattern(how):
+    def pattern(op, facts):
+        return how(*(facts.pattern(a) for a in op.args))
+    return pattern
+
+
+def _outer_pattern(op, facts):
+    a, b = (facts.pattern(x) for x in op.args)
+    if a is None or b is None or len(a) > 1 or len(b) > 1:
+        return None
+    return (a[0] if a else 1, b[0] if b else 1)
+
+
 define("matmul(a, b)", ("binop", ast.MatMult), NEW, reverse=matmul_rule, multilinear=True,
-       result=ARRAY)
-define("dot(a, b)", reverse=matmul_rule, multilinear=True, methods=("dot",))
-define("outer(a, b)", reverse=outer_rule, multilinear=True)
+       result=ARRAY, pattern=_product_pattern(patterns.matmul))
+define("dot(a, b)", reverse=matmul_rule, multilinear=True, methods=("dot",),
+       pattern=_product_pattern(patterns.dot))
+define("outer(a, b)", reverse=outer_rule, multilinear=True, pattern=_outer_pattern)
 define("vdot(a, b)", shape=SCALAR, reverse=vdot_rule, multilinear=True)
 
 
@@ -114,5 +129,10 @@ def matrix_transpose_rule(r, op, g):
     return [transposed(r.b, g)]
 
 
+def _swapped_pattern(op, facts):
+    found = facts.pattern(op.args[0])
+    return None if found is None or len(found) < 2 else found[:-2] + found[-1:] + found[-2:-1]
+
+
 define("matrix_transpose(a)", ("attr", "mT"), NEW, reverse=matrix_transpose_rule,
-       linear=(0,), attribute="mT")
+       linear=(0,), attribute="mT", pattern=_swapped_pattern)

@@ -4,6 +4,7 @@ code makes of its inputs. None has a derivative of its own but ``float(x)``
 and the checks, whose value (and gradient) is their first operand."""
 from __future__ import annotations
 
+from ..ir.nodes import Const
 from ..ir.primitive import NEW, OTHER, SCALAR, define, like
 
 define("shape(a)", shape=NEW, zero=True, result=OTHER, attribute="shape")
@@ -14,7 +15,21 @@ define("size(a)", shape=SCALAR, zero=True, result=OTHER, attribute="size")
 define("len(a)", ("call", "len"), SCALAR, zero=True)
 define("float(a)", ("call", "float"), SCALAR, passes=True)
 # any other NumPy function, for values that need no gradient (np.arange, ...)
-define("npcall(*args; func='', kwargs=())", ("npcall",), NEW)
+def _made_pattern(op, facts):
+    """The pattern of ``np.zeros(shape)`` and its kin (ir/patterns.py)."""
+    if op.param("func") not in ("zeros", "ones", "empty", "full") or not op.args:
+        return None
+    shape = op.args[0]
+    made = facts.producer(shape)
+    if made is not None and made.prim == "tuple":
+        return tuple(facts.length(n) for n in made.args)
+    if isinstance(shape, Const) and isinstance(shape.value, tuple):
+        return tuple(facts.length(Const(n)) for n in shape.value)
+    return (facts.length(shape),)
+
+
+define("npcall(*args; func='', kwargs=())", ("npcall",), NEW, pattern=_made_pattern)
+MADE = ("zeros", "ones", "empty", "full")  # npcall's functions whose dtype ir/shapes.py knows
 
 # print(...), log.info(...), warnings.warn(...): kept as the user wrote them, in
 # the forward pass only; ``callee`` is how generated code names the function.

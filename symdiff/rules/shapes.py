@@ -12,6 +12,7 @@ import numpy as np
 
 from ..errors import NoDerivativeRuleError
 from ..ir.nodes import Const
+from ..ir import patterns
 from ..ir.primitive import ARRAY, INDEX, NEW, TABLE, define, like
 
 
@@ -45,12 +46,51 @@ def broadcast_to_rule(r, op, g):
     return [r.unbroadcast(g, op.args[0]), None]
 
 
-define("T(a)", ("attr", "T"), NEW, reverse=T_rule, linear=(0,), attribute="T")
+def _transposed_pattern(op, facts):
+    found, axes = facts.pattern(op.args[0]), op.param("axes")
+    if found is None:
+        return None
+    if axes is None:
+        return found[::-1]
+    if sorted(a % len(found) for a in axes) != list(range(len(found))):
+        return None
+    return tuple(found[a] for a in axes)
+
+
+def _reshaped_pattern(op, facts):
+    shape = op.args[1]
+    made = facts.producer(shape)
+    if made is not None and made.prim in ("shape", "array_shape"):
+        return facts.pattern(made.args[0])  # reshape(g, shape(x)): x's
+    if isinstance(shape, Const):
+        sizes = shape.value if isinstance(shape.value, tuple) else (shape.value,)
+        if all(isinstance(n, int) for n in sizes):
+            return tuple(None if n == -1 else 1 if n == 1 else patterns.N for n in sizes)
+    return None
+
+
+def _expanded_pattern(op, facts):
+    found, axis = facts.pattern(op.args[0]), op.param("axis")
+    if found is None or axis is None:
+        return None
+    axes = patterns.normal_axes(axis, len(found) + (len(axis) if isinstance(axis, tuple)
+                                                    else 1))
+    if axes is None:
+        return None
+    rest = iter(found)
+    return tuple(1 if i in axes else next(rest) for i in range(len(found) + len(axes)))
+
+
+define("T(a)", ("attr", "T"), NEW, reverse=T_rule, linear=(0,), attribute="T",
+       pattern=_transposed_pattern)
 define("transpose(a; axes=None)", reverse=transpose_rule, linear=(0,),
-       aliases=("permute_dims",), methods=("transpose",))
-define("reshape(a, shape)", reverse=reshape_rule, linear=(0,), methods=("reshape",))
-define("ravel(a)", reverse=reshape_rule, linear=(0,), methods=("ravel", "flatten"))
-define("expand_dims(a; axis=None)", reverse=reshape_rule, linear=(0,))
+       aliases=("permute_dims",), methods=("transpose",), pattern=_transposed_pattern)
+define("reshape(a, shape)", reverse=reshape_rule, linear=(0,), methods=("reshape",),
+       pattern=_reshaped_pattern)
+define("ravel(a)", reverse=reshape_rule, linear=(0,), methods=("ravel", "flatten"),
+       pattern=lambda op, facts: (None,))
+define("expand_dims(a; axis=None)", reverse=reshape_rule, linear=(0,),
+       pattern=_expanded_pattern)
 define("squeeze(a; axis=None)", reverse=reshape_rule, linear=(0,), methods=("squeeze",))
 define("swapaxes(a; axis1=None, axis2=None)", reverse=swapaxes_rule, linear=(0,),
        methods=("swapaxes",))
@@ -206,9 +246,16 @@ def getitem_rule(r, op, g):
     if _whole(index):  # x[()]: x itself, or its scalar (see emit/scalar_results.py)
         return [g] + [None] * len(index)
     basic = all(isinstance(i, Const) and _basic(i.value) or _one_position(r.b, i)
-                for i in index)
+                for i in index) or len(index) == 1 and _a_mask(r.facts, index[0])
     prim = "unindex" if basic else "unindex_add"
     return [r.b.op(prim, g, x, *index)] + [None] * len(index)
+
+
+def _a_mask(facts, part):
+    """A boolean mask (a comparison's result): it picks each entry at most once."""
+    made = facts.producer(part)
+    return made is not None and TABLE[made.prim].boolean and \
+        made.prim not in ("any", "all") and not facts.is_scalar(part)
 
 
 def _basic(part):

@@ -8,9 +8,9 @@ def grad_logistic(w, X, y, lam):
     # golden_functions.py:18
     _require_scalar(lam, message='golden_functions.py:18:5')
     # L17: loss = np.mean(np.logaddexp(0.0, z) - y * z)
-    t_bar = np.full_like(t_1, 1.0 / np.size(t_1))
-    logaddexp_z_bar = _sum_to(t_bar, logaddexp_z)
-    t_bar = _sum_to(-t_bar, t)
+    t_1_bar = np.full_like(t_1, 1.0 / t_1.size)
+    logaddexp_z_bar = _sum_to(t_1_bar, logaddexp_z)
+    t_bar = _sum_to(-t_1_bar, t)
     z_bar = (0.5 - 0.5 * np.tanh(-0.5 * z)) * logaddexp_z_bar
     z_bar = _sum_to(y * t_bar, z) + z_bar
     # L16: z = X @ w

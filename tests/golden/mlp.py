@@ -16,8 +16,8 @@ def grad_mlp(W1, b1, W2, b2, X, Y):
     sum_exp_logits = exp_logits.sum(axis=1, keepdims=True)
     log_probs = logits - np.log(sum_exp_logits)  # golden_functions.py:25
     # L26: return -np.sum(Y * log_probs) / X.shape[0]
-    sum_t_bar = -1.0 / np.shape(X)[0]
-    t_bar = np.full_like(Y * log_probs, sum_t_bar)
+    t_bar = -1.0 / np.shape(X)[0]
+    t_bar = np.full_like(Y * log_probs, t_bar)
     log_probs_bar = _sum_to(Y * t_bar, log_probs)
     # L25: log_probs = logits - np.log(np.sum(np.exp(logits), axis=1, keepdi...
     log_sum_exp_logits_bar = -log_probs_bar.sum(axis=1, keepdims=True)
@@ -26,10 +26,10 @@ def grad_mlp(W1, b1, W2, b2, X, Y):
     # L24: logits = logits - np.max(logits, axis=1, keepdims=True)
     # np.max(...) gets no gradient: the result does not change with it
     # L23: logits = h @ W2 + b2
-    matmul_bar = _sum_to(logits_bar, matmul_1)
+    matmul_1_bar = _sum_to(logits_bar, matmul_1)
     b2_bar = _sum_to(logits_bar, b2)
-    h_bar = _matmul_adjoint_a(matmul_bar, h, W2)
-    W2_bar = _matmul_adjoint_b(matmul_bar, h, W2)
+    h_bar = _matmul_adjoint_a(matmul_1_bar, h, W2)
+    W2_bar = _matmul_adjoint_b(matmul_1_bar, h, W2)
     # L22: h = np.tanh(X @ W1 + b1)
     t_bar = (1.0 - h ** 2) * h_bar
     matmul_bar = _sum_to(t_bar, matmul)

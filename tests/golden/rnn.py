@@ -28,14 +28,14 @@ def grad_rnn(W, U, b, xs, target):
          h_1) in reversed(tape):
         # L67: h = np.tanh(W @ h + U @ xs[t] + b)
         t_bar = (1.0 - h_1 ** 2) * h_bar
-        t_bar_1 = _sum_to(t_bar, t_shape)
-        matmul_bar = _sum_to(t_bar_1, matmul_shape)
-        matmul_bar_1 = _sum_to(t_bar_1, matmul_shape_1)
+        t_1_bar = _sum_to(t_bar, t_shape)
+        matmul_bar = _sum_to(t_1_bar, matmul_shape)
+        matmul_1_bar = _sum_to(t_1_bar, matmul_shape_1)
         h_bar = _matmul_adjoint_b(matmul_bar, W, h)
-        # L66: for t in range(xs.shape[0]):
         b_bar += _sum_to(t_bar, b)
-        U_bar_parts.append((matmul_bar_1, xs_part))
+        U_bar_parts.append((matmul_1_bar, xs_part))
         W_bar_parts.append((matmul_bar, h))
+    # L66: for t in range(xs.shape[0]):
     U_bar = _matmul_adjoint_a_sum(U_bar_parts, U)
     W_bar = _matmul_adjoint_a_sum(W_bar_parts, W)
     return W_bar, U_bar, b_bar

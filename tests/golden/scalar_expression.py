@@ -4,25 +4,24 @@ def grad_scalar_expression(a, b, c):
         'golden_functions.py:58:23: argument `a`',
         'golden_functions.py:58:26: argument `b`',
         'golden_functions.py:58:29: argument `c`'))
-    add_power_a = 1.0 + a ** 2  # golden_functions.py:59
-    t = np.sin(c) / add_power_a  # golden_functions.py:59
-    d = a * b + t  # golden_functions.py:59
-    sqrt_add_power_d = np.sqrt(d ** 2 + 1.0)  # golden_functions.py:60
-    exp_negative_b = np.exp(-b)  # golden_functions.py:60
-    add_exp_negative_b = 1.0 + exp_negative_b  # golden_functions.py:60
-    e = sqrt_add_power_d - np.log(add_exp_negative_b)  # golden_functions.py:60
+    t = 1.0 + a ** 2  # golden_functions.py:59
+    t_1 = np.sin(c) / t  # golden_functions.py:59
+    d = a * b + t_1  # golden_functions.py:59
+    t_2 = d ** 2  # golden_functions.py:60
+    t_3 = np.sqrt(t_2 + 1.0)  # golden_functions.py:60
+    t_4 = np.exp(-b)  # golden_functions.py:60
+    t_5 = 1.0 + t_4  # golden_functions.py:60
+    e = t_3 - np.log(t_5)  # golden_functions.py:60
     # golden_functions.py:61
     _require_scalar(a, b, c, message='golden_functions.py:61:5')
     # L60: e = np.sqrt(d ** 2 + 1.0) - np.log(1.0 + np.exp(-b))
     t_bar = -d
-    add_exp_negative_b_bar = t_bar / add_exp_negative_b
-    negative_b_bar = exp_negative_b * add_exp_negative_b_bar
-    add_power_d_bar = d / (2.0 * sqrt_add_power_d)
-    d_bar = e + 2.0 * d * add_power_d_bar
+    t_5_bar = t_bar / t_5
+    t_bar = t_4 * t_5_bar
+    d_bar = e + t_2 / t_3
     # L59: d = a * b + np.sin(c) / (1.0 + a ** 2)
-    sin_c_bar = d_bar / add_power_a
-    add_power_a_bar = -(t * d_bar / add_power_a)
-    a_bar = 2.0 * a * add_power_a_bar + b * d_bar
-    b_bar = a * d_bar - negative_b_bar
+    sin_c_bar = d_bar / t
+    a_bar = d_bar * (b - 2.0 * (a * t_1) / t)
+    b_bar = a * d_bar - t_bar
     c_bar = 3.0 * c ** 2 + np.cos(c) * sin_c_bar
     return a_bar, b_bar, c_bar

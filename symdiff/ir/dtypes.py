@@ -1,0 +1,115 @@
+"""What a specialised gradient knows of its values' dtypes (shapes.Facts).
+
+From the arguments' dtypes (or Python types), by NumPy's own rules: a
+ufunc's type resolution (Python numbers are weak, NumPy 2's promotion), a
+reduction or a transpose keeps its operand's dtype, arithmetic promotes its
+operands'. A dtype not known is None: then nothing relies on it.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .primitive import ELEMENTWISE, REDUCTION, TABLE
+
+
+def promoted(atoms, facts, floating=False):
+    """The dtype NumPy's arithmetic on values of ``atoms`` gives (Python
+    numbers are weak), or None."""
+    parts = []
+    for atom in atoms:
+        found = facts.dtype(atom)
+        if found is None:
+            return None
+        parts.append(found(0) if isinstance(found, type) else found)
+    if floating:
+        parts.append(np.float16)  # a function that makes floats of integers (sqrt)
+    if all(isinstance(p, (float, int, bool)) for p in parts):
+        return type(sum(parts) + 0.0) if floating else type(sum(parts))
+    try:
+        return np.result_type(*parts)
+    except TypeError:
+        return None
+
+
+def result_dtype(op, facts):
+    record = TABLE.get(op.prim)
+    if record is None:
+        return None
+    if record.boolean:
+        return np.dtype(bool)
+    ufunc = getattr(np, op.prim, None) if record.shape == ELEMENTWISE else None
+    if isinstance(ufunc, np.ufunc) and ufunc.nin == len(op.args) and ufunc.nout == 1:
+        return _ufunc_dtype(ufunc, op, record, facts)
+    if op.prim in ("len", "size", "ndim"):
+        return int
+    if op.prim == "getitem":
+        shape = facts.producer(op.args[0])
+        if shape is not None and shape.prim in ("shape", "array_shape"):
+            return int if len(op.args) == 2 and isinstance(op.args[1].value if hasattr(
+                op.args[1], "value") else None, int) else None
+    if op.prim == "where":
+        return promoted(op.args[1:], facts)
+    if op.prim == "step":  # (a share: 0, 1/2 or 1 in the operands' precision)
+        return promoted(op.args, facts, floating=True)
+    if op.prim == "npcall" and op.param("func") in ("zeros", "ones", "empty", "full"):
+        given = dict(op.param("kwargs")).get("dtype", None if op.param("func") == "full"
+                                              else float)
+        return np.dtype(given) if given is not None else None
+    if record.shape == REDUCTION:  # (of floats: the same dtype)
+        found = facts.dtype(op.args[0])
+        return found if found is not None and not isinstance(found, type) \
+            and found.kind == "f" else None
+    if op.prim in _SAME_DTYPE or type(record.shape) is tuple and record.shape[0] == "like" \
+            and op.prim not in _NOT_ARITHMETIC:
+        return promoted(op.args[:1], facts)
+    if op.prim in _ARITHMETIC:
+        return promoted(op.args, facts)
+    if record.shape == ELEMENTWISE and record.formula is not None \
+            and op.prim not in _NOT_ARITHMETIC:
+        return promoted(op.args, facts, floating=True)
+    return None
+
+
+def _ufunc_dtype(ufunc, op, record, facts):
+    """What NumPy's type resolution gives (Python numbers are weak); an
+    operator on Python numbers gives a Python number."""
+    found = [facts.dtype(a) for a in op.args]
+    if any(f is None for f in found):
+        return None
+    if all(isinstance(f, type) for f in found) and record.spelling[0] in _OPERATORS:
+        try:
+            return type(_python_result(op.prim, found))
+        except (TypeError, ValueError, ZeroDivisionError, OverflowError):
+            return None
+    try:
+        return ufunc.resolve_dtypes(tuple(found) + (None,))[-1]
+    except (TypeError, AttributeError, ValueError):  # (NumPy before 1.24: no resolve_dtypes)
+        return None
+
+
+def _python_result(prim, kinds):
+    """The Python type of an operator on Python numbers of ``kinds``."""
+    if prim in ("divide", "true_divide"):
+        return 1.0
+    samples = [k(1) for k in kinds]
+    return {"add": lambda a, b: a + b, "subtract": lambda a, b: a - b,
+            "multiply": lambda a, b: a * b, "power": lambda a, b: a ** b,
+            "negative": lambda a: -a, "positive": lambda a: +a}.get(
+                prim, lambda *a: 1.0)(*samples)
+
+
+_OPERATORS = ("binop", "unary", "compare")
+PYTHON_NUMBERS = (float, int, bool)
+# what keeps the dtype of its (first) operand, what promotes the operands' dtypes
+_SAME_DTYPE = frozenset({"getitem", "T", "transpose", "reshape", "expand_dims", "squeeze",
+                         "stop_gradient", "ravel", "copy", "asarray", "flip", "roll",
+                         "matrix_transpose", "sum_to", "negative", "abs", "max", "min"})
+_ARITHMETIC = frozenset({"add", "subtract", "multiply", "where", "maximum", "minimum",
+                         "matmul", "dot", "clip", "fmax", "fmin", "einsum", "outer",
+                         "inner", "vdot", "tensordot", "kron", "concatenate", "stack"})
+
+
+# elementwise, but not arithmetic on floats (a float's sign bit, a test)
+_NOT_ARITHMETIC = frozenset({"isnan", "isinf", "isfinite", "signbit", "floor_divide",
+                             "require_scalar", "require_float", "unreduce", "full_like",
+                             "zeros_like", "ones_like", "astype"})

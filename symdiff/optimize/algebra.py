@@ -1,0 +1,225 @@
+"""Algebra on the backward pass's elementwise regions.
+
+The reverse pass differentiates one operation at a time, so a gradient is
+written as the chain rule made it: the two terms of the product rule of
+``0.5 * r * r`` added at the end (``r_bar + r_bar_1``), one ``np.where`` per
+contribution, ``6.0 * s / (2.0 * s)`` through a ``backward_as`` (NaN where
+``s`` is 0, although the derivative is ``3``). Here each region of
+elementwise operations of the backward pass that feed one value (single-use
+temporaries of one block, up to a value read elsewhere) is read as one
+expression, put in a normal form (poly.py: like terms added, factors
+cancelled, selects of one mask merged), and written back where that takes
+fewer operations than before. A few identities of the functions with kinks
+join in: a share of ``maximum``'s gradient times a difference that vanishes
+outside its support is that difference, and ``where(|x| <= c, x, c *
+sign(x))`` or ``sign(x) * minimum(|x|, c)`` is ``np.clip(x, -c, c)`` (for a
+bound only known when the code runs, under ``if c >= 0``).
+
+Bounded: an expression of more than `LIMIT` terms is left as it is, so a
+compile stays in milliseconds. `symdiff.show_ir(f, "optimized")` shows the
+result.
+"""
+from __future__ import annotations
+
+from ..ir.nodes import Const, If, Op, Var, blocks, use_counts, walk
+from ..ir.primitive import TABLE
+from ..ir.shapes import is_elementwise
+from .common_subexpressions import replace_atoms
+from .direct_forms import substitute
+from .kink_algebra import support
+from .poly import Algebra
+from .writer import Writer
+
+LIMIT = 64
+_ARITHMETIC = {"add", "subtract", "multiply", "divide", "negative", "power", "where"}
+_NOT_CALLS = {"pass_gradient", "stop_gradient", "require_float", "require_scalar"}
+
+
+def simplify_regions(fn, builder):
+    """``fn`` with its backward elementwise regions in normal form."""
+    counts = use_counts(fn)
+    subst = {}
+    for block in [fn.body] + [b for s in walk(fn.body) for b in blocks(s)]:
+        _Region(builder, counts, subst).run(block)
+    if subst:
+        substitute(fn.body, subst)
+        fn.result = replace_atoms(fn.result, subst)
+    return fn
+
+
+class _Region:
+    def __init__(self, builder, counts, subst):
+        self.b = builder
+        self.facts = builder.facts
+        self.counts = counts
+        self.subst = subst
+
+    def run(self, block):
+        self.defs = {s.target: s for s in block if isinstance(s, Op)}
+        region = {v for v, op in self.defs.items() if _algebraic(op)}
+        users = {}
+        for op in block:
+            if isinstance(op, Op) and op.target in region:
+                for a in op.args:
+                    if isinstance(a, Var):
+                        users.setdefault(a, []).append(op)
+        self.inline = {v for v in region if self.counts.get(v) == 1 and len(users.get(v, ())) == 1
+                       and v not in self.b.products}
+        new = []
+        for stmt in block:
+            made = None
+            if isinstance(stmt, Op) and stmt.target in region and \
+                    stmt.target not in self.inline and stmt.target not in self.b.products:
+                made = self.rewrite(stmt)
+            new += made if made is not None else [stmt]
+        block[:] = new
+
+    # ---- one expression ------------------------------------------------------------------
+    def rewrite(self, root):
+        algebra = Algebra(limit=LIMIT)
+        self.algebra, self.tree = algebra, []
+        poly = self.poly(root.target)
+        if poly is None or len(poly.terms) > LIMIT or len(self.tree) < 2:
+            return None
+        saved = (self.b.backward, self.b.note)
+        self.b.backward, self.b.note = True, ""
+        try:
+            with self.b.block() as made, self.b.at(root.loc):
+                result = Writer(self.b, algebra, self.facts).poly(poly)
+        finally:
+            self.b.backward, self.b.note = saved
+        cost = _Cost(self.facts)
+        if cost(made) >= cost(self.tree) or not self._same_value_kind(result, root.target):
+            return None
+        notes = [op.note for op in self.tree if op.note]
+        last = made[-1] if made else None
+        if isinstance(last, Op) and last.target is result:
+            self._rename(last, root.target, result)
+        elif isinstance(last, If) and last.merges and last.merges[-1].target is result:
+            last.merges[-1].target = root.target
+            self.facts.shape[root.target] = self.facts.key(result)
+        else:
+            self.subst[root.target] = result
+        if made and notes:
+            target = next((s for s in reversed(made) if isinstance(s, Op)), None)
+            if target is not None:
+                target.note = "\n".join(dict.fromkeys("\n".join(notes).split("\n")))
+        return made
+
+    def poly(self, atom):
+        """The normal form of the value ``atom``, reading through the region."""
+        if not isinstance(atom, Var) or atom not in self.defs or \
+                (atom not in self.inline and self.tree):
+            return self._forward(atom)
+        op = self.defs[atom]
+        if not _algebraic(op) or len(self.tree) > 4 * LIMIT:
+            return self.algebra.atom(atom)
+        self.tree.append(op)
+        A, args = self.algebra, op.args
+        if op.prim == "pass_gradient":  # (its comment stays: see rewrite)
+            return self.poly(args[0])
+        if op.prim == "where":
+            return A.where(args[0], self.poly(args[1]), self.poly(args[2]))
+        parts = [self.poly(a) for a in args]
+        made = None
+        if op.prim == "add":
+            made = A.add(*parts)
+        elif op.prim == "subtract":
+            made = A.sub(*parts)
+        elif op.prim == "multiply":
+            made = A.mul(*parts)
+        elif op.prim == "negative":
+            made = A.neg(parts[0])
+        elif op.prim == "divide":
+            made = A.div(*parts)
+        elif op.prim == "power" and isinstance(args[1], Const) and \
+                isinstance(args[1].value, int) and not isinstance(args[1].value, bool):
+            made = A.power(parts[0], args[1].value)
+        if made is None:
+            made = A.call(op.prim, parts, op.params)
+        return support(A, made, self.facts)
+
+    def _forward(self, atom, depth=4):
+        """A forward value that is a constant times another (``0.5 * r``), as
+        that product, so it can meet the backward pass's terms; the writer
+        reads the value where it writes that product again."""
+        A = self.algebra
+        made = self.facts.producer(atom) if isinstance(atom, Var) else None
+        if made is None or made.backward or depth == 0 or made.effect or \
+                made.prim not in ("multiply", "divide", "negative"):
+            return A.atom(atom)
+        args = made.args
+        if made.prim == "negative":
+            poly = A.neg(self._forward(args[0], depth - 1))
+        elif made.prim == "multiply" and any(_numeric(a) for a in args):
+            c, v = args if _numeric(args[0]) else args[::-1]
+            poly = A.scale(self._forward(v, depth - 1), float(c.value))
+        elif made.prim == "divide" and _numeric(args[1]) and args[1].value:
+            poly = A.div(self._forward(args[0], depth - 1), A.const(args[1].value))
+        else:
+            return A.atom(atom)
+        if poly is None or not self.facts.same_shape(atom, made.args[0] if not
+                                                     _numeric(made.args[0]) else made.args[1]):
+            return A.atom(atom)
+        single = poly.single()
+        if single is not None:
+            A.forward.setdefault((single[0], single[1]), atom)
+        return poly
+
+    def _same_value_kind(self, result, target):
+        """The rewritten value has the shape (and, where known, the dtype)."""
+        facts = self.facts
+        if not facts.same_shape(result, target):
+            return False
+        want = facts.dtype(target)
+        got = facts.dtype(result)
+        if want is None:
+            return True
+        return got is not None and (got is want if isinstance(want, type) or
+                                    isinstance(got, type) else got == want)
+
+    def _rename(self, op, target, result):
+        facts = self.facts
+        facts.shape[target] = facts.key(result)
+        if result in facts.dtypes:
+            facts.dtypes[target] = facts.dtypes[result]
+        facts.defs[target] = op
+        if result in self.b.products:
+            self.b.products[target] = self.b.products.pop(result)
+        op.target = target
+
+
+def _numeric(atom):
+    return isinstance(atom, Const) and isinstance(atom.value, (int, float)) \
+        and not isinstance(atom.value, bool)
+
+
+def _algebraic(op):
+    record = TABLE.get(op.prim)
+    if op.prim == "pass_gradient":  # a gradient passed on as it is
+        return op.backward
+    return op.backward and not op.effect and record is not None and not record.boolean \
+        and is_elementwise(op.prim) and op.prim not in _NOT_CALLS \
+        and (op.prim in _ARITHMETIC or record.formula is not None or op.prim in ("step",))
+
+
+class _Cost:
+    """About what ``stmts`` cost, in passes over an array: a select with an
+    irregular mask several (NumPy's where branches per element), an operation
+    on scalars next to nothing; an ``if`` what its dearer side costs."""
+
+    WEIGHTS = {"where": 4.0, "step": 4.0, "pass_gradient": 0.0}  # (that one: a name)
+
+    def __init__(self, facts):
+        self.facts = facts
+
+    def __call__(self, stmts):
+        total = 0.0
+        for s in stmts:
+            if isinstance(s, If):
+                total += max(self(s.then), self(s.orelse))
+            elif self.facts.is_scalar(s.target):
+                total += 0.05
+            else:
+                total += self.WEIGHTS.get(s.prim, 1.0)
+        return total

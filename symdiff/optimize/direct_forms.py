@@ -1,0 +1,162 @@
+"""Helpers whose work the arguments' signature decides, written as that work.
+
+The generic gradient calls helpers that look at shapes when it runs:
+``_sum_to(g, b)`` sums a broadcast gradient back to ``b``'s shape,
+``_matmul_adjoint_b(g, X, w)`` is ``X.T @ g`` or an outer product or ... by
+the ranks. A gradient specialised for its arguments (api.py) knows the
+number of axes of each value and which have length one (ir/patterns.py), so
+it writes what the helper would have done: ``g.sum(axis=0)``, nothing at
+all, ``X.T @ g``, ``g[:, None] * h``. The same values, without the calls.
+"""
+from __future__ import annotations
+
+from ..ir import patterns as pat
+from ..ir.nodes import Const, If, Loop, Op, Var, blocks
+from ..ir.reinfer import reinfer
+from .common_subexpressions import replace_atoms
+
+
+def direct_forms(fn, builder):
+    """``fn`` with the helpers its shape patterns decide written out."""
+    if not builder.facts.signature:
+        return fn
+    reinfer(fn, builder.facts)  # (what loops hid when their values were made)
+    subst = {}
+    _block(fn.body, builder, subst)
+    if subst:
+        substitute(fn.body, subst)
+        fn.result = replace_atoms(fn.result, subst)
+    fn.result = _fresh(fn, builder, fn.result)
+    return fn
+
+
+def _fresh(fn, builder, value):
+    """A gradient that is an argument array itself (``y`` of ``sum(x * y)``) is
+    returned as a copy: the caller may change it in place."""
+    if isinstance(value, tuple):
+        return tuple(_fresh(fn, builder, v) for v in value)
+    sig = builder.facts.kinds.get(value)
+    if sig is None or sig.kind != "array" or value not in fn.params:
+        return value
+    with builder.block() as made:
+        copied = builder.op("copy", value, hint=value.hint + "_bar")
+    fn.body += made
+    return copied
+
+def _block(stmts, builder, subst):
+    new = []
+    for stmt in stmts:
+        if isinstance(stmt, Op):
+            stmt.args = tuple(replace_atoms(a, subst) for a in stmt.args)
+            lower = _LOWERINGS.get(stmt.prim)
+            made = _rewrite(stmt, builder, lower, subst) if lower is not None else None
+            new += made if made is not None else [stmt]
+        else:
+            for block in blocks(stmt):
+                _block(block, builder, subst)
+            new.append(stmt)
+    stmts[:] = new
+
+
+def _rewrite(stmt, builder, lower, subst):
+    """The operations replacing ``stmt`` (its value under its own name), or
+    None to keep it."""
+    facts = builder.facts
+    saved = builder.backward
+    builder.backward = stmt.backward
+    try:
+        with builder.block() as made, builder.at(stmt.loc), builder.noting(stmt.note):
+            result = lower(builder, stmt, facts)
+    finally:
+        builder.backward = saved
+    if result is None:
+        return None
+    if isinstance(result, Var) and made and made[-1].target is result:
+        last = made[-1]
+        facts.shape[stmt.target] = facts.key(result)
+        last.target = stmt.target
+        facts.defs[stmt.target] = last
+        return made
+    subst[stmt.target] = result  # the helper did nothing: its operand is its value
+    return made
+
+
+def substitute(stmts, subst):
+    """Read ``subst[v]`` in place of each ``v`` in ``stmts``, nested blocks too."""
+    for stmt in stmts:
+        if isinstance(stmt, Op):
+            stmt.args = tuple(replace_atoms(a, subst) for a in stmt.args)
+        elif isinstance(stmt, If):
+            stmt.cond = replace_atoms(stmt.cond, subst)
+            for m in stmt.merges:
+                m.then, m.orelse = replace_atoms(m.then, subst), replace_atoms(m.orelse, subst)
+        elif isinstance(stmt, Loop):
+            stmt.bounds = tuple(replace_atoms(b, subst) for b in stmt.bounds)
+            stmt.cond = replace_atoms(stmt.cond, subst)
+            stmt.exit = replace_atoms(stmt.exit, subst)
+            for carry in stmt.carried:
+                carry.init = replace_atoms(carry.init, subst)
+                carry.update = replace_atoms(carry.update, subst)
+            for tape in stmt.writes:
+                tape.items = [replace_atoms(a, subst) for a in tape.items]
+        for block in blocks(stmt):
+            substitute(block, subst)
+
+
+# ---- the helpers -------------------------------------------------------------------------
+def _sum_to(b, op, facts):
+    """``_sum_to(g, like)``: sums over the axes broadcasting added."""
+    g, like = op.args
+    found = pat.summed_axes(facts.pattern(g), facts.pattern(like))
+    if found is None:
+        return None
+    lead, kept = found
+    result = g
+    if lead and lead == facts.rank(g) and not kept:
+        return b.op("sum", g, hint=op.target.hint)
+    if lead:
+        result = b.op("sum", result, axis=tuple(range(lead)) if lead > 1 else 0,
+                      hint=op.target.hint)
+    if kept:
+        result = b.op("sum", result, axis=kept if len(kept) > 1 else kept[0], keepdims=True,
+                      hint=op.target.hint)
+    return result
+
+
+def _product_adjoint(b, op, facts):
+    """``_matmul_adjoint_a(g, x, y)`` and the like: the gradient of one factor
+    of ``x @ y`` (or ``np.dot(x, y)``) for vectors and matrices."""
+    g, x, y = op.args
+    ranks = tuple(facts.rank(v) for v in (g, x, y))
+    if None in ranks or not 1 <= ranks[1] <= 2 or not 1 <= ranks[2] <= 2:
+        return None
+    made = pat.matmul(facts.pattern(x), facts.pattern(y))
+    if made is None or len(made) != ranks[0]:
+        return None
+    hint = op.target.hint
+    pair, side = ranks[1:], op.prim[-1]
+    if pair == (1, 1):  # a dot product of vectors: g is a scalar
+        return b.mul(g, y if side == "a" else x, hint=hint)
+    if pair == (2, 2):
+        if side == "a":
+            return b.op("matmul", g, b.op("T", y), hint=hint)
+        return b.op("matmul", b.op("T", x), g, hint=hint)
+    if pair == (2, 1):  # matrix @ vector
+        if side == "a":
+            return b.mul(_column(b, g), y, hint=hint)
+        return b.op("matmul", g, x, hint=hint)
+    if side == "a":  # vector @ matrix
+        return b.op("matmul", y, g, hint=hint)
+    return b.mul(_column(b, x), g, hint=hint)
+
+
+def _column(b, vector):
+    """``v[:, None]``: a vector as a column (an outer product is ``v[:, None] * w``)."""
+    return b.op("getitem", vector, Const(slice(None)), Const(None))
+
+
+_LOWERINGS = {
+    "sum_to": _sum_to,
+    "matmul_adjoint_a": _product_adjoint, "matmul_adjoint_b": _product_adjoint,
+    "dot_adjoint_a": _product_adjoint, "dot_adjoint_b": _product_adjoint,
+}

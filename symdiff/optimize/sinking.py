@@ -1,0 +1,74 @@
+"""Work only one side of an ``if`` needs is done on that side.
+
+An operation whose value is read only inside one branch of a later ``if`` of
+its block moves to the start of that branch (its operands are all defined
+before the ``if``): ``np.clip(r, -delta, delta)`` under ``if delta > 0``
+needs none of the ``np.abs``, ``np.minimum`` and ``np.sign`` of the other
+side. Operations run for what they do never move.
+"""
+from __future__ import annotations
+
+from ..ir.nodes import If, Loop, Op, Var, blocks, uses, walk
+
+
+def sink_into_branches(fn, builder=None):
+    for block in [fn.body] + [b for s in walk(fn.body) for b in blocks(s)]:
+        _sink(block, fn)
+    return fn
+
+
+def _sink(block, fn):
+    result = set(_atoms(fn.result))
+    moved = True
+    while moved:
+        moved = False
+        for i in range(len(block) - 1, -1, -1):
+            op = block[i]
+            if not isinstance(op, Op) or op.effect or op.target in result:
+                continue
+            readers = [s for s in block[i + 1:] if op.target in _read_by(s)]
+            if len(readers) != 1 or not isinstance(readers[0], If):
+                continue
+            side = _only_side(readers[0], op.target)
+            if side is None:
+                continue
+            del block[i]
+            side.insert(0, op)
+            moved = True
+
+
+def _only_side(stmt, var):
+    """The branch of ``stmt`` that alone reads ``var``, or None."""
+    if stmt.cond is var:
+        return None
+    sides = []
+    for side, block in (("then", stmt.then), ("orelse", stmt.orelse)):
+        inside = any(var in _read_by(s) for s in block) or \
+            any(getattr(m, side) is var for m in stmt.merges)
+        if inside:
+            sides.append(block)
+    return sides[0] if len(sides) == 1 else None
+
+
+def _read_by(stmt):
+    """Every var ``stmt`` reads, nested blocks and merges included."""
+    found = set(a for a in uses(stmt) if isinstance(a, Var))
+    if isinstance(stmt, If):
+        for m in stmt.merges:
+            found.update(a for a in (m.then, m.orelse) if isinstance(a, Var))
+    if isinstance(stmt, Loop):
+        found.update(_atoms([c.update for c in stmt.carried]))
+        found.update(_atoms([a for t in stmt.writes for a in t.items]))
+        found.update(_atoms([stmt.cond, stmt.exit]))
+    for block in blocks(stmt):
+        for inner in block:
+            found |= _read_by(inner)
+    return found
+
+
+def _atoms(value):
+    if isinstance(value, (tuple, list)):
+        for v in value:
+            yield from _atoms(v)
+    elif isinstance(value, Var):
+        yield value

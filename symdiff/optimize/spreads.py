@@ -1,0 +1,85 @@
+"""A reduction's gradient, spread by broadcasting rather than by an array.
+
+The gradient of ``np.sum(x, axis=1)`` with respect to ``x`` is the upstream
+gradient ``g`` repeated along axis 1: ``_unreduce(g, x, axis=1)`` makes it as
+an array (``np.full_like(x, g)`` for a whole sum). Where it is only read by
+elementwise arithmetic with another value of ``x``'s shape, broadcasting does
+the repeating: ``exp_t * g[:, None]``, and neither the array of repeated
+values nor the forward value read for its shape is made. (``full_like(t, c)``
+with ``t = Y * log_probs`` computed ``Y * log_probs`` only to shape a seed.)
+
+A specialised gradient knows dtypes too (ir/shapes.py): the rewrite is made
+only where it keeps the dtype of the result, and a spread that is still made
+takes its shape from the cheapest value of the same shape and dtype (``x``,
+not ``x * 2.0``).
+"""
+from __future__ import annotations
+
+from ..ir.nodes import Const, Var
+from ..ir.shapes import is_elementwise, is_numpy_value
+
+
+def fold_any(b, prim, args, params):
+    """The folds for operations of every primitive, before their own."""
+    if prim == "unreduce":
+        return _lighter_spread(b, args, params)
+    if not b.backward or not is_elementwise(prim):
+        return None
+    for i, arg in enumerate(args):
+        spread = b.facts.producer(arg)
+        if spread is None or spread.prim != "unreduce":
+            continue
+        g, like = spread.args
+        others = args[:i] + args[i + 1:]
+        if not any(isinstance(a, Var) and b.facts.same_shape(a, like) for a in others):
+            continue
+        facts = b.facts
+        if facts.signature and isinstance(facts.dtype(g), type) and not _equal(
+                facts.promoted(others + (like,)), facts.promoted(others + (g,))):
+            continue  # (a Python float g would not have like's float32, say)
+        small = _compact(b, g, spread.param("axis"), spread.param("keepdims"))
+        return b.op(prim, *args[:i], small, *args[i + 1:], **params)
+    return None
+
+
+def _equal(a, b):
+    if a is None or b is None or isinstance(a, type) or isinstance(b, type):
+        return a is b and a is not None
+    return a == b
+
+
+def _compact(b, g, axis, keepdims):
+    """``g`` with the reduced axes back as axes of length one."""
+    if axis is None or keepdims or b.facts.is_scalar(g):
+        return g
+    numpy = is_numpy_value(g, b.facts.defs) or b.facts.dtype(g) is not None and \
+        not isinstance(b.facts.dtype(g), type)
+    if isinstance(axis, int) and numpy:  # (a Python float has no [:, None])
+        index = [Const(slice(None))] * axis + [Const(None)] if axis >= 0 else \
+            [Const(Ellipsis), Const(None)] + [Const(slice(None))] * (-axis - 1)
+        return b.op("getitem", g, *index, hint=getattr(g, "hint", None))
+    return b.op("expand_dims", g, axis=axis, hint=getattr(g, "hint", None))
+
+
+def _lighter_spread(b, args, params):
+    """``_unreduce(g, like)`` with ``like`` an operand of the elementwise
+    operation that made it, of the same shape and dtype (its shape is all that
+    is read; a specialised gradient knows dtypes)."""
+    g, like = args
+    facts = b.facts
+    if not facts.signature or facts.dtype(like) is None:
+        return None
+    found = like
+    while True:
+        op = facts.producer(found)
+        if op is None or not is_elementwise(op.prim):
+            break
+        same = [a for a in op.args if isinstance(a, Var) and facts.same_shape(a, found)
+                and facts.dtype(a) is not None and facts.same_dtype(a, found)
+                and facts.same_dtype(found, a)]
+        if not same:
+            break
+        found = same[0]
+    if found is like:
+        return None
+    return b.op("unreduce", g, found, **params)

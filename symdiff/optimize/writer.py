@@ -1,0 +1,174 @@
+"""Polys (poly.py) written back as operations of the IR.
+
+The order of terms and factors is the order their factors first appeared in
+(deterministic); a common factor of all terms, or a common coefficient, is
+written once; a product a forward value equals is read from it; and the
+``np.clip`` forms of kink_algebra.py are written as clips (under ``if c >
+0`` for a bound known only when the code runs).
+"""
+from __future__ import annotations
+
+from ..ir.nodes import Const, If, Merge, Var
+from .kink_algebra import abs_bound, called, single_atom
+from .poly import Poly
+
+
+class Writer:
+    def __init__(self, builder, algebra, facts):
+        self.b, self.A, self.facts = builder, algebra, facts
+        self.order = {k: i for i, k in enumerate(algebra.factors)}
+
+    def poly(self, p):
+        c = p.constant()
+        if c is not None:
+            return Const(c)
+        if len(p.terms) > 1:
+            common, rest = self.A.common(p)
+            if common:
+                return self.b.mul(self.term(common, 1.0), self.poly(rest))
+            coefs = {abs(c) for c in p.terms.values()}
+            if len(coefs) == 1 and 1.0 not in coefs:
+                k = coefs.pop()
+                inner = Poly({m: c / k for m, c in p.terms.items()})
+                return self.b.mul(Const(k), self.poly(inner))
+        terms = sorted(p.terms.items(), key=lambda t: (t[1] < 0, self._first(t[0])))
+        value = None
+        for mono, coef in terms:
+            if value is None:
+                value = self.term(mono, coef)
+            elif coef < 0:
+                value = self.b.sub(value, self.term(mono, -coef))
+            else:
+                value = self.b.add(value, self.term(mono, coef))
+        return value
+
+    def _first(self, mono):
+        return min((self.order.get(k, 0) for k, _ in mono), default=-1)
+
+    def term(self, mono, coef):
+        known = self.A.forward.get((mono, coef))
+        if known is not None:  # a forward value is this product: read it
+            return known
+        factors = sorted(mono, key=lambda ke: self.order.get(ke[0], 0))
+        clipped = self._sign_minimum(factors)
+        num, den = [], []
+        if clipped is not None:
+            value, factors = clipped
+            num.append(value)
+        for key, exp in factors:
+            value = self.factor(self.A.factors[key])
+            if exp > 0:
+                num.append(value if exp == 1 else self.b.op("power", value, Const(exp)))
+            else:
+                den.append(value if exp == -1 else self.b.op("power", value, Const(-exp)))
+        value = _product(self.b, num)
+        if value is None:
+            value = Const(coef)
+        elif coef == -1.0:
+            value = self.b.neg(value)
+        elif coef != 1.0:
+            value = self.b.mul(Const(coef), value)
+        if den:
+            value = self.b.div(value, _product(self.b, den))
+        return value
+
+    def factor(self, f):
+        if f.kind == "atom":
+            return f.atom
+        if f.kind == "sum":
+            return self.poly(f.args[0])
+        if f.kind == "where":
+            return self._where(f)
+        return self.b.op(f.prim, *(self.poly(a) for a in f.args), **dict(f.params))
+
+    # ---- the clip identities ------------------------------------------------------------
+    def _where(self, f):
+        """``where(|x| <= c, x, c * sign(x))`` is ``clip(x, -c, c)`` for c >= 0."""
+        found = abs_bound(self.facts, f.atom)
+        if found is not None:
+            x, c, inside = found
+            taken, other = f.args if inside else f.args[::-1]
+            if single_atom(self.A, taken) is x and self._bound(c) and \
+                    self._is_signum(other, x, c):
+                return self._clip(x, c, lambda: self.poly(other))
+        return self.b.op("where", f.atom, self.poly(f.args[0]), self.poly(f.args[1]))
+
+    def _is_signum(self, poly, x, c):
+        single = poly.single()
+        if single is None:
+            return False
+        mono, coef = single
+        atoms = []
+        for key, exp in mono:
+            factor = self.A.factors[key]
+            if exp != 1:
+                return False
+            signed = called(self.A, factor, "sign", self.facts)
+            if signed is not None and signed[0] is x:
+                atoms.append("sign")
+            elif factor.kind == "atom" and factor.atom is c:
+                atoms.append("c")
+            else:
+                return False
+        if isinstance(c, Const):
+            return atoms == ["sign"] and coef == c.value
+        return sorted(atoms) == ["c", "sign"] and coef == 1.0
+
+    def _sign_minimum(self, factors):
+        """``sign(x) * minimum(|x|, c)`` among ``factors``: (the clip, the rest)."""
+        for i, (key, exp) in enumerate(factors):
+            signed = called(self.A, self.A.factors[key], "sign", self.facts)
+            if exp != 1 or signed is None:
+                continue
+            x = signed[0]
+            for j, (other, e) in enumerate(factors):
+                q = self.A.factors[other]
+                made = self.facts.producer(q.atom) if q.kind == "atom" and e == 1 else None
+                if made is None or made.prim != "minimum" or x is None:
+                    continue
+                a, c = made.args
+                for value, bound in ((a, c), (c, a)):
+                    magnitude = self.facts.producer(value)
+                    if magnitude is not None and magnitude.prim == "abs" and \
+                            magnitude.args[0] is x and self._bound(bound):
+                        rest = [fe for k, fe in enumerate(factors) if k not in (i, j)]
+                        return self._clip(x, bound, lambda: self.b.mul(
+                            self.b.op("sign", x), made.target)), rest
+        return None
+
+    def _bound(self, c):
+        if isinstance(c, Const):
+            value = c.value
+            return isinstance(value, (int, float)) and not isinstance(value, bool) \
+                and 0 < value < float("inf")
+        return self.facts.is_scalar(c)
+
+    def _clip(self, x, c, otherwise):
+        """``clip(x, -c, c)``; for a bound known when the code runs, under
+        ``if c >= 0`` (otherwise the value ``otherwise()`` makes)."""
+        if isinstance(c, Const):
+            return self.b.op("clip", x, Const(-float(c.value)), Const(float(c.value)),
+                             hint=x.hint + "_clipped")
+        b = self.b
+        # (at c == 0 the value is a zero of the sign of x: the other form keeps it)
+        nonnegative = b.op("greater", c, Const(0), hint=c.hint + "_positive")
+        with b.block() as then:
+            clipped = b.op("clip", x, b.neg(c), c, hint=x.hint + "_clipped")
+        with b.block() as orelse:
+            other = otherwise()
+        target = Var(x.hint + "_clipped")
+        stmt = If(nonnegative, then, orelse, [Merge(target, clipped, other)], b.loc,
+                  backward=True)
+        b.append(stmt)
+        self.facts.shape[target] = self.facts.key(clipped)
+        found = self.facts.dtype(clipped)
+        if found is not None:
+            self.facts.dtypes[target] = found
+        return target
+
+
+def _product(b, values):
+    value = None
+    for v in values:
+        value = v if value is None else b.mul(value, v)
+    return value
