@@ -81,3 +81,30 @@ GOLDEN = {
     "scalar_expression": (scalar_expression, ("a", "b", "c")),
     "rnn": (rnn, ("W", "U", "b")),
 }
+
+
+def _arguments():
+    """Arguments each canonical function is specialised for (its golden file
+    under golden/specialised/): arrays of the ranks a user passes."""
+    rng = np.random.default_rng(0)
+    x, w = rng.standard_normal(5), rng.standard_normal(5)
+    X = rng.standard_normal((6, 3))
+    Y = np.eye(2)[[0, 1, 1, 0, 1, 0]]
+    return {
+        "piecewise": (x, w),
+        "rosenbrock": (x,),
+        "logistic": (rng.standard_normal(3), X, (X[:, 0] > 0).astype(float), 0.1),
+        "mlp": (rng.standard_normal((3, 4)), rng.standard_normal(4),
+                rng.standard_normal((4, 2)), rng.standard_normal(2), X, Y),
+        "huber": (x,),
+        "sqrt_where": (x,),
+        "clip_norm": (x, w),
+        "relu_layer": (rng.standard_normal(3), rng.standard_normal((4, 3))),
+        "uses_helper": (x,),
+        "scalar_expression": (0.3, -1.2, 0.7),
+        "rnn": (rng.standard_normal((4, 4)), rng.standard_normal((4, 3)),
+                rng.standard_normal(4), rng.standard_normal((5, 3)), rng.standard_normal(4)),
+    }
+
+
+SPECIALISED_ARGS = _arguments()

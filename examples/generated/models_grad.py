@@ -146,9 +146,9 @@ def grad_logistic_loss(w, b, x, y):
     t_1_bar = (0.5 - 0.5 * np.tanh(-0.5 * t_1)) * (1.0 / t_1.size)
     z_bar = _sum_to(t * t_1_bar, z)
     # L18: z = x @ w + b
-    matmul_bar = _sum_to(z_bar, matmul)
     b_bar = _sum_to(z_bar, b)
-    w_bar = 0.02 * w + _matmul_adjoint_b(matmul_bar, x, w)
+    w_bar_1 = _matmul_adjoint_b(_sum_to(z_bar, matmul), x, w)
+    w_bar = 0.02 * w + w_bar_1
     return w_bar, b_bar
 
 
@@ -166,9 +166,9 @@ def value_and_grad_logistic_loss(w, b, x, y):
     t_1_bar = (0.5 - 0.5 * np.tanh(-0.5 * t_1)) * (1.0 / t_1.size)
     z_bar = _sum_to(t * t_1_bar, z)
     # L18: z = x @ w + b
-    matmul_bar = _sum_to(z_bar, matmul)
     b_bar = _sum_to(z_bar, b)
-    w_bar = 0.02 * w + _matmul_adjoint_b(matmul_bar, x, w)
+    w_bar_1 = _matmul_adjoint_b(_sum_to(z_bar, matmul), x, w)
+    w_bar = 0.02 * w + w_bar_1
     return logistic_loss, (w_bar, b_bar)
 
 

@@ -74,6 +74,9 @@ class Inlining:
         own must not depend on where the function was read from."""
         self._measuring = True
         try:
+            if self._written_out(op):  # ``x_bar[i] = a + b``: what is placed
+                placed = op.args[:1] if op.prim == "unindex" else op.args[:2]
+                return sum(len(ast.unparse(self.atom(a))) + 3 for a in placed)
             return len(ast.unparse(self.expr(op)))
         finally:
             self._measuring = False
@@ -90,10 +93,16 @@ class Inlining:
     def _inlinable(self, var):
         op = self._defs.get(var)
         return (op is not None and self.counts.get(var, 0) == 1
-                and var not in self.fn.named and not op.effect
+                and (var not in self.fn.named or self._unnamed_adjoint(var)) and not op.effect
                 and op.prim not in _NEVER_INLINE and var not in self.scatters
                 and var not in self.read_by_unpacking  # (named by `w, v = eigh(a)`)
                 and not isinstance(var, FreeVar) and not self._written_out(op))
+
+    def _unnamed_adjoint(self, var):
+        """An adjoint of a value the user gave no name (``x[:-1]``'s): folded
+        into its reader like any temporary, as a careful person writes it."""
+        primal = getattr(self.fn, "adjoints", {}).get(var)
+        return primal is not None and primal not in self.fn.named
 
     def _written_out(self, op):
         """An index gradient a specialised gradient writes as two statements,

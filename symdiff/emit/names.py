@@ -234,14 +234,15 @@ def name_temporaries(fn, inlined, names, temporaries, taken, late=None, writes=N
         end = max([positions.last.get(v, start) for v in group] + [start])
         spans.setdefault(names[root], []).append((start, end))
     out = dict(names)
+    adjoints = getattr(fn, "adjoints", {})
     for var in sorted(temporaries, key=lambda v: (positions.defs.get(v, 0), v.uid)):
         start = positions.defs.get(var, 0)
         end = max(positions.last.get(var, start), start)
-        base = _identifier(var.hint)
+        primal = adjoints.get(var)
+        base = names[primal] + "_bar" if primal in names else _identifier(var.hint)
         name, n = base, 0
         # (a temporary's name is its own: never one another value had)
-        while name in taken or any(e > start and end > s for s, e in spans.get(name, ())) \
-                or _TEMPORARY.fullmatch(base) and name in spans:
+        while name in taken or name in spans:
             n += 1
             name = f"{base}_{n}"
         spans.setdefault(name, []).append((start, end))

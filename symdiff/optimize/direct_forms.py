@@ -7,13 +7,16 @@ the ranks. A gradient specialised for its arguments (api.py) knows the
 number of axes of each value and which have length one (ir/patterns.py), so
 it writes what the helper would have done: ``g.sum(axis=0)``, nothing at
 all, ``X.T @ g``, ``g[:, None] * h``. The same values, without the calls.
+An einsum of known ranks becomes its contractions, pair by pair
+(einsum_pairs.py).
 """
 from __future__ import annotations
 
 from ..ir import patterns as pat
-from ..ir.nodes import Const, If, Loop, Op, Var, blocks
+from ..ir.nodes import Const, If, Loop, Op, Var, blocks, walk
 from ..ir.reinfer import reinfer
 from .common_subexpressions import replace_atoms
+from .einsum_pairs import lower_einsum
 
 
 def direct_forms(fn, builder):
@@ -26,6 +29,7 @@ def direct_forms(fn, builder):
     if subst:
         substitute(fn.body, subst)
         fn.result = replace_atoms(fn.result, subst)
+        _adjoint_names(fn, subst)
     fn.result = _fresh(fn, builder, fn.result)
     return fn
 
@@ -42,6 +46,20 @@ def _fresh(fn, builder, value):
         copied = builder.op("copy", value, hint=value.hint + "_bar")
     fn.body += made
     return copied
+
+def _adjoint_names(fn, subst):
+    """An adjoint that a helper passed on unchanged (``A_bar = _sum_to(t, A)``
+    with ``t`` of A's shape) is that value: it takes the adjoint's name."""
+    adjoints = getattr(fn, "adjoints", None)
+    if adjoints is None:
+        return
+    backward = {s.target for s in walk(fn.body) if isinstance(s, Op) and s.backward}
+    for old, new in subst.items():
+        if old in adjoints and isinstance(new, Var) and new in backward \
+                and new not in adjoints and new not in fn.named:
+            new.hint = old.hint
+            adjoints[new] = adjoints[old]
+
 
 def _block(stmts, builder, subst):
     new = []
@@ -159,4 +177,5 @@ _LOWERINGS = {
     "sum_to": _sum_to,
     "matmul_adjoint_a": _product_adjoint, "matmul_adjoint_b": _product_adjoint,
     "dot_adjoint_a": _product_adjoint, "dot_adjoint_b": _product_adjoint,
+    "einsum": lower_einsum,
 }

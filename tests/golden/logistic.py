@@ -9,10 +9,9 @@ def grad_logistic(w, X, y, lam):
     _require_scalar(lam, message='golden_functions.py:18:5')
     # L17: loss = np.mean(np.logaddexp(0.0, z) - y * z)
     t_1_bar = np.full_like(t_1, 1.0 / t_1.size)
-    logaddexp_z_bar = _sum_to(t_1_bar, logaddexp_z)
-    t_bar = _sum_to(-t_1_bar, t)
-    z_bar = (0.5 - 0.5 * np.tanh(-0.5 * z)) * logaddexp_z_bar
-    z_bar = _sum_to(y * t_bar, z) + z_bar
+    z_bar_1 = _sum_to(y * _sum_to(-t_1_bar, t), z)
+    t_2 = 0.5 - 0.5 * np.tanh(-0.5 * z)
+    z_bar = z_bar_1 + t_2 * _sum_to(t_1_bar, logaddexp_z)
     # L16: z = X @ w
     w_bar = 2.0 * w * lam + _matmul_adjoint_b(z_bar, X, w)
     return w_bar

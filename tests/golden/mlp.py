@@ -16,13 +16,12 @@ def grad_mlp(W1, b1, W2, b2, X, Y):
     sum_exp_logits = exp_logits.sum(axis=1, keepdims=True)
     log_probs = logits - np.log(sum_exp_logits)  # golden_functions.py:25
     # L26: return -np.sum(Y * log_probs) / X.shape[0]
-    t_bar = -1.0 / np.shape(X)[0]
-    t_bar = np.full_like(Y * log_probs, t_bar)
-    log_probs_bar = _sum_to(Y * t_bar, log_probs)
+    t_1 = Y * np.full_like(Y * log_probs, -1.0 / np.shape(X)[0])
+    log_probs_bar = _sum_to(t_1, log_probs)
     # L25: log_probs = logits - np.log(np.sum(np.exp(logits), axis=1, keepdi...
     log_sum_exp_logits_bar = -log_probs_bar.sum(axis=1, keepdims=True)
-    sum_exp_logits_bar = log_sum_exp_logits_bar / sum_exp_logits
-    logits_bar = log_probs_bar + exp_logits * sum_exp_logits_bar
+    logits_bar_1 = exp_logits * (log_sum_exp_logits_bar / sum_exp_logits)
+    logits_bar = log_probs_bar + logits_bar_1
     # L24: logits = logits - np.max(logits, axis=1, keepdims=True)
     # np.max(...) gets no gradient: the result does not change with it
     # L23: logits = h @ W2 + b2
@@ -32,7 +31,6 @@ def grad_mlp(W1, b1, W2, b2, X, Y):
     W2_bar = _matmul_adjoint_b(matmul_1_bar, h, W2)
     # L22: h = np.tanh(X @ W1 + b1)
     t_bar = (1.0 - h ** 2) * h_bar
-    matmul_bar = _sum_to(t_bar, matmul)
     b1_bar = _sum_to(t_bar, b1)
-    W1_bar = _matmul_adjoint_b(matmul_bar, X, W1)
+    W1_bar = _matmul_adjoint_b(_sum_to(t_bar, matmul), X, W1)
     return W1_bar, b1_bar, W2_bar, b2_bar

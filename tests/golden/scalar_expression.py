@@ -15,13 +15,9 @@ def grad_scalar_expression(a, b, c):
     # golden_functions.py:61
     _require_scalar(a, b, c, message='golden_functions.py:61:5')
     # L60: e = np.sqrt(d ** 2 + 1.0) - np.log(1.0 + np.exp(-b))
-    t_bar = -d
-    t_5_bar = t_bar / t_5
-    t_bar = t_4 * t_5_bar
     d_bar = e + t_2 / t_3
     # L59: d = a * b + np.sin(c) / (1.0 + a ** 2)
-    sin_c_bar = d_bar / t
     a_bar = d_bar * (b - 2.0 * (a * t_1) / t)
-    b_bar = a * d_bar - t_bar
-    c_bar = 3.0 * c ** 2 + np.cos(c) * sin_c_bar
+    b_bar = a * d_bar - t_4 * (-d / t_5)
+    c_bar = 3.0 * c ** 2 + np.cos(c) * (d_bar / t)
     return a_bar, b_bar, c_bar

@@ -1,0 +1,28 @@
+def grad_rnn(W, U, b, xs, target):
+    """Gradient of rnn(W, U, b, xs, target) with respect to W, U, b, for W:
+    float64[a, a], U: float64[a, b], b: float64[a], xs: float64[c, b], target:
+    float64[a]."""
+    h = np.zeros(W.shape[0])  # golden_functions.py:65
+    shape0 = xs.shape[0]  # golden_functions.py:66
+    tape = []
+    for t in range(shape0):  # golden_functions.py:66
+        xs_part = xs[t]  # golden_functions.py:67
+        h_1 = np.tanh(W @ h + U @ xs_part + b)  # golden_functions.py:67
+        tape.append((h, xs_part, h_1))
+        h = h_1
+    h_bar = h - target  # golden_functions.py:68
+    # L66: for t in range(xs.shape[0]):
+    b_bar = np.zeros_like(b)
+    U_bar_parts = []
+    W_bar_parts = []
+    for h, xs_part, h_1 in reversed(tape):
+        # L67: h = np.tanh(W @ h + U @ xs[t] + b)
+        t_bar = (1.0 - h_1 ** 2) * h_bar
+        h_bar = t_bar @ W
+        b_bar += t_bar
+        U_bar_parts.append((t_bar, xs_part))
+        W_bar_parts.append((t_bar, h))
+    # L66: for t in range(xs.shape[0]):
+    U_bar = _matmul_adjoint_a_sum(U_bar_parts, U)
+    W_bar = _matmul_adjoint_a_sum(W_bar_parts, W)
+    return W_bar, U_bar, b_bar
