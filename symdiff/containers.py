@@ -121,7 +121,12 @@ def _source_for(gradient, made, args, kwargs):
     gradient(*args, **kwargs)
     keywords = tuple(sorted((k, _shape(v)) for k, v in kwargs.items()))
     key = (tuple(_shape(a) for a in args), keywords)
-    fn = made.get(key) or gradient.__symdiff_plain__
+    fn = made.get(key)
+    if fn is None:  # arrays only: the plain gradient, specialised for them
+        fn = gradient.__symdiff_plain__
+        specialiser = getattr(fn, "__symdiff_specialiser__", None)
+        if specialiser is not None:
+            fn = specialiser.function_for(*args, **kwargs)
     return fn.__symdiff_source__
 
 

@@ -94,6 +94,7 @@ class Inlining:
         op = self._defs.get(var)
         return (op is not None and self.counts.get(var, 0) == 1
                 and (var not in self.fn.named or self._unnamed_adjoint(var)) and not op.effect
+                and var not in self.fn.pinned
                 and op.prim not in _NEVER_INLINE and var not in self.scatters
                 and var not in self.read_by_unpacking  # (named by `w, v = eigh(a)`)
                 and not isinstance(var, FreeVar) and not self._written_out(op))

@@ -199,7 +199,8 @@ def assign_names(fn, inlined, fixed, reserved, shared=None, late=None, writes=No
         base = names[primal] + "_bar" if primal in names else _identifier(root.hint)
         named = any(v in fn.named for v in group)
         # (an adjoint's own line makes it "named"; of a temporary, it is one too)
-        of_temporary = primal in names and _TEMPORARY.fullmatch(names[primal])
+        of_temporary = primal is not None and (  # (folded into a line: a temporary)
+            primal not in names or _TEMPORARY.fullmatch(names[primal]))
         quantity = ("temporary", root.uid) if _TEMPORARY.fullmatch(base) and (
             not named or of_temporary) else base
         item = next((saved[v] for v in group if v in saved), None)
@@ -234,11 +235,12 @@ def name_temporaries(fn, inlined, names, temporaries, taken, late=None, writes=N
         end = max([positions.last.get(v, start) for v in group] + [start])
         spans.setdefault(names[root], []).append((start, end))
     out = dict(names)
-    adjoints = getattr(fn, "adjoints", {})
+    adjoints, shaped = getattr(fn, "adjoints", {}), _saved_shapes(fn)
     for var in sorted(temporaries, key=lambda v: (positions.defs.get(v, 0), v.uid)):
         start = positions.defs.get(var, 0)
         end = max(positions.last.get(var, start), start)
         primal = adjoints.get(var)
+        primal = shaped.get(primal, primal)  # (saved as its shape: the value's adjoint)
         base = names[primal] + "_bar" if primal in names else _identifier(var.hint)
         name, n = base, 0
         # (a temporary's name is its own: never one another value had)

@@ -191,6 +191,7 @@ class Function:
     result: object
     loc: Loc | None = None
     named: set = field(default_factory=set)   # vars that carry a user's name
+    pinned: set = field(default_factory=set)  # vars read before a write in place
     return_loc: Loc | None = None  # the one `return` giving the value (None: several)
     # How parts of ``result`` are rebuilt as containers (a dict of gradients...):
     # None, a ``(tree, base)`` pair for a flat tuple of leaves (ir/trees.py; the

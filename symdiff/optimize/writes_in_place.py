@@ -343,6 +343,14 @@ class _Plan:
                         and self.roots_of(a) & arrays for i, a in enumerate(stmt.args)) \
                         and self.read_after(stmt.target, op, set()):
                     self.fn.named.add(stmt.target)
+                    self.fn.pinned.add(stmt.target)  # (never folded, adjoint or not)
+
+    def keeps_line(self, var):
+        """Whether the emitter gives ``var`` a line of its own where it is made
+        (emit/inlining.py: a named value, but not an adjoint of an unnamed one)."""
+        primal = getattr(self.fn, "adjoints", {}).get(var)
+        folded = primal is not None and primal not in self.fn.named
+        return var in self.fn.pinned or var in self.fn.named and not folded
 
     def read_after(self, var, op, seen):
         """Whether ``var`` may be folded into a line after ``op``: it is read
@@ -357,7 +365,7 @@ class _Plan:
         for made in self.defs.values():
             if any(a is var for a in made.args):
                 if made.prim in ("snapshot",) + _WRITES or made.effect \
-                        or made.target in self.fn.named:
+                        or self.keeps_line(made.target):
                     return False
                 return self.read_after(made.target, op, seen)
         return False
