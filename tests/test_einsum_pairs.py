@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import symdiff
+from check_grads import check_grads
 from numeric import assert_grad
 
 SHAPES = {
@@ -74,3 +75,14 @@ def test_einsum_that_broadcasts_a_length_one_axis_is_kept(tmp_path):
     assert_grad(f, df, (a, b))
     code = symdiff.source(df, a, b).split("# L5")[1]
     assert "np.einsum('ij,jk->ik', a0, a1)" in code, code
+
+
+def test_the_other_operand_s_gradient_is_the_same_along_a_broadcast_label(tmp_path):
+    # out[i, k] = sum_j a[i, 0] * b[j, k]: b's gradient is one row repeated
+    # over j, and a's is summed over j (it was b's shape (1, 4), not (2, 4))
+    f = _function("ij,jk->ik", 2, tmp_path)
+    a, b = np.linspace(0.1, 0.3, 3).reshape(3, 1), np.linspace(-1.0, 1.0, 8).reshape(2, 4)
+    for wrt in (0, 1):
+        check_grads(f, (a, b), wrt=(wrt,))
+    g_b = symdiff.grad(f, wrt=1)(a, b)
+    assert g_b.shape == b.shape and np.all(g_b[0] == g_b[1])

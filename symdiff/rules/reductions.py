@@ -292,7 +292,9 @@ def unreduce_rule(r, op, g):
 
 
 def sum_to_rule(r, op, g):
-    return [r.b.op("unreduce", g, op.args[0]), None]
+    # _sum_to sums axes ``like`` lacks and spreads ones it has longer (an
+    # einsum label of length one elsewhere): its adjoint does the converse
+    return [r.b.op("sum_to", g, op.args[0]), None]
 
 
 define("unreduce(g, like; axis=None, keepdims=False)", ("helper", "_unreduce"), like(1),

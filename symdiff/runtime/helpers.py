@@ -58,12 +58,15 @@ def _sum_to(a, like):
     if lead < 0:
         return np.broadcast_to(a, shape)
     if 1 not in shape:  # only leading axes: the sum has the shape already
-        return a.sum(axis=tuple(range(lead)) if lead != 1 else 0)
-    ones = tuple(lead + i for i, n in enumerate(shape)
-                 if n == 1 and a.shape[lead + i] != 1)
-    if not ones:
-        return a.sum(axis=tuple(range(lead)))
-    return a.sum(axis=tuple(range(lead)) + ones).reshape(shape)
+        summed = a.sum(axis=tuple(range(lead)) if lead != 1 else 0)
+    else:
+        ones = tuple(lead + i for i, n in enumerate(shape)
+                     if n == 1 and a.shape[lead + i] != 1)
+        summed = a.sum(axis=tuple(range(lead)) + ones).reshape(shape) if ones \
+            else a.sum(axis=tuple(range(lead)))
+    if summed.shape != shape:  # an einsum label of length one in the other operands:
+        summed = np.broadcast_to(summed, shape)  # the gradient is the same along it
+    return summed
 
 
 def _unreduce(g, like, axis=None, keepdims=False):
