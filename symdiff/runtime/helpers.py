@@ -64,8 +64,10 @@ def _sum_to(a, like):
                      if n == 1 and a.shape[lead + i] != 1)
         summed = a.sum(axis=tuple(range(lead)) + ones).reshape(shape) if ones \
             else a.sum(axis=tuple(range(lead)))
-    if summed.shape != shape:  # an einsum label of length one in the other operands:
-        summed = np.broadcast_to(summed, shape)  # the gradient is the same along it
+    if summed.shape != shape:
+        # an einsum label of length one in the other operands: the
+        # gradient is the same along it
+        summed = np.broadcast_to(summed, shape)
     return summed
 
 
