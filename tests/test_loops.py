@@ -332,3 +332,19 @@ def sums_an_array(W, x):
 def test_the_tape_sum_helper_takes_a_tape():
     with pytest.raises(UnsupportedSyntaxError, match="adds up the pairs a loop appended"):
         symdiff.grad(sums_an_array)
+
+
+def read_by_one_branch_in_a_loop(x):
+    total = 0.0 * x
+    for i in range(3):
+        v = np.log(x ** 2 + 1.0)  # read only by the `else` below, and by the backward pass
+        if np.sum(total) < 0.5:
+            total = total + x
+        else:
+            total = total + v * x
+    return np.sum(total)
+
+
+def test_a_value_the_reverse_loop_reads_stays_outside_the_branch_that_reads_it():
+    # moved into the `else`, it was unbound where the tape saves it (the `if` side)
+    check_grads(read_by_one_branch_in_a_loop, (np.array([0.2, 0.1]),))

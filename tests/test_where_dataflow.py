@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import symdiff
+from check_grads import check_grads
 from numeric import numeric_grad
 
 RNG = np.random.default_rng(19)
@@ -434,3 +435,17 @@ def test_a_loop_value_read_only_by_a_branch_not_taken_adds_no_nan():
         warnings.simplefilter("ignore", RuntimeWarning)
         g = symdiff.grad(_loop_value_read_by_a_branch_not_taken, wrt=1)(x0, x1)
     np.testing.assert_array_equal(g, np.zeros_like(x1))  # x1 reaches the value only via v4
+
+
+# ---- a select of a guarded value keeps its shape (found by the long fuzz run) ----------
+def wide_branch(x):
+    s = np.sum(x) * np.ones((1,))
+    return np.sum(np.square(np.where(np.tanh(s) > 0.5, np.exp(x), np.sin(s))))
+
+
+@pytest.mark.parametrize("scale", [-1.0, 1.0])  # the narrow branch taken, the wide one
+def test_second_derivative_where_one_branch_is_broadcast(scale):
+    # where(m, 0.0, where(m, x, 0.0)) is not where(m, 0.0, 0.0): that is
+    # narrower than x, and the gradient reaching sin(s) was summed once, not 6 times
+    x = scale * np.array([[0.4, 0.1, 0.3], [0.2, 0.5, 0.05]])
+    check_grads(wide_branch, (x,), order=2)

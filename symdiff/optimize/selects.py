@@ -43,7 +43,7 @@ def branch_free_selects(fn, builder):
     for block in [fn.body] + [b for s in walk(fn.body) for b in blocks(s)]:
         new = []
         for stmt in block:
-            _nested(stmt, defs, builder.products)
+            _nested(stmt, defs, builder.products, builder.facts)
             made = _product(stmt, builder.products) or _rewrite(stmt, defs, builder.facts)
             if len(made) > 1:  # three calls read better on a line of their own
                 fn.named.add(stmt.target)
@@ -52,17 +52,20 @@ def branch_free_selects(fn, builder):
     return fn
 
 
-def _nested(stmt, defs, products):
+def _nested(stmt, defs, products, facts):
     """``where(c, where(c, x, y), z)`` is ``where(c, x, z)`` (and so on the
     other side): the inner select of the same mask picks what the outer one
-    keeps. (A guard of a value guarded already: the same value.)"""
+    keeps. (A guard of a value guarded already: the same value.) Only where
+    ``x`` has the inner select's shape: ``where(c, 0.0, y)`` may be bigger
+    than ``0.0``, and the outer select's shape must not shrink."""
     if not isinstance(stmt, Op) or stmt.prim != "where":
         return
     mask = stmt.args[0]
     proven = stmt.target in products  # (masks.zero_by_product: a product with the mask)
     for side in (1, 2):
         inner = defs.get(stmt.args[side])
-        while inner is not None and inner.prim == "where" and inner.args[0] is mask:
+        while inner is not None and inner.prim == "where" and inner.args[0] is mask \
+                and facts.same_shape(inner.args[side], inner.target):
             args = list(stmt.args)
             args[side] = inner.args[side]
             stmt.args = tuple(args)

@@ -13,12 +13,29 @@ from ..ir.nodes import If, Loop, Op, Var, blocks, uses, walk
 
 def sink_into_branches(fn, builder=None):
     for block in [fn.body] + [b for s in walk(fn.body) for b in blocks(s)]:
-        _sink(block, fn)
+        _sink(block, fn, _read_at_end(fn, block))
     return fn
 
 
-def _sink(block, fn):
-    result = set(_atoms(fn.result))
+def _read_at_end(fn, block):
+    """What is read after the last statement of ``block``: a loop body's
+    carried updates, tape items and exit test, a loop's condition, an
+    ``if`` branch's merged values (none may move into a nested ``if``)."""
+    for stmt in walk(fn.body):
+        if isinstance(stmt, Loop) and block is stmt.body:
+            return set(_atoms([c.update for c in stmt.carried] + [stmt.exit] +
+                              [a for t in stmt.writes for a in t.items]))
+        if isinstance(stmt, Loop) and block is stmt.cond_block:
+            return set(_atoms(stmt.cond))
+        if isinstance(stmt, If) and block is stmt.then:
+            return set(_atoms([m.then for m in stmt.merges]))
+        if isinstance(stmt, If) and block is stmt.orelse:
+            return set(_atoms([m.orelse for m in stmt.merges]))
+    return set()
+
+
+def _sink(block, fn, read_at_end):
+    result = set(_atoms(fn.result)) | read_at_end
     moved = True
     while moved:
         moved = False
