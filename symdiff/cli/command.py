@@ -12,10 +12,13 @@ import os
 import re
 import sys
 
+import numpy as np
+
 from ..version import __version__
 from ..api import show_ir
 from .fd_check import parse_shapes, run_check
 from ..errors import CommandLineError, SymdiffError, report
+from ..ir.patterns import signature_of
 from ..ir.trees import is_container, structure
 from .targets import load_file, parse_spec
 from .writer import compile_all, render, write_module
@@ -76,7 +79,9 @@ def _parser():
                         help="compare FUNC's gradient with finite differences on random "
                              "inputs instead of printing it; with -o, write it if it passes")
     parser.add_argument("--shapes", nargs="+", metavar="NAME=DIMS", default=[],
-                        help="with --check: each argument's shape, e.g. x=3,4 (x= scalar)")
+                        help="arguments' shapes, e.g. x=3,4 (x= a float): the module is "
+                        "specialised to float64 arrays of these shapes (no broadcasting "
+                        "helpers), and --check uses them")
     parser.add_argument("--tol", type=float, default=1e-5,
                         help="with --check: the largest error that passes (default 1e-5)")
     parser.add_argument("--like", action="append", metavar="NAME=EXPR", default=[],
@@ -94,6 +99,8 @@ def _run(args):
     targets = user.targets(func, _parse_wrt(args.wrt))
     if args.like:
         targets[0].trees = _structures(args.like, user)
+    if shapes:  # a module for arguments of these shapes: no broadcasting helpers
+        targets[0].signature = _signature(shapes)
     if args.ir:
         target = targets[0]
         sys.stdout.write(show_ir(target.fn, "all", wrt=target.wrt,
@@ -140,6 +147,14 @@ def _structures(likes, user):
     return trees
 
 
+def _signature(shapes):
+    """``--shapes``: float64 arrays of those shapes (a scalar: a Python float),
+    as a gradient specialised for such arguments sees them."""
+    names = list(shapes)
+    examples = [np.zeros(shapes[n]) if shapes[n] else 0.0 for n in names]
+    return dict(zip(names, signature_of(examples)))
+
+
 def _validate(args, func):
     if args.like and func is None:
         raise CommandLineError("--like needs one function: FILE.py::FUNC --like NAME=EXPR",
@@ -153,8 +168,9 @@ def _validate(args, func):
     if args.ir and (func is None or args.check or args.output not in (None, "-")):
         raise CommandLineError("--ir prints the IR of one function",
                                hint="e.g. symdiff --ir models.py::loss [--wrt w]")
-    if args.shapes and not args.check:
-        raise CommandLineError("--shapes goes with --check", hint="add --check")
+    if args.shapes and func is None:
+        raise CommandLineError("--shapes is for one function: FILE.py::FUNC --shapes x=3,4",
+                               hint="in whole-file mode, name the function with ::FUNC")
     if args.check and args.output == "-":
         raise CommandLineError("--check prints a report, not the module",
                                hint="give -o a file name to write the module if it passes")

@@ -30,6 +30,7 @@ class Target:
     wrt: object = 0
     overrides: dict = field(default_factory=dict)
     trees: dict = field(default_factory=dict)  # container arguments -> structure (--like)
+    signature: dict = field(default_factory=dict)  # argument -> ArgSig (--shapes)
 
     @property
     def name(self):

@@ -19,6 +19,7 @@ import types
 from ..version import __version__
 from ..runtime import helpers as runtime
 from ..pipeline import compile_gradient, module_header
+from .guards import signature_check
 from ..controls import is_registered
 from .. import errors
 from ..errors import CommandLineError
@@ -53,7 +54,7 @@ def compile_target(target, mode):
         kwargs["overrides"] = target.overrides
     try:
         compiled = compile_gradient(target.fn, target.wrt, mode, trees=target.trees or None,
-                                    **kwargs)
+                                    signature=target.signature or None, **kwargs)
     except ContainerUse as use:
         name = use.args[0] if use.args else "an argument"
         raise CommandLineError(
@@ -61,6 +62,9 @@ def compile_target(target, mode):
             "object of arrays), whose structure fixes the gradient's code",
             hint=f"give an example of it, evaluated in your file: --like {name}=EXPR "
                  f"(e.g. --like {name}=init_params())") from None
+    if target.signature:  # written for these arguments: it says so, and checks
+        compiled.source = signature_check(compiled.source, compiled.name, target.signature,
+                                          compiled.np_alias)
     logger.info("compiled %s from %s in %.1f ms", compiled.name, compiled.origin,
                 sum(compiled.timer.times.values()) * 1e3)
     logger.debug("%s: %s", compiled.name, compiled.timer.report())
