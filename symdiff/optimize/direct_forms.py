@@ -173,7 +173,21 @@ def _column(b, vector):
     return b.op("getitem", vector, Const(slice(None)), Const(None))
 
 
+def _number_like(b, op, facts):
+    """``np.zeros_like(a)[()]`` of a Python float ``a`` is ``0.0`` (a NumPy
+    scalar would make every later operation on it a NumPy one, ~4x slower)."""
+    if facts.dtype(op.args[0]) is not float:
+        return None
+    if op.prim == "getitem":
+        index = op.args[1:]
+        whole = all(isinstance(i, Const) and isinstance(i.value, tuple) and not i.value
+                    for i in index)  # x[()], however it was read
+        return op.args[0] if whole else None
+    return Const(0.0 if op.prim == "zeros_like" else 1.0)
+
+
 _LOWERINGS = {
+    "zeros_like": _number_like, "ones_like": _number_like, "getitem": _number_like,
     "sum_to": _sum_to,
     "matmul_adjoint_a": _product_adjoint, "matmul_adjoint_b": _product_adjoint,
     "dot_adjoint_a": _product_adjoint, "dot_adjoint_b": _product_adjoint,
