@@ -48,6 +48,19 @@ def test_random_programs_agree_with_the_oracle(workdir):
     assert tally.counts["nan_free_wins"] >= 0.08 * tally.programs, report
 
 
+# Programs of long runs that found defects (fixed): each seed draws its program.
+FOUND = {
+    581769221: "a loop's value took the name of a branch's value read after the loop",
+    581770196: "a value moved into one side of an if that a later if's other side read",
+}
+
+
+@pytest.mark.parametrize("seed", sorted(FOUND))
+def test_programs_that_found_defects(seed, workdir):
+    tally = fuzz_oracle.run([seed], workdir)
+    assert not tally.failures, FOUND[seed] + "\n" + _report(tally, 0.0)
+
+
 @pytest.mark.fuzz
 def test_random_programs_agree_with_the_oracle_long(workdir):
     count = int(os.environ.get("SYMDIFF_ORACLE_EXAMPLES", "3000"))

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import symdiff
+from check_grads import check_grads
 from numeric import numeric_grad
 
 # An elif whose predicate line is long: with a long file name in its message,
@@ -115,3 +116,21 @@ def test_a_name_reassigned_in_a_branch_reads_as_that_branch_value(x):
     np.testing.assert_allclose(symdiff.hessian(name_held_before_the_if)(x) @ t, expected,
                                rtol=1e-6, atol=1e-7)
     np.testing.assert_allclose(symdiff.jvp(df)(x, t)[1], expected, rtol=1e-6, atol=1e-7)
+
+
+def loop_after_a_branch(x):
+    if np.max(np.abs(x)) < 0.9:
+        v = x * x
+    else:
+        v = np.sqrt(x ** 2 + 0.5)  # its gradient reads v, after the loop ran
+    for i in range(3):
+        v = 0.5 * v + np.tanh(x ** 3)
+    return np.sum(v)
+
+
+def test_a_loop_does_not_take_the_name_of_a_value_read_after_it():
+    # the loop's value was named `v` like the branch's value it starts from;
+    # the loop overwrote `v`, and the sqrt's gradient read the loop's result
+    x = np.array([1.2, -0.3, 0.7])
+    check_grads(loop_after_a_branch, (x,))
+    check_grads(loop_after_a_branch, (0.5 * x,))

@@ -449,3 +449,4 @@ def test_second_derivative_where_one_branch_is_broadcast(scale):
     # narrower than x, and the gradient reaching sin(s) was summed once, not 6 times
     x = scale * np.array([[0.4, 0.1, 0.3], [0.2, 0.5, 0.05]])
     check_grads(wide_branch, (x,), order=2)
+

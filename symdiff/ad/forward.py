@@ -106,10 +106,10 @@ class Forward:
         without a tangent may make that result bigger: in ``x + ones((2, 1))``
         the tangent ``x_dot`` alone has only the shape of ``x``."""
         facts = self.b.facts
-        missing = {facts.key(a) for a, d in zip(op.args, dargs) if d is None} - {SCALAR}
+        missing = {_key(facts, a) for a, d in zip(op.args, dargs) if d is None} - {SCALAR}
         if not missing or facts.same_shape(tangent, op.target):
             return tangent
-        read = {facts.key(a) for a in _expression(tangent, built)}
+        read = {_key(facts, a) for a in _expression(tangent, built)}
         if facts.key(op.target) in read or missing <= read:
             return tangent  # the tangent's expression itself broadcasts against them
         return self.b.op("broadcast_to", tangent, self.b.op("shape", op.target))
@@ -305,3 +305,12 @@ def _globals(stmts):
             if isinstance(a, FreeVar)}
 
 
+def _key(facts, atom):
+    """``facts.key(atom)``, hashable: a constant index (``np.s_[:, 1]``) is a
+    value of its own (slices are not hashable before Python 3.12)."""
+    key = facts.key(atom)
+    try:
+        hash(key)
+    except TypeError:
+        return ("constant", id(atom))
+    return key

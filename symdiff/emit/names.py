@@ -42,8 +42,14 @@ class Positions:
             self._use(atom)
         for init, param, start in self.inits:  # read last by the loop it starts
             if init not in self.groups and param not in self.groups and \
-                    self.last.get(init, 0) <= start:
+                    self._last_of_group(init) <= start:
                 self.groups[init] = param
+
+    def _last_of_group(self, root):
+        """The last read of any value sharing ``root``'s name (an ``if``'s
+        merged value and each branch's: one name)."""
+        return max([self.last.get(v, 0) for v in self.groups if _root(self.groups, v) is root]
+                   + [self.last.get(root, 0)])
 
     def _use(self, atom):
         if isinstance(atom, Var) and atom in self.inlined:

@@ -12,9 +12,29 @@ from ..ir.nodes import If, Loop, Op, Var, blocks, uses, walk
 
 
 def sink_into_branches(fn, builder=None):
+    readers = _direct_readers(fn)
     for block in [fn.body] + [b for s in walk(fn.body) for b in blocks(s)]:
-        _sink(block, fn, _read_at_end(fn, block))
+        _sink(block, fn, _read_at_end(fn, block), readers)
     return fn
+
+
+def _direct_readers(fn):
+    """var -> the statements that read it themselves (not in nested blocks),
+    anywhere in ``fn``: a value defined in a branch is read again under a
+    later ``if`` on the same condition (the backward pass's)."""
+    found = {}
+    for stmt in walk(fn.body):
+        direct = {a for a in uses(stmt) if isinstance(a, Var)}
+        if isinstance(stmt, If):
+            direct.update(_atoms([(m.then, m.orelse) for m in stmt.merges]))
+        if isinstance(stmt, Loop):
+            direct.update(_atoms([c.update for c in stmt.carried] + [c.init for c in
+                                                                      stmt.carried]))
+            direct.update(_atoms([a for t in stmt.writes for a in t.items]))
+            direct.update(_atoms([stmt.cond, stmt.exit, list(stmt.bounds)]))
+        for var in direct:
+            found.setdefault(var, set()).add(id(stmt))
+    return found
 
 
 def _read_at_end(fn, block):
@@ -34,7 +54,7 @@ def _read_at_end(fn, block):
     return set()
 
 
-def _sink(block, fn, read_at_end):
+def _sink(block, fn, read_at_end, everywhere):
     result = set(_atoms(fn.result)) | read_at_end
     moved = True
     while moved:
@@ -47,7 +67,8 @@ def _sink(block, fn, read_at_end):
             if len(readers) != 1 or not isinstance(readers[0], If):
                 continue
             side = _only_side(readers[0], op.target)
-            if side is None:
+            if side is None or not everywhere.get(op.target, set()) <= {
+                    id(s) for s in walk(side)} | {id(readers[0])}:  # read elsewhere too
                 continue
             del block[i]
             side.insert(0, op)
