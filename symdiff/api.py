@@ -18,7 +18,7 @@ from .locations import caller_loc
 from .log import StageTimer, logger, verbose as verbose_logging
 from .pipeline import STAGES, compile_gradient
 from .ir.patterns import signature_of
-from .specialise import gradient_function
+from .specialise import gradient_function, specialised  # noqa: F401 (public)
 
 P = ParamSpec("P")
 
@@ -36,16 +36,17 @@ Overrides = Optional[Mapping[str, str]]
 
 @overload
 def grad(f: Callable[P, Any], wrt: Wrt = 0, *, overrides: Overrides = None,
-         verbose: bool = False) -> Callable[P, Any]: ...
+         verbose: bool = False, checks: bool = True) -> Callable[P, Any]: ...
 
 
 @overload
 def grad(f: None = None, wrt: Wrt = 0, *, overrides: Overrides = None,
-         verbose: bool = False) -> Callable[[Callable[P, Any]], Callable[P, Any]]: ...
+         verbose: bool = False, checks: bool = True
+         ) -> Callable[[Callable[P, Any]], Callable[P, Any]]: ...
 
 
 def grad(f: Callable[P, Any] | None = None, wrt: Wrt = 0, *, overrides: Overrides = None,
-         verbose: bool = False) -> Any:
+         verbose: bool = False, checks: bool = True) -> Any:
     """The gradient of scalar-valued ``f`` with respect to argument(s) ``wrt``.
 
     ``wrt`` is a position, a name, or a tuple of them (then the gradient is a
@@ -64,30 +65,37 @@ def grad(f: Callable[P, Any] | None = None, wrt: Wrt = 0, *, overrides: Override
 
     ``verbose=True`` prints what this compile did (the ``symdiff`` logger at
     DEBUG: cache lookup, stages and their times).
+
+    ``checks=False`` leaves out the runtime checks of the arguments and of
+    the output (a wrong argument is then not named): the code is plain
+    enough for ``numba.njit`` (see `specialised`).
     """
     if f is None:
-        return functools.partial(grad, wrt=wrt, overrides=overrides, verbose=verbose)
-    return _compile(f, wrt, "grad", overrides, verbose)
+        return functools.partial(grad, wrt=wrt, overrides=overrides, verbose=verbose,
+                                 checks=checks)
+    return _compile(f, wrt, "grad", overrides, verbose, checks)
 
 
 @overload
 def value_and_grad(f: Callable[P, Any], wrt: Wrt = 0, *, overrides: Overrides = None,
-                   verbose: bool = False) -> Callable[P, tuple[Any, Any]]: ...
+                   verbose: bool = False, checks: bool = True
+                   ) -> Callable[P, tuple[Any, Any]]: ...
 
 
 @overload
 def value_and_grad(f: None = None, wrt: Wrt = 0, *, overrides: Overrides = None,
-                   verbose: bool = False
+                   verbose: bool = False, checks: bool = True
                    ) -> Callable[[Callable[P, Any]], Callable[P, tuple[Any, Any]]]: ...
 
 
 def value_and_grad(f: Callable[P, Any] | None = None, wrt: Wrt = 0, *,
-                   overrides: Overrides = None, verbose: bool = False) -> Any:
+                   overrides: Overrides = None, verbose: bool = False,
+                   checks: bool = True) -> Any:
     """Like `grad`, but the function returns ``(value, gradient)``."""
     if f is None:
         return functools.partial(value_and_grad, wrt=wrt, overrides=overrides,
-                                 verbose=verbose)
-    return _compile(f, wrt, "value_and_grad", overrides, verbose)
+                                 verbose=verbose, checks=checks)
+    return _compile(f, wrt, "value_and_grad", overrides, verbose, checks)
 
 
 @overload
@@ -267,14 +275,14 @@ def show_ir(f: Callable[..., Any], stage: str = "optimized", *, wrt: Wrt = 0,
     return IRText("\n".join(f"# {name}\n{seen[name]}" for name in stages))
 
 
-def _compile(f, wrt, mode, overrides, verbose=False):
+def _compile(f, wrt, mode, overrides, verbose=False, checks=True):
     if verbose:
         with verbose_logging():
-            return _compile_cached(f, wrt, mode, overrides)
-    return _compile_cached(f, wrt, mode, overrides)
+            return _compile_cached(f, wrt, mode, overrides, checks)
+    return _compile_cached(f, wrt, mode, overrides, checks)
 
 
-def _compile_cached(f, wrt, mode, overrides):
+def _compile_cached(f, wrt, mode, overrides, checks=True):
     f = getattr(f, "__symdiff_generic__", f)  # a gradient made by symdiff: its code
     # an unknown op is the user's mistake on the line that called grad()
     given = validate(overrides, caller_loc()) if overrides else {}
@@ -289,7 +297,7 @@ def _compile_cached(f, wrt, mode, overrides):
     scope = getattr(f, "__globals__", None)
     cells = _closure_contents(f)
     key = (id(code), id(scope), tuple(map(id, cells)), wrt_key, mode,
-           tuple(sorted(overrides.items())))
+           tuple(sorted(overrides.items())), checks)
     with _lock:
         hit = _cache.get(key)
         same = hit is not None and hit[2] is code and hit[3] is scope \
@@ -307,11 +315,11 @@ def _compile_cached(f, wrt, mode, overrides):
                          _describe(f), why, _stats["hits"], _stats["misses"])
         timer = StageTimer()
         try:
-            compiled = compile_gradient(f, wrt, mode, overrides, timer=timer)
+            compiled = compile_gradient(f, wrt, mode, overrides, timer=timer, checks=checks)
         except WrtError as err:
             raise _at_the_call(err) from None
         with timer("load"):
-            fn = gradient_function(compiled, f, wrt, mode, overrides)
+            fn = gradient_function(compiled, f, wrt, mode, overrides, checks)
         _cache[key] = (fn, compiled, code, scope, cells)
         logger.info("compiled %s from %s in %.1f ms", compiled.name, compiled.origin,
                     sum(timer.times.values()) * 1e3)

@@ -78,6 +78,8 @@ def _parser():
                         help="with --check: each argument's shape, e.g. x=3,4 (x= scalar)")
     parser.add_argument("--tol", type=float, default=1e-5,
                         help="with --check: the largest error that passes (default 1e-5)")
+    parser.add_argument("--no-checks", dest="checks", action="store_false",
+                        help="no runtime checks: plain code, e.g. for numba")
     parser.add_argument("--ir", action="store_true",
                         help="print FUNC's IR after each compiler stage instead of the module")
     return parser
@@ -94,7 +96,7 @@ def _run(args):
         sys.stdout.write(show_ir(target.fn, "all", wrt=target.wrt,
                                  overrides=target.overrides or None))
         return 0
-    compiled = compile_all(targets)
+    compiled = compile_all(targets, checks=args.checks)
     text = render(compiled, user)
     if args.check:
         result = run_check(text, compiled[0], targets[0], user, shapes, args.tol)

@@ -35,14 +35,15 @@ def _fail(kind, message, hint):
 '''
 
 
-def compile_all(targets):
-    """``grad_F`` and ``value_and_grad_F`` for every target, as `Compiled` functions."""
-    return [compile_target(target, mode) for target in targets for mode in MODES]
+def compile_all(targets, checks=True):
+    """``grad_F`` and ``value_and_grad_F`` for every target, as `Compiled`
+    functions (``checks=False``: without runtime checks)."""
+    return [compile_target(target, mode, checks) for target in targets for mode in MODES]
 
 
-def compile_target(target, mode):
+def compile_target(target, mode, checks=True):
     """`compile_gradient` for one `Target`, passing its overrides on."""
-    kwargs = {}
+    kwargs = {} if checks else {"checks": False}
     if target.overrides:
         if "overrides" not in inspect.signature(compile_gradient).parameters:
             raise CommandLineError(
