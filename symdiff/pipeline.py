@@ -133,6 +133,8 @@ def _emit(src, mode, ir_fn, grad_fn, builder, wrt_names, checks=True):
     emitter.plain = not checks
     library = _library(builder.facts.signature, src)
     emitter.backend = BACKENDS[library] if library else None
+    emitter.device_of = next((name for name, sig in (builder.facts.signature or {}).items()
+                              if sig.kind == "array" and sig.library == library), None)
     params = ", ".join(p.hint for p in ir_fn.params)
     known = [(p, builder.facts.signature.get(p.hint)) for p in ir_fn.params]
     known = [f"{p.hint}: {sig!r}" for p, sig in known if sig is not None and sig.kind != "other"]

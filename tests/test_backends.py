@@ -180,6 +180,17 @@ def test_torch(name):
            _numpy_gradient(name))
 
 
+def test_arrays_made_by_the_gradient_are_on_the_inputs_device():
+    """rnn's ``h = np.zeros(n)`` is made on the device of ``W`` (PyTorch's meta
+    device stands in for a GPU: computing there checks devices, not values)."""
+    f, wrt = GOLDEN["rnn"]
+    args = [torch.asarray(a, device="meta") for a in INPUTS["rnn"]]
+    df = symdiff.grad(f, wrt)
+    assert "device=W.device" in symdiff.source(df, *args)
+    for g, a in zip(df(*args), args):
+        assert g.device == a.device and g.shape == a.shape
+
+
 def test_float32_stays_float32():
     w, X, y, lam = (a.astype(np.float32) if isinstance(a, np.ndarray) else a
                     for a in INPUTS["logistic"])

@@ -60,6 +60,8 @@ REVIEWED = CHECKS | {"_matmul_adjoint_a_sum", "_matmul_adjoint_b_sum", "_gathere
 # NumPy's creation functions make float64 by default; the standard's make
 # the library's default float (float32 in PyTorch and JAX): say it.
 _DEFAULT_FLOAT = ("zeros", "ones", "empty", "eye", "linspace")
+# Arrays made from nothing, on the library's default device unless told.
+_CREATED = _DEFAULT_FLOAT + ("full", "arange", "asarray")
 
 
 class Backend:
@@ -68,9 +70,11 @@ class Backend:
     method (PyTorch), and the names it has beyond the standard, with the
     same meaning as NumPy's."""
 
-    def __init__(self, name, module, immutable=False, size_method=False, extra=()):
+    def __init__(self, name, module, immutable=False, size_method=False, devices=False,
+                 extra=()):
         self.name, self.module = name, module
         self.immutable, self.size_method = immutable, size_method
+        self.devices = devices  # arrays made from nothing need device= (GPUs)
         self.names = STANDARD | frozenset(extra)
 
 
@@ -78,8 +82,8 @@ BACKENDS = {
     "array_api_strict": Backend("array-api-strict", "array_api_strict"),
     "dask": Backend("Dask", "array_api_compat.dask.array"),
     "jax": Backend("JAX", "jax.numpy", immutable=True),
-    "torch": Backend("PyTorch", "array_api_compat.torch", size_method=True),
-    "cupy": Backend("CuPy", "array_api_compat.cupy"),
+    "torch": Backend("PyTorch", "array_api_compat.torch", size_method=True, devices=True),
+    "cupy": Backend("CuPy", "array_api_compat.cupy", devices=True),
 }
 
 
@@ -90,8 +94,9 @@ def _np(alias, name):
 class Respell(ast.NodeTransformer):
     """An expression in NumPy's spelling -> the standard's, for ``backend``."""
 
-    def __init__(self, backend, alias):
+    def __init__(self, backend, alias, device=None):
         self.backend, self.alias = backend, alias
+        self.device = device  # an argument whose device new arrays are made on
 
     def _is_np(self, node):
         return isinstance(node, ast.Name) and node.id == self.alias
@@ -121,6 +126,10 @@ class Respell(ast.NodeTransformer):
                 return self._fmax(*node.args)
             if func.attr in _DEFAULT_FLOAT and not any(k.arg == "dtype" for k in node.keywords):
                 node.keywords.append(ast.keyword("dtype", _np(self.alias, "float64")))
+            if func.attr in _CREATED and self.backend.devices and self.device and \
+                    not any(k.arg == "device" for k in node.keywords):
+                device = ast.Attribute(ast.Name(self.device, ast.Load()), "device", ast.Load())
+                node.keywords.append(ast.keyword("device", device))
         return node
 
     def _fmax(self, a, b):
@@ -157,9 +166,10 @@ class Respell(ast.NodeTransformer):
         return node
 
 
-def respell(node, backend, alias):
-    """``node`` (an expression) as ``backend``'s code reads it."""
-    return Respell(backend, alias).visit(node)
+def respell(node, backend, alias, device=None):
+    """``node`` (an expression) as ``backend``'s code reads it; arrays it
+    makes from nothing go on the device of the argument named ``device``."""
+    return Respell(backend, alias, device).visit(node)
 
 
 def unsupported(text, backend, alias, rewritten=True):

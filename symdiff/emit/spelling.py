@@ -25,6 +25,7 @@ _ATTRIBUTES = ("shape", "size", "ndim")  # np.shape(x) is x.shape for a NumPy va
 class Spelling:
     plain = False  # code without checks, for compilers (unchecked.py)
     backend = None  # another array library's (backends.py): the standard's spelling
+    device_of = None  # (then) the argument whose device new arrays go on
 
     def _backwards(self, tape):
         """A tape read last entry first (``tape[::-1]`` in plain code, which
@@ -62,7 +63,7 @@ class Spelling:
         spelling = TABLE[op.prim].spelling
         node = getattr(self, "_spell_" + spelling[0].replace(".", "_"))(op, spelling, args)
         if self.backend is not None:
-            node = respell(node, self.backend, self.np)
+            node = respell(node, self.backend, self.np, self.device_of)
         if op.target in self.unwrap:
             return ast.Subscript(node, ast.Tuple([], ast.Load()), ast.Load())
         return node
