@@ -15,6 +15,7 @@ from .ir.trees import Leaf, is_container, leaves, paths, rebuild, structure
 from .pipeline import STAGES, compile_gradient
 from .ir.patterns import signature_of
 from .gradient_cache import compile_cached as _compile
+from .specialise import specialised  # noqa: F401 (public)
 
 P = ParamSpec("P")
 
@@ -26,16 +27,17 @@ Overrides = Optional[Mapping[str, str]]
 
 @overload
 def grad(f: Callable[P, Any], wrt: Wrt = 0, *, overrides: Overrides = None,
-         verbose: bool = False) -> Callable[P, Any]: ...
+         verbose: bool = False, checks: bool = True) -> Callable[P, Any]: ...
 
 
 @overload
 def grad(f: None = None, wrt: Wrt = 0, *, overrides: Overrides = None,
-         verbose: bool = False) -> Callable[[Callable[P, Any]], Callable[P, Any]]: ...
+         verbose: bool = False, checks: bool = True
+         ) -> Callable[[Callable[P, Any]], Callable[P, Any]]: ...
 
 
 def grad(f: Callable[P, Any] | None = None, wrt: Wrt = 0, *, overrides: Overrides = None,
-         verbose: bool = False) -> Any:
+         verbose: bool = False, checks: bool = True) -> Any:
     """The gradient of scalar-valued ``f`` with respect to argument(s) ``wrt``.
 
     ``wrt`` is a position, a name, or a tuple of them (then the gradient is a
@@ -54,30 +56,37 @@ def grad(f: Callable[P, Any] | None = None, wrt: Wrt = 0, *, overrides: Override
 
     ``verbose=True`` prints what this compile did (the ``symdiff`` logger at
     DEBUG: cache lookup, stages and their times).
+
+    ``checks=False`` leaves out the runtime checks of the arguments and of
+    the output (a wrong argument is then not named): the code is plain
+    enough for ``numba.njit`` (see `specialised`).
     """
     if f is None:
-        return functools.partial(grad, wrt=wrt, overrides=overrides, verbose=verbose)
-    return _compile(f, wrt, "grad", overrides, verbose)
+        return functools.partial(grad, wrt=wrt, overrides=overrides, verbose=verbose,
+                                 checks=checks)
+    return _compile(f, wrt, "grad", overrides, verbose, checks)
 
 
 @overload
 def value_and_grad(f: Callable[P, Any], wrt: Wrt = 0, *, overrides: Overrides = None,
-                   verbose: bool = False) -> Callable[P, tuple[Any, Any]]: ...
+                   verbose: bool = False, checks: bool = True
+                   ) -> Callable[P, tuple[Any, Any]]: ...
 
 
 @overload
 def value_and_grad(f: None = None, wrt: Wrt = 0, *, overrides: Overrides = None,
-                   verbose: bool = False
+                   verbose: bool = False, checks: bool = True
                    ) -> Callable[[Callable[P, Any]], Callable[P, tuple[Any, Any]]]: ...
 
 
 def value_and_grad(f: Callable[P, Any] | None = None, wrt: Wrt = 0, *,
-                   overrides: Overrides = None, verbose: bool = False) -> Any:
+                   overrides: Overrides = None, verbose: bool = False,
+                   checks: bool = True) -> Any:
     """Like `grad`, but the function returns ``(value, gradient)``."""
     if f is None:
         return functools.partial(value_and_grad, wrt=wrt, overrides=overrides,
-                                 verbose=verbose)
-    return _compile(f, wrt, "value_and_grad", overrides, verbose)
+                                 verbose=verbose, checks=checks)
+    return _compile(f, wrt, "value_and_grad", overrides, verbose, checks)
 
 
 @overload

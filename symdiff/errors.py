@@ -83,6 +83,10 @@ class NoDerivativeRuleError(SymdiffError, NotImplementedError):
     """A call whose derivative symdiff does not know."""
 
 
+class UnsupportedBackendError(SymdiffError, NotImplementedError):
+    """A gradient needs a function the arguments' array library lacks."""
+
+
 class WrtError(SymdiffError, ValueError):
     """``wrt`` names an argument the function does not have, or one twice."""
 

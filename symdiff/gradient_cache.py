@@ -31,14 +31,14 @@ _stats = {"hits": 0, "misses": 0}
 _DEBUG = 10
 
 
-def compile_cached(f, wrt, mode, overrides, verbose=False):
+def compile_cached(f, wrt, mode, overrides, verbose=False, checks=True):
     if verbose:
         with verbose_logging():
-            return _compile_cached(f, wrt, mode, overrides)
-    return _compile_cached(f, wrt, mode, overrides)
+            return _compile_cached(f, wrt, mode, overrides, checks)
+    return _compile_cached(f, wrt, mode, overrides, checks)
 
 
-def _compile_cached(f, wrt, mode, overrides):
+def _compile_cached(f, wrt, mode, overrides, checks=True):
     f = getattr(f, "__symdiff_generic__", f)  # a gradient made by symdiff: its code
     # an unknown op is the user's mistake on the line that called grad()
     given = validate(overrides, caller_loc()) if overrides else {}
@@ -54,7 +54,7 @@ def _compile_cached(f, wrt, mode, overrides):
     cells = _closure_contents(getattr(f, "__func__", f)) + (
         (f.__self__,) if inspect.ismethod(f) else ())
     key = (id(code), id(scope), tuple(map(id, cells)), wrt_key, mode,
-           tuple(sorted(overrides.items())))
+           tuple(sorted(overrides.items())), checks)
     with _lock:
         hit = _cache.get(key)
         same = hit is not None and hit[2] is code and hit[3] is scope \
@@ -74,16 +74,18 @@ def _compile_cached(f, wrt, mode, overrides):
         compiled, fn, target = None, None, plain_target(f)
         try:
             if target is not None:
-                compiled = compile_gradient(target, wrt, mode, overrides, timer=timer)
+                compiled = compile_gradient(target, wrt, mode, overrides, timer=timer,
+                                            checks=checks)
                 with timer("load"):
-                    fn = gradient_function(compiled, f, wrt, mode, overrides, target)
+                    fn = gradient_function(compiled, f, wrt, mode, overrides, target, checks)
         except WrtError as err:
             raise _at_the_call(err) from None
         except ContainerUse:  # compiled where it is called, for its arguments
             compiled, fn = None, None
         if compiled is None or compiled.containers or is_specialising(f):
             fn = specialising(f, wrt, mode, lambda trees: loaded(compile_gradient(
-                specialised_target(f, trees), wrt, mode, overrides, trees=trees), f, wrt,
+                specialised_target(f, trees), wrt, mode, overrides, trees=trees, checks=checks),
+                f, wrt,
                 mode, overrides), None if inspect.ismethod(f) else fn)
             fn.__symdiff_wrt__, fn.__symdiff_mode__ = wrt, mode
             fn.__symdiff_overrides__ = dict(overrides or {})

@@ -16,7 +16,10 @@ from .ir.reinfer import reinfer
 from .ir.shapes import Facts
 from .emit.emitter import Emitter, free_variables, module_roots
 from .emit.signature import with_defaults
-from .errors import UnsupportedSyntaxError
+from .emit.unchecked import drop_checks
+from .errors import UnsupportedBackendError, UnsupportedSyntaxError
+from .emit.backends import BACKENDS, REVIEWED, in_place, unsupported
+from .runtime.namespaces import helper_text
 from .frontend.containers import ContainerUse
 from .frontend.function import lower_function
 from .ir.trees import is_container, structure
@@ -43,6 +46,7 @@ class Compiled:
     deps: tuple = ()   # (namespace, name, value) the compiled code relied on
     modules: tuple = ()  # other libraries' modules it calls into ("scipy.special")
     containers: tuple = ()  # arguments it may have been given as containers
+    library: str | None = None  # the array library it runs on (None: NumPy)
     timer: StageTimer = field(default_factory=StageTimer, compare=False, repr=False)
 
 
@@ -50,14 +54,15 @@ STAGES = ("lowered", "gradient", "optimized")
 
 
 def compile_gradient(fn, wrt, mode="grad", overrides=None, timer=None, observe=None,
-                     trees=None, signature=None):
+                     trees=None, signature=None, checks=True):
     """`Compiled` source of the derivative of ``fn``. ``observe(stage, fn)``,
     if given, sees the IR after each of `STAGES` (and may print it: the next
     stage changes it in place); ``timer`` times the stages (log.py).
     ``trees``: the parameters that are containers -> their structure
     (ir/trees.py); a bound method's object is its first parameter's.
     ``signature`` (parameter name -> `ArgSig`) specialises it for arguments
-    like those: their number of axes, which have length one, their dtype."""
+    like those: their number of axes, which have length one, their dtype.
+    ``checks=False``: no runtime checks (emit/unchecked.py)."""
     timer = timer or StageTimer()
     offset = 0
     if hasattr(fn, "__symdiff_for__"):  # a gradient compiled where it is called
@@ -77,7 +82,7 @@ def compile_gradient(fn, wrt, mode="grad", overrides=None, timer=None, observe=N
         # hundreds of nested operations is fine Python, so allow for it.
         sys.setrecursionlimit(max(limit, 20_000))
         compiled = _compile(src, wrt, mode, overrides, timer, observe or _unobserved, trees,
-                            offset, signature)
+                            offset, signature, checks)
         compiled.timer = timer  # the caller logs it, with the times of its own stages
         return compiled
     except RecursionError:
@@ -110,7 +115,7 @@ def _unobserved(stage, fn):
 
 
 def _compile(src, wrt, mode, overrides, timer, observe, trees=None, offset=0,
-             signature=None):
+             signature=None, checks=True):
     builder = Builder(facts=Facts(signature), folds=FOLDS)
     builder.overrides = dict(overrides or {})
     with timer("lower"):
@@ -135,10 +140,12 @@ def _compile(src, wrt, mode, overrides, timer, observe, trees=None, offset=0,
         grad_fn = optimize(grad_fn, builder)
     observe("optimized", grad_fn)
     with timer("emit"):
-        return _emit(src, mode, ir_fn, grad_fn, builder, wrt_names)
+        if not checks:
+            drop_checks(grad_fn)
+        return _emit(src, mode, ir_fn, grad_fn, builder, wrt_names, checks)
 
 
-def _emit(src, mode, ir_fn, grad_fn, builder, wrt_names):
+def _emit(src, mode, ir_fn, grad_fn, builder, wrt_names, checks=True):
     name = f"{mode}_{src.name}" if src.name.isidentifier() else mode
     _rename_clashing_globals(grad_fn, {name} | set(runtime.HELPERS) | _BUILTINS |
                              module_roots(grad_fn.body))
@@ -146,17 +153,27 @@ def _emit(src, mode, ir_fn, grad_fn, builder, wrt_names):
     gradients = grad_fn.result if mode == "grad" else grad_fn.result[1]
     emitter = Emitter(grad_fn, np_alias=alias, facts=builder.facts if builder.facts.signature
                       else None, unwrap=returned_arrays(grad_fn, gradients, builder.facts))
+    emitter.plain = not checks
+    library = _library(builder.facts.signature, src)
+    emitter.backend = BACKENDS[library] if library else None
+    emitter.device_of = next((name for name, sig in (builder.facts.signature or {}).items()
+                              if sig.kind == "array" and sig.library == library), None)
     params = ", ".join(p.hint for p in ir_fn.params)
     known = [(p, builder.facts.signature.get(p.hint)) for p in ir_fn.params]
     known = [f"{p.hint}: {sig!r}" for p, sig in known if sig is not None and sig.kind != "other"]
     doc = f"{_WHAT[mode]} of {src.name}({params}) with respect to {_join(wrt_names)}"
     doc += f", for {', '.join(known)}." if known else "."  # (specialised for those)
+    if library:
+        doc += f" {BACKENDS[library].name} arrays: `{alias}` is {BACKENDS[library].module}."
     if mode == "vjp":
         doc += f"\n\n    Returns the value and {grad_fn.params[-1].hint}^T J.\n    "
     if mode == "jvp":
         dots = ", ".join(p.hint for p in grad_fn.params[len(ir_fn.params):])
         doc += f"\n\n    Returns the value and J ({dots}), in one forward pass.\n    "
     text = emitter.function(name, doc)
+    if library:
+        text = _for_backend(text, BACKENDS[library], alias, src, emitter.modules,
+                            {h for h in emitter.helpers if h in runtime.HELPERS})
     origin = f"{os.path.basename(src.filename)}:{src.node.lineno} ({src.name})"
     free = {v.hint: v.value for v in _free(grad_fn)}
     free.update(_callee_globals(grad_fn, builder))
@@ -168,7 +185,47 @@ def _emit(src, mode, ir_fn, grad_fn, builder, wrt_names):
     deps = {(id(scope), name): (scope, name, value) for scope, name, value in builder.deps}
     return Compiled(name, text, helpers, free, origin, wrt_names, alias,
                     tuple(deps.values()), tuple(sorted(emitter.modules)),
-                    tuple(sorted(builder.container_uses)))
+                    tuple(sorted(builder.container_uses)), library=library)
+
+
+def _library(signature, src):
+    """The array library of a specialised gradient's arguments (None: NumPy)."""
+    found = sorted({s.library for s in (signature or {}).values()
+                    if s.kind == "array" and s.library != "numpy"})
+    if len(found) > 1:
+        raise UnsupportedBackendError(
+            f"{src.name} is called with arrays of {' and '.join(found)}: one gradient "
+            "runs on one array library", src.loc(src.node),
+            "convert the arguments to one library's arrays")
+    return found[0] if found else None
+
+
+def _for_backend(text, backend, alias, src, modules, helpers):
+    """The code for another array library, or an error naming what it lacks
+    (a function of another module would make NumPy arrays of its arrays; a
+    runtime helper is read for what it calls)."""
+    missing = unsupported(text, backend, alias)
+    if missing is None and modules:
+        module = sorted(modules)[0]
+        missing = next(n for n, line in enumerate(text.splitlines(), 1)
+                       if module + "." in line), f"`{module}`"
+    for name in sorted(_read_helpers(helpers)):
+        if missing is not None:
+            break
+        found = unsupported(helper_text(name), backend, "np", rewritten=False)
+        if found is not None:
+            missing = next(n for n, line in enumerate(text.splitlines(), 1)
+                           if name + "(" in line) if name in helpers else 1, \
+                f"{found[1]} (in the runtime helper `{name}`)"
+    if missing is not None:
+        line = text.splitlines()[missing[0] - 1].strip()
+        raise UnsupportedBackendError(
+            f"the gradient of {src.name} needs {missing[1]}, which {backend.name} "
+            f"arrays do not have (in the array API standard or {backend.module}): "
+            f"`{line}`", src.loc(src.node),
+            "call the gradient with NumPy arrays, or write this step with functions "
+            "of the array API standard")
+    return in_place(text, alias) if backend.immutable else text
 
 
 # Builtins generated code or a written module's helpers may call; a global of
@@ -226,3 +283,15 @@ def _join(names):
 def module_header(compiled):
     return (f"# Generated by symdiff {__version__} from {compiled.origin}, "
             f"d/d({_join(compiled.wrt_names)}). Do not edit.\n")
+
+
+def _read_helpers(called):
+    """The runtime helpers to read for what they call: those ``called`` and
+    their callees, but not through a helper read for backends already."""
+    found, todo = set(), list(called)
+    while todo:
+        name = todo.pop()
+        if name not in found and name not in REVIEWED:
+            found.add(name)
+            todo.extend(runtime.uses(name))
+    return found

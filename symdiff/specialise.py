@@ -4,7 +4,9 @@
 there, and ``symdiff.source(df)`` shows it), and returns a small dispatcher,
 generated for ``f``'s parameters, that looks the arguments' shapes, dtypes
 and Python types up in a table (as ``jax.jit`` and numba do, for the
-signature of the call). A miss computes the signature (`ArgSig`: the number
+signature of the call; the type of each argument too: a JAX or a Dask
+array of the same shape and dtype as a NumPy one is another signature). A
+miss computes the signature (`ArgSig`: the number
 of axes, which of them have length one, the dtype; or which arguments are
 Python floats), compiles a gradient for it, once per signature, and calls
 it: its source has plain NumPy where the generic one calls helpers that
@@ -69,7 +71,8 @@ class Specialiser:
         fn = self.function_for(*args, **kwargs)
         try:
             key = tuple(part for v in self.bound(args, kwargs)
-                        for part in (getattr(v, "shape", None), getattr(v, "dtype", type(v))))
+                        for part in (getattr(v, "shape", None), getattr(v, "dtype", None),
+                                     type(v)))
             with self.lock:
                 if len(self.table) >= _MAX_KEYS:
                     self.table.clear()
@@ -96,7 +99,8 @@ def dispatcher(generic, compile_for):
     call = ", ".join(p.name if p.kind != inspect.Parameter.KEYWORD_ONLY
                      else f"{p.name}={p.name}" for p in params)
     key = ", ".join(
-        f"_getattr({n}, 'shape', None), _getattr({n}, 'dtype', type({n}))" for n in names)
+        f"_getattr({n}, 'shape', None), _getattr({n}, 'dtype', None), _type({n})"
+        for n in names)
     name = generic.__name__
     source = (f"def {name}{bare}:\n"
               f"    # the gradient compiled for arguments of these shapes and types\n"
@@ -108,7 +112,7 @@ def dispatcher(generic, compile_for):
     filename = source_file(f"{name}.dispatch", source)  # (tracebacks show its lines)
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace = {"_table": spec.table, "_specialise": spec, "_getattr": getattr,
-                 "__name__": "symdiff.generated"}
+                 "_type": type, "__name__": "symdiff.generated"}
     exec(compile(source, filename, "exec"), namespace)
     fn = namespace[name]
     fn.__defaults__ = generic.__defaults__
@@ -121,7 +125,7 @@ def dispatcher(generic, compile_for):
     return fn
 
 
-def gradient_function(compiled, f, wrt, mode, overrides, target=None):
+def gradient_function(compiled, f, wrt, mode, overrides, target=None, checks=True):
     """The function ``symdiff.grad`` returns for the generic gradient
     ``compiled`` of ``target`` (default ``f``): a dispatcher to gradients
     specialised for the arguments, or the generic gradient itself where its
@@ -129,7 +133,8 @@ def gradient_function(compiled, f, wrt, mode, overrides, target=None):
     generic = load_gradient(compiled, f, wrt, mode, overrides)
 
     def compile_for(signature):
-        special = compile_gradient(target or f, wrt, mode, overrides, signature=signature)
+        special = compile_gradient(target or f, wrt, mode, overrides, signature=signature,
+                                   checks=checks)
         logger.debug("%s: specialised for %s in %.1f ms", special.name, signature,
                      sum(special.timer.times.values()) * 1e3)
         return load_gradient(special, f, wrt, mode, overrides)
@@ -143,7 +148,7 @@ def gradient_function(compiled, f, wrt, mode, overrides, target=None):
 def load_gradient(compiled, f, wrt, mode, overrides):
     """The gradient ``compiled`` loaded, labelled as made from ``f``."""
     fn = load(compiled.source, compiled.name, compiled.origin, compiled.free,
-              compiled.np_alias, compiled.modules)
+              compiled.np_alias, compiled.modules, compiled.library)
     # The gradient takes f's arguments (vjp and jvp: and the seeds): say
     # so before __wrapped__, which inspect.signature would otherwise follow.
     fn.__signature__ = inspect.signature(fn)
@@ -157,3 +162,16 @@ def _label(fn, f, wrt, mode, overrides):
     fn.__symdiff_mode__ = mode
     fn.__symdiff_overrides__ = dict(overrides or {})
     return fn
+
+
+def specialised(df, *args, **kwargs):
+    """The plain function ``df(*args, **kwargs)`` runs: the gradient
+    specialised for arguments like these (compiled now if it was not), with
+    no dispatch in front of it; what ``numba.njit`` can compile, for a
+    gradient made with ``checks=False``."""
+    specialiser = getattr(df, "__symdiff_specialiser__", None)
+    if specialiser is None:
+        if getattr(df, "__symdiff_source__", None) is None:
+            raise TypeError(f"{df!r} was not made by symdiff")
+        return df
+    return specialiser.function_for(*args, **kwargs)

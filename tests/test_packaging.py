@@ -36,7 +36,8 @@ def test_python_dash_m_symdiff_is_the_command():
 
 def test_the_test_extra_has_what_the_tests_import():
     extra = CONFIG["options.extras_require"]["test"]
-    for needed in ("pytest", "hypothesis", "scipy", "pycodestyle", "mypy"):
+    for needed in ("pytest", "hypothesis", "scipy", "pycodestyle", "mypy", "numba",
+                   "array-api-strict", "array-api-compat", "dask[array]", "jax", "torch"):
         assert needed in extra
     # and nothing is skipped for want of it
     for path in (ROOT / "tests").glob("*.py"):

@@ -38,9 +38,20 @@ def _require_float(value, *more, message="", messages=()):
         pass
     values = (value,) + more
     for item, where in zip(values, messages or (message,) * len(values)):
-        if getattr(getattr(item, "dtype", None), "kind", "") == "f":
+        dtype = getattr(item, "dtype", None)
+        if getattr(dtype, "kind", "") == "f":
             continue
-        if not isinstance(item, (int, float, complex, np.ndarray, np.generic)):
+        library = type(item).__module__.partition(".")[0]
+        if dtype is not None and library != "numpy":
+            # another library's array (torch.float32, array_api_strict.int64)
+            name = str(dtype).rsplit(".", 1)[-1]
+            if not name.startswith(("float", "bfloat")):
+                _fail("NonFloatArgumentError",
+                      f"{where} has dtype {name}; only floating-point "
+                      "arguments can be differentiated",
+                      "pass floating-point values: `x.astype(float)`")
+            continue
+        if dtype is None and not isinstance(item, (int, float, complex)):
             # a list would be added to itself, not elementwise: a wrong answer
             hint = "pass a NumPy array: `np.asarray(x, dtype=float)`"
             if isinstance(item, (list, tuple, dict)):
@@ -129,7 +140,7 @@ def _matmul_adjoint_b(g, a, b):
         g = g[..., None]
     if a.ndim == 1:
         g, a = g[..., None, :], a[None, :]
-    full = np.matmul(np.swapaxes(a, -1, -2), g)
+    full = np.matmul(np.moveaxis(a, -1, -2), g)
     return _sum_to(full, b if b.ndim > 1 else b[:, None]).reshape(b.shape)
 
 

@@ -79,13 +79,14 @@ def _parser():
                         help="compare FUNC's gradient with finite differences on random "
                              "inputs instead of printing it; with -o, write it if it passes")
     parser.add_argument("--shapes", nargs="+", metavar="NAME=DIMS", default=[],
-                        help="arguments' shapes, e.g. x=3,4 (x= a float): the module is "
-                        "specialised to float64 arrays of these shapes (no broadcasting "
-                        "helpers), and --check uses them")
+                        help="x=3,4 (x= a float): a module for float64 arrays of these "
+                             "shapes, plain NumPy; --check uses them")
     parser.add_argument("--tol", type=float, default=1e-5,
                         help="with --check: the largest error that passes (default 1e-5)")
     parser.add_argument("--like", action="append", metavar="NAME=EXPR", default=[],
                         help="an example of a container argument (EXPR in FILE.py)")
+    parser.add_argument("--no-checks", dest="checks", action="store_false",
+                        help="no runtime checks: plain code, e.g. for numba")
     parser.add_argument("--ir", action="store_true",
                         help="print FUNC's IR after each compiler stage instead of the module")
     return parser
@@ -106,7 +107,7 @@ def _run(args):
         sys.stdout.write(show_ir(target.fn, "all", wrt=target.wrt,
                                  overrides=target.overrides or None))
         return 0
-    compiled = compile_all(targets)
+    compiled = compile_all(targets, checks=args.checks)
     text = render(compiled, user)
     if args.check:
         result = run_check(text, compiled[0], targets[0], user, shapes, args.tol)

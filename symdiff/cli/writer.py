@@ -37,14 +37,15 @@ def _fail(kind, message, hint):
 '''
 
 
-def compile_all(targets):
-    """``grad_F`` and ``value_and_grad_F`` for every target, as `Compiled` functions."""
-    return [compile_target(target, mode) for target in targets for mode in MODES]
+def compile_all(targets, checks=True):
+    """``grad_F`` and ``value_and_grad_F`` for every target, as `Compiled`
+    functions (``checks=False``: without runtime checks)."""
+    return [compile_target(target, mode, checks) for target in targets for mode in MODES]
 
 
-def compile_target(target, mode):
+def compile_target(target, mode, checks=True):
     """`compile_gradient` for one `Target`, passing its overrides on."""
-    kwargs = {}
+    kwargs = {} if checks else {"checks": False}
     if target.overrides:
         if "overrides" not in inspect.signature(compile_gradient).parameters:
             raise CommandLineError(
@@ -62,7 +63,7 @@ def compile_target(target, mode):
             "object of arrays), whose structure fixes the gradient's code",
             hint=f"give an example of it, evaluated in your file: --like {name}=EXPR "
                  f"(e.g. --like {name}=init_params())") from None
-    if target.signature:  # written for these arguments: it says so, and checks
+    if target.signature and checks:  # written for these arguments: it says so, and checks
         compiled.source = signature_check(compiled.source, compiled.name, target.signature,
                                           compiled.np_alias)
     logger.info("compiled %s from %s in %.1f ms", compiled.name, compiled.origin,

@@ -222,7 +222,7 @@ class Emitter(Inlining, Spelling, Containers, IndexWrites):
             return f"while {cond}:"
         targets = [self.names[t.entry] if t.entry is not None else self._unpack(t.items)
                    for t in loop.reads]
-        tapes = [f"{self._builtin('reversed')}({self.names[tape.var]})" for tape in loop.reads]
+        tapes = [self._backwards(self.names[tape.var]) for tape in loop.reads]
         if len(tapes) > 1:
             return f"for {', '.join(targets)} in {self._builtin('zip')}({', '.join(tapes)}):"
         header = f"for {targets[0]} in {tapes[0]}:"

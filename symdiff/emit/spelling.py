@@ -11,15 +11,27 @@ from __future__ import annotations
 import ast
 import math
 
+import numpy as np
+
 from ..ir.nodes import IndexList, Var
 from ..ir.primitive import REDUCTION, TABLE
 from ..ir.shapes import is_numpy_value
+from .backends import respell
 
 _NAMED_FLOATS = {math.pi: "pi", math.e: "e"}
 _ATTRIBUTES = ("shape", "size", "ndim")  # np.shape(x) is x.shape for a NumPy value
 
 
 class Spelling:
+    plain = False  # code without checks, for compilers (unchecked.py)
+    backend = None  # another array library's (backends.py): the standard's spelling
+    device_of = None  # (then) the argument whose device new arrays go on
+
+    def _backwards(self, tape):
+        """A tape read last entry first (``tape[::-1]`` in plain code, which
+        numba types)."""
+        return f"{tape}[::-1]" if self.plain else f"{self._builtin('reversed')}({tape})"
+
     def atom(self, atom):
         if isinstance(atom, Var):
             if atom in self.inlined:
@@ -50,12 +62,29 @@ class Spelling:
         args = [self.atom(a) for a in op.args]
         spelling = TABLE[op.prim].spelling
         node = getattr(self, "_spell_" + spelling[0].replace(".", "_"))(op, spelling, args)
+        if self.backend is not None:
+            node = respell(node, self.backend, self.np, self.device_of)
         if op.target in self.unwrap:
             return ast.Subscript(node, ast.Tuple([], ast.Load()), ast.Load())
         return node
 
     def _spell_binop(self, op, spelling, args):
+        if self.backend is not None and self.facts is not None:  # no bool + float there
+            args = [self._as_float(a, node, op.args) for a, node in zip(op.args, args)]
         return ast.BinOp(args[0], spelling[1](), args[1])
+
+    def _as_float(self, atom, node, operands):
+        """A boolean operand of arithmetic with floats, as floats (the array
+        API standard does not promote bool): ``np.astype(mask, np.float64)``."""
+        dtypes = [self.facts.dtype(a) for a in operands]
+        dtype = dtypes[operands.index(atom)]
+        op = self._defs.get(atom) if isinstance(atom, Var) else None
+        if not (isinstance(dtype, np.dtype) and dtype.kind == "b" or
+                op is not None and TABLE[op.prim].boolean):
+            return node
+        floats = [d for d in dtypes if isinstance(d, np.dtype) and d.kind == "f"]
+        name = floats[0].name if floats else "float64"
+        return ast.Call(self._np_attr("astype"), [node, self._np_attr(name)], [])
 
     def _spell_unary(self, op, spelling, args):
         return ast.UnaryOp(spelling[1](), args[0])
@@ -209,7 +238,19 @@ class Spelling:
         return ast.Call(ast.Name(self._builtin(spelling[1]), ast.Load()), args, [])
 
     def _spell_subscript(self, op, spelling, args):
-        return ast.Subscript(args[0], self._slices(args[1:]), ast.Load())
+        parts = args[1:]
+        if self.backend is not None and self._fewer_axes(op.args[0], op.args[1:]):
+            parts = parts + [ast.Constant(...)]  # xs[t, ...]: the standard's form
+        return ast.Subscript(args[0], self._slices(parts), ast.Load())
+
+    def _fewer_axes(self, value, index):
+        """Whether ``index`` (integers and slices) names fewer axes than an
+        array ``value`` has (NumPy reads the rest as ``...``)."""
+        rank = self.facts.rank(value) if self.facts is not None else None
+        simple = all(isinstance(p, Var) and self.facts.is_scalar(p) or
+                     not isinstance(p, Var) and isinstance(p.value, (int, slice))
+                     for p in index)
+        return rank is not None and simple and len(index) < rank
 
     def _spell_slice(self, op, spelling, args):
         return ast.Call(ast.Name(self._builtin("slice"), ast.Load()), args, [])

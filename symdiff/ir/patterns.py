@@ -196,20 +196,21 @@ def text(pattern, dtype=""):
 
 class ArgSig:
     """The signature of one argument: ``kind`` "array" (a NumPy array or
-    scalar: ``dtype`` and ``pattern``), "float", "int", "bool" (a Python
-    number: pattern ``()``) or "other" (nothing known)."""
+    scalar, or an array of another ``library``: ``dtype`` and ``pattern``),
+    "float", "int", "bool" (a Python number: pattern ``()``) or "other"
+    (nothing known)."""
 
-    __slots__ = ("kind", "dtype", "pattern")
+    __slots__ = ("kind", "dtype", "pattern", "library")
 
-    def __init__(self, kind, dtype="", pattern=None):
-        self.kind, self.dtype, self.pattern = kind, dtype, pattern
+    def __init__(self, kind, dtype="", pattern=None, library="numpy"):
+        self.kind, self.dtype, self.pattern, self.library = kind, dtype, pattern, library
 
     @property
     def floating(self):
         return self.kind == "float" or self.kind == "array" and self.dtype[:5] == "float"
 
     def key(self):
-        return (self.kind, self.dtype, self.pattern)
+        return (self.kind, self.dtype, self.pattern, self.library)
 
     def __eq__(self, other):
         return isinstance(other, ArgSig) and self.key() == other.key()
@@ -227,12 +228,15 @@ def signature_of(values):
     """The `ArgSig` of each of the values a gradient is called with (lengths
     named across all of them)."""
     kinds = [_kind(v) for v in values]
-    shapes = named_patterns([v.shape if kind == "array" else None
+    shapes = named_patterns([tuple(v.shape) if kind in ("array", "foreign") else None
                              for v, kind in zip(values, kinds)])
     out = []
     for value, kind, pattern in zip(values, kinds, shapes):
         if kind == "array":
             out.append(ArgSig("array", str(value.dtype), pattern))
+        elif kind == "foreign":  # torch.float64, array_api_strict.float64: float64
+            out.append(ArgSig("array", str(value.dtype).rsplit(".", 1)[-1], pattern,
+                              library_of(value)))
         elif kind in ("float", "int", "bool"):
             out.append(ArgSig(kind, "", ()))
         else:
@@ -247,7 +251,24 @@ def _kind(value):
     if _numpy(kind) and type(getattr(value, "shape", None)) is tuple \
             and getattr(value, "dtype", None) is not None:
         return "array"
+    if library_of(value) is not None and isinstance(getattr(value, "shape", None), tuple) \
+            and all(isinstance(n, int) for n in value.shape) \
+            and str(getattr(value, "dtype", "")).rsplit(".", 1)[-1] in _DTYPES:
+        return "foreign"
     return "other"
+
+
+# The array libraries whose arrays a specialised gradient runs on (by the
+# top-level package of the array's type; a JAX tracer is "jax" too).
+LIBRARIES = {"dask": "dask", "jax": "jax", "jaxlib": "jax", "torch": "torch",
+             "cupy": "cupy", "array_api_strict": "array_api_strict"}
+_DTYPES = {"float16", "float32", "float64", "complex64", "complex128", "bool", "int8",
+           "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}
+
+
+def library_of(value):
+    """The array library of ``value`` other than NumPy, or None."""
+    return LIBRARIES.get(type(value).__module__.partition(".")[0])
 
 
 def _numpy(kind):

@@ -55,15 +55,16 @@ class _Pass:
             if found is not None:
                 self.set_dtype(op.target, found)
 
-    def join(self, target, *sources):
-        """A value that is one of ``sources``: their pattern and dtype, if they agree."""
+    def join(self, target, *sources, dtype=True):
+        """A value that is one of ``sources``: their pattern and dtype, if they
+        agree (``dtype=False``: only the pattern)."""
         facts = self.facts
         patterns = {facts.pattern(s) for s in sources}
         if len(patterns) == 1 and None not in patterns and \
                 facts.patterns.get(facts.key(target)) is None:
             self.set_pattern(facts.key(target), patterns.pop())
         dtypes = [facts.dtype(s) for s in sources]
-        if target not in facts.dtypes and dtypes[0] is not None and \
+        if dtype and target not in facts.dtypes and dtypes[0] is not None and \
                 all(d is not None and _same(d, dtypes[0]) for d in dtypes):
             self.set_dtype(target, dtypes[0])
 
@@ -85,31 +86,41 @@ class _Pass:
         if loop.kind == "range" and loop.index is not None:
             facts.shape.setdefault(loop.index, SCALAR)
             facts.dtypes.setdefault(loop.index, int)
-        assumed = list(loop.carried)
-        for _ in range(len(loop.carried) + 1):
+        # carried value -> whether its dtype is assumed too (a Python float
+        # that NumPy's functions make an np.float64 keeps its pattern only)
+        assumed = {id(c): (c, True) for c in loop.carried}
+        for _ in range(2 * len(loop.carried) + 1):
             mark = len(self.log)
-            for carry in assumed:
-                self.join(carry.param, carry.init)
+            for carry, dtype in assumed.values():
+                self.join(carry.param, carry.init, dtype=dtype)
             self.block(loop.cond_block)
             self.block(loop.body)
-            wrong = [c for c in assumed if not self._kept(c)]
+            kept = {k: self._kept(c) for k, (c, _) in assumed.items()}
+            wrong = [k for k, what in kept.items() if what != "both"]
             if not wrong:
                 break
             self.undo(mark)
-            assumed = [c for c in assumed if c not in wrong]
+            for k in wrong:
+                if kept[k] == "pattern" and assumed[k][1]:
+                    assumed[k] = (assumed[k][0], False)
+                else:
+                    del assumed[k]
         for carry in loop.carried:
             self.join(carry.out, carry.param)
 
     def _kept(self, carry):
         """Whether the value handed to the next iteration has the pattern and
-        dtype assumed for the carried value."""
+        dtype assumed for the carried value: "both", "pattern" (its pattern
+        only), or None."""
         facts = self.facts
         before, after = facts.pattern(carry.param), facts.pattern(carry.update)
         if before is not None and before != after:
-            return False
+            return None
         dtype = facts.dtypes.get(carry.param)
-        return dtype is None or facts.dtype(carry.update) is not None and \
-            _same(facts.dtype(carry.update), dtype)
+        if dtype is None or facts.dtype(carry.update) is not None and \
+                _same(facts.dtype(carry.update), dtype):
+            return "both"
+        return "pattern" if before is not None else None
 
 
 def _same(a, b):

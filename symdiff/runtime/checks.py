@@ -26,7 +26,7 @@ def _require_scalar(value, *more, message=""):
     except AttributeError:  # no ndim: an int, a bool, a list...
         pass
     values = (value,) + more
-    shapes = [np.shape(v) for v in values]
+    shapes = [tuple(v.shape) if hasattr(v, "shape") else np.shape(v) for v in values]
     if any(shapes):
         _fail("NonScalarOutputError",
               f"{message}: grad needs a scalar output, but the function "
@@ -66,9 +66,20 @@ def _require_float(value, *more, message="", messages=()):
         pass
     values = (value,) + more
     for item, where in zip(values, messages or (message,) * len(values)):
-        if getattr(getattr(item, "dtype", None), "kind", "") == "f":
+        dtype = getattr(item, "dtype", None)
+        if getattr(dtype, "kind", "") == "f":
             continue
-        if not isinstance(item, (int, float, complex, np.ndarray, np.generic)):
+        library = type(item).__module__.partition(".")[0]
+        if dtype is not None and library != "numpy":
+            # another library's array (torch.float32, array_api_strict.int64)
+            name = str(dtype).rsplit(".", 1)[-1]
+            if not name.startswith(("float", "bfloat")):
+                _fail("NonFloatArgumentError",
+                      f"{where} has dtype {name}; only floating-point "
+                      "arguments can be differentiated",
+                      "pass floating-point values: `x.astype(float)`")
+            continue
+        if dtype is None and not isinstance(item, (int, float, complex)):
             # a list would be added to itself, not elementwise: a wrong answer
             hint = "pass a NumPy array: `np.asarray(x, dtype=float)`"
             if isinstance(item, (list, tuple, dict)):
@@ -94,11 +105,13 @@ def _scalar_predicate(value, message=""):
 
     ``message`` is where the condition is, ``"file.py:LINE:COL"``.
     """
+    # (a bool or a 0-d array cheaply; np.ndim only for what has no ndim)
     if type(value) is not bool and getattr(value, "ndim", None) != 0 \
-            and np.ndim(value) != 0:  # (a bool or a NumPy scalar cheaply)
+            and (value.ndim if hasattr(value, "ndim") else np.ndim(value)) != 0:
+        shape = tuple(value.shape) if hasattr(value, "shape") else np.shape(value)
         _fail("ArrayPredicateError",
               f"{message}: this condition is an array of shape "
-              f"{np.shape(value)}, but a branch (`if`, `a if c else b`, "
+              f"{shape}, but a branch (`if`, `a if c else b`, "
               "symdiff.cond) needs a single True or False",
               "use np.where(condition, a, b) for elementwise choices, or "
               "reduce the condition with np.all / np.any")

@@ -161,7 +161,7 @@ def _matmul_adjoint_a(g, a, b):
         g, b = g[..., None], b[:, None]
     if a.ndim == 1:
         g = g[..., None, :]
-    full = np.matmul(g, np.swapaxes(b, -1, -2))
+    full = np.matmul(g, np.moveaxis(b, -1, -2))
     return _sum_to(full, a if a.ndim > 1 else a[None, :]).reshape(a.shape)
 
 
@@ -184,7 +184,7 @@ def _matmul_adjoint_b(g, a, b):
         g = g[..., None]
     if a.ndim == 1:
         g, a = g[..., None, :], a[None, :]
-    full = np.matmul(np.swapaxes(a, -1, -2), g)
+    full = np.matmul(np.moveaxis(a, -1, -2), g)
     return _sum_to(full, b if b.ndim > 1 else b[:, None]).reshape(b.shape)
 
 
@@ -214,7 +214,7 @@ def _gathered(parts, fixed, side, rows):
     if len(parts) <= rows:  # the common case: one product
         total = _stacked_sum(parts, fixed, side)
         if total is not None:  # in the dtype adding into zeros gives
-            return total.astype(fixed.dtype, copy=False)
+            return total if total.dtype == fixed.dtype else total.astype(fixed.dtype)
     total = np.zeros_like(fixed)
     for start in range(0, len(parts), rows):
         chunk = parts[start:start + rows]
@@ -238,8 +238,8 @@ def _stacked_sum(parts, fixed, side):
         return None
     gs, others = zip(*parts)
     try:  # vectors of different lengths cannot be stacked
-        gs, others = np.array(gs), np.array(others)
-    except ValueError:
+        gs, others = np.stack(gs), np.stack(others)
+    except (ValueError, RuntimeError):  # (RuntimeError: PyTorch's)
         return None
     if fixed.ndim == 2 and gs.ndim == others.ndim == 2:
         return gs.T @ others if side == "a" else others.T @ gs

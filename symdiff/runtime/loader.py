@@ -16,23 +16,32 @@ from __future__ import annotations
 import hashlib
 import importlib
 import linecache
+import math
 import os
 import tempfile
 
 import numpy as np
 
 from . import helpers as runtime
+from . import namespaces
 
 PSEUDO_DIR = "<symdiff>"
 
 
-def load(source, name, origin, free, np_alias="np", modules=()):
+def load(source, name, origin, free, np_alias="np", modules=(), library=None):
     """Compile ``source`` and return the function ``name`` it defines;
-    ``modules`` are the libraries it calls into (``scipy.special``)."""
+    ``modules`` are the libraries it calls into (``scipy.special``);
+    ``library``: the array library it runs on (None: NumPy), whose array
+    API namespace ``np`` is then (namespaces.py)."""
     filename = source_file(name, source)
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace = {"np": np, np_alias: np, "__name__": "symdiff.generated"}
-    namespace.update(runtime.HELPERS)
+    if library is None:
+        namespace = {"np": np, np_alias: np, "__name__": "symdiff.generated"}
+        namespace.update(runtime.HELPERS)
+    else:
+        xp = namespaces.namespace(library)
+        namespace = {"np": xp, np_alias: xp, "math": math, "__name__": "symdiff.generated"}
+        namespace.update(namespaces.helpers(library, runtime.HELPERS))
     for module in modules:  # scipy.special.gammaln(x) needs `scipy`, with .special loaded
         importlib.import_module(module)
         root = module.split(".")[0]
