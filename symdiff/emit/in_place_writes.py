@@ -13,6 +13,7 @@ import ast
 from ..ir.nodes import Loop, Op, Var, blocks, walk
 from ..ir.primitive import TABLE
 from .layout import wrap
+from .spelling import plus
 
 _BUFFERS = {"unindex": 1, "unindex_add": 1, "unindex_sum": 2}  # -> like's position
 _PLACED = ("unindex",)  # `x_bar[i] += g` adds g once to a repeated position
@@ -97,7 +98,7 @@ class IndexWrites:
         if op.prim == "unindex":
             value, like, index = self.atom(op.args[0]), op.args[1], op.args[2:]
         else:
-            value = ast.BinOp(self.atom(op.args[0]), ast.Add(), self.atom(op.args[1]))
+            value = plus(self.atom(op.args[0]), self.atom(op.args[1]))
             like, index = op.args[2], op.args[3:]
         lines.append(f"{pad}{name} = {self.np}.zeros_like({self._text(like)})")
         spot = ast.Subscript(ast.Name(name, ast.Load()),

@@ -71,6 +71,8 @@ class Spelling:
     def _spell_binop(self, op, spelling, args):
         if self.backend is not None and self.facts is not None:  # no bool + float there
             args = [self._as_float(a, node, op.args) for a, node in zip(op.args, args)]
+        if spelling[1] is ast.Add:
+            return plus(args[0], args[1])
         return ast.BinOp(args[0], spelling[1](), args[1])
 
     def _as_float(self, atom, node, operands):
@@ -298,3 +300,15 @@ def _as_slice(node, spelled="slice"):
             bounds[0] = None  # x[0:n] reads better as x[:n]
         return ast.Slice(*bounds)
     return node
+
+
+def plus(left, right):
+    """``left + right``, written ``left - x`` where ``right`` is ``-x`` or
+    ``-2.0 * x`` (IEEE: the same bits)."""
+    if isinstance(right, ast.UnaryOp) and isinstance(right.op, ast.USub):
+        return ast.BinOp(left, ast.Sub(), right.operand)
+    if isinstance(right, ast.BinOp) and isinstance(right.op, ast.Mult) and \
+            isinstance(right.left, ast.UnaryOp) and isinstance(right.left.op, ast.USub) \
+            and isinstance(right.left.operand, ast.Constant):
+        return ast.BinOp(left, ast.Sub(), ast.BinOp(right.left.operand, ast.Mult(), right.right))
+    return ast.BinOp(left, ast.Add(), right)

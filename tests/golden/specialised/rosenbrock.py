@@ -4,6 +4,6 @@ def grad_rosenbrock(x):
     t = x[1:] - x_head ** 2  # golden_functions.py:12
     # L12: return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1])...
     x_bar = np.zeros_like(x)
-    x_bar[:-1] = -2.0 * (1.0 - x_head) + -400.0 * (x_head * t)
+    x_bar[:-1] = -2.0 * (1.0 - x_head) - 400.0 * (x_head * t)
     x_bar[1:] += 200.0 * t
     return x_bar
