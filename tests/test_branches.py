@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 import symdiff
+from check_grads import check_grads
 from numeric import assert_grad
 
 
@@ -183,3 +184,24 @@ def test_a_name_still_maybe_unassigned_after_a_second_if_is_an_error():
         symdiff.grad(maybe_assigned_twice)
     assert type(info.value).__name__ == "UnknownNameError"
     assert "only one branch" in str(info.value)
+
+
+def constant_test_then_an_update(x):
+    v = x
+    if 0.5 > 0.0:  # decided when compiling
+        w = np.sum(x)
+    else:
+        w = np.sin(np.sum(x))
+    v = 0.5 * v + x  # ran twice: the statements after such an `if` were lowered twice
+    for i in range(2):
+        if 2 > 1:
+            v = v * 1.5
+        v = v + w
+    return np.sum(v ** 2)
+
+
+def test_statements_after_an_if_decided_when_compiling_run_once():
+    x = np.array([0.25, 0.5])
+    value, _ = symdiff.value_and_grad(constant_test_then_an_update)(x)
+    assert value == constant_test_then_an_update(x)
+    check_grads(constant_test_then_an_update, (x,))

@@ -14,12 +14,18 @@ from .compile_time import OneBranch, Static, Tup, is_atom
 from .writes import Stale
 
 
+# lower_if's answer when it lowered ``rest`` too and they fell off the end:
+# the caller must not lower them again.
+FELL_THROUGH = object()
+
+
 def lower_if(lw, node, rest):
     """Lower ``node``; ``rest`` are the statements after it (a branch that
     returns leaves them to the other). The returned value, or None."""
     cond = lw.predicate(node.test)
-    if isinstance(cond, Const):  # decided at compile time
-        return lw.lower_body((node.body if cond.value else node.orelse) + list(rest))
+    if isinstance(cond, Const):  # decided at compile time: the rest goes with the side taken
+        result = lw.lower_body((node.body if cond.value else node.orelse) + list(rest))
+        return FELL_THROUGH if result is None else result
     before, key = dict(lw.env), lw.cond_key(cond)
     then, then_env, then_ret = _branch(lw, node.body, _taken(lw, before, key, True))
     orelse, else_env, else_ret = _branch(lw, node.orelse, _taken(lw, before, key, False))

@@ -13,7 +13,7 @@ from ..errors import (InPlaceWriteError, NonScalarOutputError, UnknownNameError,
                       UnsupportedSyntaxError)
 from ..ir.nodes import Const, FreeVar, If, Var
 from . import calls, fence, gradient_calls, lists, loops, tapes, writes
-from .branches import lower_if, merge
+from .branches import FELL_THROUGH, lower_if, merge
 from .builtin_calls import BUILTIN_NAMES
 from . import containers
 from .compile_time import Closure, Dict, Obj, OneBranch, Static, Tup, from_python, is_atom
@@ -72,6 +72,8 @@ class Lowerer:
                     return self.returned(stmt)
                 if isinstance(stmt, ast.If):
                     result = self.if_stmt(stmt, stmts[i + 1:])
+                    if result is FELL_THROUGH:  # (it lowered the rest too)
+                        return None
                     if result is not None:
                         return result
                     continue
