@@ -468,3 +468,22 @@ def test_a_value_an_if_computes_for_the_untaken_side_of_a_where():
     with np.errstate(invalid="ignore"):
         g = symdiff.grad(computed_by_an_if_read_by_a_where)(x)
     assert np.all(np.isfinite(g)) and g[1] == 2 * x[1]
+
+
+def nan_factor_read_by_untaken_sides(x):
+    v2 = np.negative(2.0)
+    v4 = np.sqrt(v2) * np.sum(x)  # NaN everywhere; read only by sides not taken
+    if np.min(v2) > 0.5:
+        v11 = v4 * 4.0
+    else:
+        v11 = 1.0
+    return v11 + np.sum(np.where(v2 <= 0.5, v2 + v2, v4)) + np.sum(x ** 2)
+
+
+@pytest.mark.xfail(strict=True, reason="docs/semantics.md, Not covered: a NaN factor read "
+                   "only by untaken sides of an if and a where together (found by the fuzz)")
+def test_a_nan_factor_read_only_by_untaken_sides_of_an_if_and_a_where():
+    x = np.array([0.5, 1.0])
+    with np.errstate(invalid="ignore"):
+        g = symdiff.grad(nan_factor_read_by_untaken_sides)(x)
+    np.testing.assert_array_equal(g, 2 * x)
