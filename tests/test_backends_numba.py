@@ -3,6 +3,9 @@
 numba is in the test extra: these run on a fresh machine.
 """
 import math
+import os
+import subprocess
+import sys
 
 import numba
 import numpy as np
@@ -66,3 +69,20 @@ def test_cli_no_checks_writes_plain_code(tmp_path, capsys):
     assert "[::-1]" in text
     assert main([f"{src}::heron"]) == 0
     assert "_require_float" in capsys.readouterr().out
+
+
+def test_a_module_written_for_floats_without_checks_compiles(tmp_path):
+    # symdiff FILE::FUNC --shapes a= --no-checks: what a user ships to numba
+    source = tmp_path / "heron.py"
+    source.write_text("def heron(a):\n    x = 1.0\n    for i in range(50):\n"
+                      "        x = 0.5 * (x + a / x)\n    return x\n")
+    out = tmp_path / "heron_grad.py"
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    done = subprocess.run([sys.executable, os.path.join(root, "cli.py"), f"{source}::heron",
+                           "--shapes", "a=", "--no-checks", "-o", str(out)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    namespace = {}
+    exec(compile(out.read_text(), str(out), "exec"), namespace)
+    jitted = numba.njit(namespace["grad_heron"])
+    assert math.isclose(jitted(2.0), 0.5 / math.sqrt(2.0), rel_tol=1e-12)
