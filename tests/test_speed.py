@@ -496,7 +496,6 @@ def test_a_value_the_result_reads_through_another_is_a_number_too():
 def test_a_gradient_for_a_python_float_starts_from_a_python_float():
     # np.zeros_like(a)[()] is a NumPy scalar: every later operation on it is NumPy's
     text = symdiff.source(symdiff.grad(fixed_point), 2.0)
-    assert "zeros_like" not in text and "a_bar = 0.0" in text.replace("x_bar, a_bar = 1.0, 0.0",
-                                                                      "a_bar = 0.0"), text
+    assert "zeros_like" not in text and "[()]" not in text, text
     g = symdiff.grad(fixed_point)(2.0)
     assert type(g) is float and g == pytest.approx(fixed_point_by_hand(2.0), rel=1e-12)
