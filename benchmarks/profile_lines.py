@@ -42,9 +42,11 @@ def steady_malloc():
     libc.mallopt(M_TRIM_THRESHOLD, 1 << 31)
 
 
-def instrumented(df):
-    """df's generated function with `_spent[i] += <time of statement i>`."""
-    tree = ast.parse(symdiff.source(df))
+def instrumented(df, args):
+    """The generated function ``df(*args)`` runs (specialised for arguments
+    like these) with `_spent[i] += <time of statement i>`."""
+    plain = symdiff.specialised(df, *args)
+    tree = ast.parse(symdiff.source(df, *args))
     fn = tree.body[0]
     body, texts = [ast.parse("_t0 = _clock()").body[0]], []
     for stmt in fn.body:
@@ -58,7 +60,7 @@ def instrumented(df):
                           "_t0 = _t1").body
     fn.body = body
     ast.fix_missing_locations(tree)
-    scope = dict(df.__globals__, _clock=time.perf_counter, _spent=[0.0] * len(texts))
+    scope = dict(plain.__globals__, _clock=time.perf_counter, _spent=[0.0] * len(texts))
     exec(compile(tree, "<profiled>", "exec"), scope)
     return scope[fn.name], scope["_spent"], texts
 
@@ -76,8 +78,8 @@ def main(argv=None):
     spelling = next(s for s in case.spellings if s.label == opts.spelling)
     args = case.sizes[opts.size](np.random.default_rng(20240607))
     df = symdiff.grad(spelling.fn, wrt=case.symdiff_wrt, overrides=spelling.overrides)
-    fn, spent, texts = instrumented(df)
     call_args, hand_args = positional(spelling.fn, args), positional(case.hand, args)
+    fn, spent, texts = instrumented(df, call_args)
     with np.errstate(all="ignore"):
         for _ in range(3):  # warm up: first-call effects, the heap's size
             fn(*call_args)

@@ -122,6 +122,7 @@ def _compile(src, wrt, mode, overrides, timer, observe, trees=None, offset=0,
         ir_fn = hoist_invariants(lower_function(src, builder, trees))
         reinfer(ir_fn, builder.facts)  # a specialised gradient: patterns through loops
     observe("lowered", ir_fn)
+    builder.modules = module_roots(ir_fn.body)
     choice = resolve_wrt(ir_fn, wrt, src, builder, trees, offset)
     wrt_vars, wrt_names = choice.vars, choice.names
     with timer("differentiate"):

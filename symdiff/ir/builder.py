@@ -37,6 +37,7 @@ class Builder:
         self.note = ""
         self.overrides = {}    # prim -> registered gradient name, while lowering
         self.customs = {}      # Var -> how to differentiate a custom_gradient call
+        self.modules = set()   # the modules the user's function calls (a rule may too)
         self.deps = []         # (namespace, name, value) resolved while lowering
         self.free = {}         # emitted name -> FreeVar, one per distinct value
         self.param_locs = {}   # parameter Var -> where the user declared it

@@ -47,7 +47,9 @@ def _name(k):
     return letters[k] if k < len(letters) else f"{letters[k % 26]}{k // 26}"
 
 
-def _named(entry):
+def is_named(entry):
+    """Whether a pattern entry is a name: a length other than one, known equal
+    to every axis of that name."""
     return entry is not None and entry != 1 and entry != N
 
 
@@ -62,7 +64,7 @@ def broadcast(patterns):
     for axis in range(rank):
         entries = [p[axis - rank + len(p)] for p in patterns if axis - rank + len(p) >= 0]
         others = {e for e in entries if e != 1}
-        names = {e for e in others if _named(e)}
+        names = {e for e in others if is_named(e)}
         if len(names) > 1:
             return CONFLICT
         if not others:
@@ -81,7 +83,7 @@ def covers(pattern, result):
     ``result`` (with other values), provably has the result's shape."""
     if pattern is None or result is None or result == CONFLICT or len(pattern) != len(result):
         return False
-    return all(r == 1 or _named(p) and p == r for p, r in zip(pattern, result))
+    return all(r == 1 or is_named(p) and p == r for p, r in zip(pattern, result))
 
 
 def summed_axes(pattern, like):
@@ -97,7 +99,7 @@ def summed_axes(pattern, like):
         if q == 1:
             if p != 1:
                 kept.append(axis)
-        elif not (p == q and _named(q) or p is None and _named(q)):
+        elif not (p == q and is_named(q) or p is None and is_named(q)):
             return None  # smaller than like, or not known whether like's axis is 1
     return lead, tuple(kept)
 
@@ -190,7 +192,7 @@ def dot(a, b):
 
 def text(pattern, dtype=""):
     """How a docstring writes a signature: ``float64[a, 1]``, ``float``."""
-    axes = ", ".join("1" if p == 1 else p if _named(p) else ":" for p in pattern)
+    axes = ", ".join("1" if p == 1 else p if is_named(p) else ":" for p in pattern)
     return f"{dtype}[{axes}]" if pattern else dtype
 
 

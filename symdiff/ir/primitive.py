@@ -79,6 +79,7 @@ class Primitive:
     # each; its value is a tuple, read by `output` operations (rules/outputs.py).
     outputs: tuple = ()
     output_names: tuple = ()   # their names as attributes of the result (NumPy 2's eigh)
+    output_patterns: object = None  # op, facts -> the shape pattern of each result
     leading: tuple = ()        # parameters written before the operands (einsum's subscripts)
     paired: str = ""           # a parameter written with the first operand (cho_solve)
     # Generated code calls it, and reading such code back the frontend writes

@@ -186,10 +186,39 @@ def _number_like(b, op, facts):
     return Const(0.0 if op.prim == "zeros_like" else 1.0)
 
 
+def _columns(b, op, facts):
+    """``_as_columns(v, rhs)`` / ``_from_columns(v, rhs)``: a solve's vector
+    right-hand side as a column and back (``v[:, None]``, ``x[:, 0]``), or
+    the value itself where ``rhs`` is a matrix."""
+    v, rhs = op.args
+    rhs_rank, rank = facts.rank(rhs), facts.rank(v)
+    if rhs_rank is None or rank is None:
+        return None
+    if rhs_rank != 1:
+        return v
+    if op.prim == "as_columns" and rank == 1:
+        return b.op("getitem", v, Const(slice(None)), Const(None), hint=op.target.hint)
+    if op.prim == "from_columns" and rank == 2:
+        return b.op("getitem", v, Const(slice(None)), Const(0), hint=op.target.hint)
+    return None
+
+
+def _undiag(b, op, facts):
+    """``_undiag(g, like)``, the gradient of ``np.diag(like)`` for a square
+    matrix ``like``: ``np.diag(g)``, g on the diagonal of zeros."""
+    g, like = op.args
+    square = facts.pattern(like)
+    if op.param("k", 0) != 0 or facts.rank(g) != 1 or square is None or len(square) != 2 \
+            or not pat.is_named(square[0]) or square[0] != square[1]:
+        return None
+    return b.op("diag", g, hint=op.target.hint)
+
+
 _LOWERINGS = {
     "zeros_like": _number_like, "ones_like": _number_like, "getitem": _number_like,
     "sum_to": _sum_to,
     "matmul_adjoint_a": _product_adjoint, "matmul_adjoint_b": _product_adjoint,
     "dot_adjoint_a": _product_adjoint, "dot_adjoint_b": _product_adjoint,
-    "einsum": lower_einsum,
+    "einsum": lower_einsum, "as_columns": _columns, "from_columns": _columns,
+    "undiag": _undiag,
 }

@@ -124,11 +124,18 @@ def eigvalsh_tangent(b, op, dargs):
                 subscripts="...ij,...ik,...kj->...j", optimize=False)
 
 
+def _eigenvalues_pattern(op, facts):
+    matrices = facts.pattern(op.args[0])
+    return None if matrices is None or len(matrices) < 2 else matrices[:-1]
+
+
 define("eigh(a; UPLO='L')", ("np.linalg", "eigh"), NEW, reverse=eigh_rule,
        forward=eigh_tangent, outputs=(NEW, like(0)),
-       output_names=("eigenvalues", "eigenvectors"))
+       output_names=("eigenvalues", "eigenvectors"),
+       output_patterns=lambda op, facts: (_eigenvalues_pattern(op, facts),
+                                          facts.pattern(op.args[0])))
 define("eigvalsh(a; UPLO='L')", ("np.linalg", "eigvalsh"), NEW, reverse=eigvalsh_rule,
-       forward=eigvalsh_tangent)
+       forward=eigvalsh_tangent, pattern=_eigenvalues_pattern)
 
 
 # ---- singular value decompositions ----------------------------------------------------------

@@ -19,7 +19,10 @@ from .linalg import transposed
 
 
 def _matrices(b, scalars):
-    """Per-matrix numbers as (..., 1, 1), to scale each matrix of a stack."""
+    """Per-matrix numbers as (..., 1, 1), to scale each matrix of a stack
+    (one number, for one matrix, scales it as it is)."""
+    if b.facts.rank(scalars) == 0:
+        return scalars
     return b.op("expand_dims", scalars, axis=(-2, -1))
 
 
@@ -67,9 +70,17 @@ def slogdet_tangent(b, op, dargs):
 
 
 define("inv(a)", ("np.linalg", "inv"), like(0), reverse=inv_rule, forward=inv_tangent)
+def _per_matrix(op, facts):
+    """One number per matrix of a stack: the stack's leading axes."""
+    matrices = facts.pattern(op.args[0])
+    return None if matrices is None or len(matrices) < 2 else matrices[:-2]
+
+
 define("slogdet(a)", ("np.linalg", "slogdet"), NEW, reverse=slogdet_rule,
-       forward=slogdet_tangent, outputs=(NEW, NEW), output_names=("sign", "logabsdet"))
-define("det(a)", ("np.linalg", "det"), NEW, reverse=det_rule, forward=det_tangent)
+       forward=slogdet_tangent, outputs=(NEW, NEW), output_names=("sign", "logabsdet"),
+       output_patterns=lambda op, facts: (_per_matrix(op, facts),) * 2)
+define("det(a)", ("np.linalg", "det"), NEW, reverse=det_rule, forward=det_tangent,
+       pattern=_per_matrix)
 
 
 # ---- the cofactor matrix and its derivatives --------------------------------------------------

@@ -11,6 +11,7 @@ gradient. Sorting's adjoint is the inverse permutation, a plain
 from __future__ import annotations
 
 from ..errors import NoDerivativeRuleError
+from ..ir import patterns as pat
 from ..ir.nodes import Const
 from ..ir.primitive import ARRAY, define, like
 from .kinks import KINK_NOTE
@@ -135,7 +136,19 @@ def triangle_rule(r, op, g):
     return [r.unbroadcast(r.b.op(op.prim, g, **dict(op.params)), op.args[0])]
 
 
-define("diag(v; k=0)", reverse=diag_rule, linear=(0,))
+def _diag_pattern(op, facts):
+    """np.diag with k=0: a vector's square matrix, a square matrix's diagonal."""
+    made = facts.pattern(op.args[0])
+    if op.param("k", 0) != 0 or made is None:
+        return None
+    if len(made) == 1:
+        return (made[0], made[0])
+    if len(made) == 2 and made[0] == made[1] and pat.is_named(made[0]):
+        return (made[0],)
+    return None
+
+
+define("diag(v; k=0)", reverse=diag_rule, linear=(0,), pattern=_diag_pattern)
 define("undiag(g, like; k=0)", ("helper", "_undiag"), like(1), reverse=undiag_rule,
        linear=(0,), result=ARRAY)
 define("diagonal(a; offset=0, axis1=0, axis2=1)", reverse=diagonal_rule, linear=(0,),

@@ -31,5 +31,14 @@ def _output_shape(op, facts):
     return op.target if shape is producer.target else shape
 
 
+def _output_pattern(op, facts):
+    producer = facts.producer(op.args[0])
+    record = TABLE[producer.prim] if producer is not None else None
+    if record is None or record.output_patterns is None:
+        return None
+    found = record.output_patterns(producer, facts)
+    return None if found is None else found[op.param("index")]
+
+
 define("output(results; index=0)", ("output",), _output_shape, reverse=output_rule,
-       forward=output_tangent, result=OTHER)
+       forward=output_tangent, result=OTHER, pattern=_output_pattern)

@@ -16,8 +16,16 @@ define("len(a)", ("call", "len"), SCALAR, zero=True)
 define("float(a)", ("call", "float"), SCALAR, passes=True)
 # any other NumPy function, for values that need no gradient (np.arange, ...)
 def _made_pattern(op, facts):
-    """The pattern of ``np.zeros(shape)`` and its kin (ir/patterns.py)."""
-    if op.param("func") not in ("zeros", "ones", "empty", "full") or not op.args:
+    """The pattern of ``np.zeros(shape)`` and its kin, and of ``np.eye(n)``,
+    ``np.identity(n)``, ``np.tri(n)`` (ir/patterns.py)."""
+    func = op.param("func")
+    if func in ("eye", "identity", "tri") and op.args:
+        n = facts.length(op.args[0])
+        columns = dict(op.param("kwargs") or ()).get("M")
+        if len(op.args) > 1:
+            return (n, facts.length(op.args[1]))
+        return (n, n) if columns is None else (n, facts.length(Const(columns)))
+    if func not in ("zeros", "ones", "empty", "full") or not op.args:
         return None
     shape = op.args[0]
     made = facts.producer(shape)

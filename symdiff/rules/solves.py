@@ -5,9 +5,10 @@ Adjoints as an expert writes them: a solve's right-hand side gets the solve
 with the transposed matrix (never an inverse), the matrix minus the outer
 product of that with the solution; a Cholesky factor's adjoint is two
 triangular solves (Murray 2016, "Differentiation of the Cholesky
-decomposition"). Generated code stays with the library the user called:
+decomposition"). Generated code stays with the libraries the user called:
 np.linalg.cholesky's adjoint solves with np.linalg.solve (NumPy has no
-triangular solve), SciPy's with scipy.linalg.solve_triangular.
+triangular solve) unless the function calls SciPy anyway; SciPy's with
+scipy.linalg.solve_triangular.
 
 Each function reads one triangle of its matrix (np.linalg.cholesky the lower,
 ``upper=True`` the upper; SciPy's ``lower=``), so the gradient is that of the
@@ -29,6 +30,12 @@ from .linalg import transposed
 
 
 # ---- small pieces ----------------------------------------------------------------------------
+# SciPy's solves the adjoints call skip its check for inf and NaN (~4 us of
+# ~10 on small matrices): where a gradient is not finite, they pass NaN on as
+# NumPy's solves do, rather than raise.
+UNCHECKED = False
+
+
 def matrix_size(b, a):
     """The size of the matrices of ``a``."""
     return b.op("getitem", b.op("shape", a), Const(-1), hint="n")
@@ -54,6 +61,15 @@ def _named(v, suffix):
     return hint + suffix if hint and not hint.startswith("_") and len(hint) < 16 else None
 
 
+def solution_pattern(op, facts):
+    """A solve with one matrix has its right-hand side's shape (for stacks of
+    matrices the broadcast is NumPy's to work out: not known here)."""
+    matrix, rhs = (facts.pattern(a) for a in op.args[:2])
+    if matrix is None or len(matrix) != 2 or rhs is None or not 1 <= len(rhs) <= 2:
+        return None
+    return rhs
+
+
 def as_columns_rule(r, op, g):
     return [r.b.op("from_columns", g, op.args[1]), None]
 
@@ -62,10 +78,19 @@ def from_columns_rule(r, op, g):
     return [r.b.op("as_columns", g, op.args[1]), None]
 
 
+def _columns_pattern(op, facts):
+    v, rhs = (facts.pattern(a) for a in op.args)
+    if v is None or rhs is None:
+        return None
+    if len(rhs) != 1:
+        return v
+    return v + (1,) if op.prim == "as_columns" else v[:-1] if v else None
+
+
 define("as_columns(v, b)", ("helper", "_as_columns"), NEW, reverse=as_columns_rule,
-       linear=(0,), result=ARRAY)
+       linear=(0,), result=ARRAY, pattern=_columns_pattern)
 define("from_columns(v, b)", ("helper", "_from_columns"), NEW, reverse=from_columns_rule,
-       linear=(0,), result=ARRAY)
+       linear=(0,), result=ARRAY, pattern=_columns_pattern)
 
 
 def _rhs_adjoints(r, op, g, solve_transposed, matrix_bar):
@@ -110,7 +135,8 @@ def solve_tangent(b, op, dargs):
                              lambda da, x: b.op("matmul", da, x))
 
 
-define("solve(a, b)", ("np.linalg", "solve"), NEW, reverse=solve_rule, forward=solve_tangent)
+define("solve(a, b)", ("np.linalg", "solve"), NEW, reverse=solve_rule, forward=solve_tangent,
+       pattern=solution_pattern)
 
 
 # ---- Cholesky factors ---------------------------------------------------------------------
@@ -126,14 +152,14 @@ class _Factor:
         """L^-T z."""
         if self.scipy:
             return self.b.op("solve_triangular", self.factor, z, trans=int(self.lower),
-                             lower=self.lower, hint=hint)
+                             lower=self.lower, check_finite=UNCHECKED, hint=hint)
         return self.b.op("solve", transposed(self.b, self.L), z, hint=hint)
 
     def solve_l(self, z):
         """L^-1 z."""
         if self.scipy:
             return self.b.op("solve_triangular", self.factor, z, trans=int(not self.lower),
-                             lower=self.lower)
+                             lower=self.lower, check_finite=UNCHECKED)
         return self.b.op("solve", self.L, z)
 
 
@@ -163,15 +189,24 @@ def _cholesky_tangent(b, f, da, a):
     return dl if f.lower else transposed(b, dl)
 
 
+def _scipy_at_hand(b, factor):
+    """Whether np.linalg.cholesky's adjoint may solve with SciPy's triangular
+    solve (half the work of np.linalg.solve's LU): where the user's function
+    already calls SciPy, so the gradient needs nothing it does not, and the
+    factor is one matrix (SciPy before 1.15 solves no stacks)."""
+    return "scipy" in b.modules and b.facts.rank(factor) == 2
+
+
 def cholesky_rule(r, op, g):
-    f = _Factor(r.b, op.target, not op.param("upper", False), scipy=False)
+    f = _Factor(r.b, op.target, not op.param("upper", False),
+                scipy=_scipy_at_hand(r.b, op.target))
     return [_cholesky_adjoint(r.b, f, g, op.args[0])]
 
 
 def cholesky_tangent(b, op, dargs):
     if dargs[0] is None:
         return None
-    f = _Factor(b, op.target, not op.param("upper", False), scipy=False)
+    f = _Factor(b, op.target, not op.param("upper", False), scipy=_scipy_at_hand(b, op.target))
     return _cholesky_tangent(b, f, dargs[0], op.args[0])
 
 
@@ -224,6 +259,10 @@ def cho_factor_tangent(b, op, dargs):
                   b.mul(dargs[0], b.sub(Const(1.0), mask))), None)
 
 
+def _cho_solve(b, c, z, lower, hint=None):
+    return b.op("cho_solve", c, z, lower=lower, check_finite=UNCHECKED, hint=hint)
+
+
 def cho_solve_rule(r, op, g):
     """x = A^-1 b with A = L L^T (or U^T U): b gets cho_solve of g; with
     W = b_bar x^T + x b_bar^T, L gets -W L (U gets -U W) on its triangle."""
@@ -240,8 +279,8 @@ def cho_solve_rule(r, op, g):
             product = b.add(b.op("matmul", b.op("matmul", clean, rhs_bar), transposed(b, x)),
                             b.op("matmul", b.op("matmul", clean, x), transposed(b, rhs_bar)))
         return b.neg(b.mul(product, mask))
-    return _rhs_adjoints(r, op, g, lambda cols: r.b.op("cho_solve", c, cols, lower=lower,
-                                                       hint="rhs_bar"), factor_bar)
+    return _rhs_adjoints(r, op, g, lambda cols: _cho_solve(r.b, c, cols, lower, "rhs_bar"),
+                         factor_bar)
 
 
 def cho_solve_tangent(b, op, dargs):
@@ -254,14 +293,15 @@ def cho_solve_tangent(b, op, dargs):
                                                      transposed(b, dclean))
         return b.add(b.op("matmul", left, b.op("matmul", transposed(b, right), x)),
                      b.op("matmul", right, b.op("matmul", transposed(b, left), x)))
-    return _solution_tangent(b, op, dargs, lambda z: b.op("cho_solve", c, z, lower=lower),
-                             matrix_times)
+    return _solution_tangent(b, op, dargs, lambda z: _cho_solve(b, c, z, lower), matrix_times)
 
 
 define("cho_factor(a; lower=False)", ("module", "scipy.linalg", "cho_factor"), NEW,
        reverse=cho_factor_rule, forward=cho_factor_tangent, outputs=(like(0), SCALAR))
-define("cho_solve(c, b; lower=False)", ("module", "scipy.linalg", "cho_solve"), NEW,
-       reverse=cho_solve_rule, forward=cho_solve_tangent, paired="lower")
+define("cho_solve(c, b; lower=False, check_finite=True)",
+       ("module", "scipy.linalg", "cho_solve"), NEW,
+       reverse=cho_solve_rule, forward=cho_solve_tangent, paired="lower",
+       pattern=solution_pattern)
 
 
 # ---- scipy.linalg.solve_triangular --------------------------------------------------------------
@@ -280,7 +320,7 @@ def _transposes(op):
 def _triangular(b, op, z, transposed_too):
     params = {k: op.param(k) for k in ("lower", "unit_diagonal") if op.param(k)}
     return b.op("solve_triangular", op.args[0], z,
-                trans=int(_transposes(op) != transposed_too), **params)
+                trans=int(_transposes(op) != transposed_too), **params, check_finite=UNCHECKED)
 
 
 def solve_triangular_rule(r, op, g):
@@ -299,6 +339,7 @@ def solve_triangular_tangent(b, op, dargs):
                              matrix_times)
 
 
-define("solve_triangular(a, b; trans=0, lower=False, unit_diagonal=False)",
+define("solve_triangular(a, b; trans=0, lower=False, unit_diagonal=False, "
+       "check_finite=True)",
        ("module", "scipy.linalg", "solve_triangular"), NEW, reverse=solve_triangular_rule,
-       forward=solve_triangular_tangent)
+       forward=solve_triangular_tangent, pattern=solution_pattern)

@@ -1,0 +1,120 @@
+"""The code linear-algebra gradients are written as, for arguments of known
+shape: triangular solves for a Cholesky factor where the function calls SciPy
+anyway, no helper where the ranks decide what it does (``_as_columns``,
+``_undiag``, ``_sum_to``, the matmul adjoints), no check that recomputes a
+product whose rank is known. Each form is checked against central
+differences (check_grads), so a rewrite that changed a value fails here.
+"""
+import numpy as np
+import pytest
+import scipy.linalg
+import scipy.special
+
+import symdiff
+from check_grads import check_grads
+
+RNG = np.random.default_rng(7)
+
+
+def _spd(n, batch=()):
+    a = RNG.normal(size=batch + (n, n))
+    return a @ np.swapaxes(a, -1, -2) + n * np.eye(n)
+
+
+def chol_logdet_scipy(K, y):  # the GP objective: SciPy's solve, NumPy's factor
+    L = np.linalg.cholesky(K)
+    v = scipy.linalg.solve_triangular(L, y, lower=True)
+    return 0.5 * v @ v + np.sum(np.log(np.diag(L)))
+
+
+def chol_logdet_numpy(K, y):  # NumPy only: the gradient must not need SciPy
+    L = np.linalg.cholesky(K)
+    v = np.linalg.solve(L, y)
+    return 0.5 * v @ v + np.sum(np.log(np.diag(L)))
+
+
+def chol_upper_special(K, y):  # SciPy through scipy.special only; the upper factor
+    U = np.linalg.cholesky(K, upper=True)
+    return np.sum(scipy.special.expit(U)) + y @ (U @ y)
+
+
+def chol_stack_special(K):  # stacks of matrices: NumPy's solve (SciPy may solve no stacks)
+    return np.sum(scipy.special.expit(np.linalg.cholesky(K)))
+
+
+def slogdet_solve(K, y):
+    sign, logdet = np.linalg.slogdet(K)
+    return 0.5 * y @ np.linalg.solve(K, y) + 0.5 * logdet
+
+
+def cho_solve_logdet(K, y):
+    c = scipy.linalg.cho_factor(K, lower=True)
+    return 0.5 * y @ scipy.linalg.cho_solve(c, y) + np.sum(np.log(np.diag(c[0])))
+
+
+def eigh_values(A, y):  # a symmetric function of the eigenvalues, squared vectors
+    w, v = np.linalg.eigh(A)
+    return w @ w + y @ (v ** 2) @ y
+
+
+def det_squared(A, y):
+    return np.linalg.det(A) ** 2 + y @ np.linalg.solve(A, y)
+
+
+HELPERS = ("_as_columns", "_from_columns", "_undiag", "_sum_to", "_matmul_adjoint",
+           "_require_scalar")
+
+
+@pytest.mark.parametrize("f, args", [
+    (chol_logdet_scipy, (_spd(5), RNG.normal(size=5))),
+    (chol_logdet_numpy, (_spd(5), RNG.normal(size=5))),
+    (chol_upper_special, (_spd(4), RNG.normal(size=4))),
+    (slogdet_solve, (_spd(5), RNG.normal(size=5))),
+    (cho_solve_logdet, (_spd(5), RNG.normal(size=5))),
+    (eigh_values, (np.diag([1.0, 2.0, 3.5, 5.0]) + 0.1 * _spd(4), RNG.normal(size=4))),
+    (det_squared, (_spd(3) / 3, RNG.normal(size=3))),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_specialised_linalg_has_no_helpers_and_is_right(f, args):
+    source = symdiff.source(symdiff.grad(f, wrt=0), *args)
+    assert not [h for h in HELPERS if h in source], source
+    check_grads(f, args, wrt=(0, 1))
+
+
+def test_cholesky_solves_triangles_with_scipy_when_the_function_calls_it():
+    args = (_spd(5), RNG.normal(size=5))
+    source = symdiff.source(symdiff.grad(chol_logdet_scipy, wrt=0), *args)
+    assert "np.linalg.solve" not in source and source.count("solve_triangular") >= 3, source
+    upper = symdiff.source(symdiff.grad(chol_upper_special, wrt=0), _spd(4), args[1][:4])
+    assert "np.linalg.solve" not in upper and "scipy.linalg.solve_triangular" in upper, upper
+
+
+def test_cholesky_stays_with_numpy_without_scipy_or_for_stacks():
+    args = (_spd(5), RNG.normal(size=5))
+    numpy_only = symdiff.source(symdiff.grad(chol_logdet_numpy, wrt=0), *args)
+    assert "scipy" not in numpy_only and "np.linalg.solve(" in numpy_only, numpy_only
+    stack = _spd(3, batch=(2,))
+    stacked = symdiff.source(symdiff.grad(chol_stack_special), stack)
+    assert "solve_triangular" not in stacked and "np.linalg.solve(" in stacked, stacked
+    check_grads(chol_stack_special, (stack,))
+
+
+def test_cholesky_tangent_with_scipy_solves():
+    """Forward mode (and so forward over reverse) through the SciPy solves."""
+    K, y = _spd(4), RNG.normal(size=4)
+    dK = RNG.normal(size=(4, 4))
+    _, tangent = symdiff.jvp(chol_logdet_scipy, wrt=0)(K, y, dK)
+    h = 1e-6
+    expected = (chol_logdet_scipy(K + h * dK, y) - chol_logdet_scipy(K - h * dK, y)) / (2 * h)
+    assert np.isclose(tangent, expected, rtol=1e-6)
+
+
+def test_ill_conditioned_factor_with_scipy_solves():
+    """Condition number ~1e8: the triangular solves agree with the LU ones."""
+    q, _ = np.linalg.qr(RNG.normal(size=(6, 6)))
+    K = q @ np.diag(np.logspace(0, -8, 6)) @ q.T
+    K = 0.5 * (K + K.T)
+    y = RNG.normal(size=6)
+    with_scipy = symdiff.grad(chol_logdet_scipy, wrt=0)(K, y)
+    with_numpy = symdiff.grad(chol_logdet_numpy, wrt=0)(K, y)
+    scale = np.max(np.abs(with_numpy))
+    assert np.max(np.abs(with_scipy - with_numpy)) <= 1e-6 * scale
