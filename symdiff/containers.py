@@ -65,6 +65,7 @@ def specialising(f, wrt, mode, compile_for, plain=None):
     gradient.__symdiff_plain__ = plain
     gradient.__symdiff_for__ = specialised
     gradient.__symdiff_specialise__ = lambda *a, **k: _source_for(gradient, made, a, k)
+    gradient.__symdiff_function_for__ = lambda *a, **k: _function_for(gradient, made, a, k)
     return gradient
 
 
@@ -117,7 +118,8 @@ def _flat_tangent(tangent):
             if leaf.kind == "float"]
 
 
-def _source_for(gradient, made, args, kwargs):
+def _function_for(gradient, made, args, kwargs):
+    """The generated function ``gradient(*args, **kwargs)`` runs."""
     gradient(*args, **kwargs)
     keywords = tuple(sorted((k, _shape(v)) for k, v in kwargs.items()))
     key = (tuple(_shape(a) for a in args), keywords)
@@ -127,7 +129,11 @@ def _source_for(gradient, made, args, kwargs):
         specialiser = getattr(fn, "__symdiff_specialiser__", None)
         if specialiser is not None:
             fn = specialiser.function_for(*args, **kwargs)
-    return fn.__symdiff_source__
+    return fn
+
+
+def _source_for(gradient, made, args, kwargs):
+    return _function_for(gradient, made, args, kwargs).__symdiff_source__
 
 
 def loaded(compiled, f, wrt, mode, overrides, timer=None):

@@ -169,6 +169,9 @@ def specialised(df, *args, **kwargs):
     specialised for arguments like these (compiled now if it was not), with
     no dispatch in front of it; what ``numba.njit`` can compile, for a
     gradient made with ``checks=False``."""
+    function_for = getattr(df, "__symdiff_function_for__", None)  # containers.py
+    if function_for is not None:
+        return function_for(*args, **kwargs)
     specialiser = getattr(df, "__symdiff_specialiser__", None)
     if specialiser is None:
         if getattr(df, "__symdiff_source__", None) is None:

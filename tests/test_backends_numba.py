@@ -86,3 +86,20 @@ def test_a_module_written_for_floats_without_checks_compiles(tmp_path):
     exec(compile(out.read_text(), str(out), "exec"), namespace)
     jitted = numba.njit(namespace["grad_heron"])
     assert math.isclose(jitted(2.0), 0.5 / math.sqrt(2.0), rel_tol=1e-12)
+
+
+def _loop_over_rows(W, xs):  # `for x in xs`: xs could be a list, so containers dispatch
+    h = np.zeros(W.shape[0])
+    for x in xs:
+        h = np.tanh(W @ h + x)
+    return np.sum(h)
+
+
+def test_specialised_reaches_the_plain_function_behind_a_container_dispatcher():
+    rng = np.random.default_rng(3)
+    args = (rng.normal(size=(3, 3)), rng.normal(size=(4, 3)))
+    df = symdiff.grad(_loop_over_rows, wrt=0)
+    plain = symdiff.specialised(df, *args)
+    assert plain.__symdiff_source__ == symdiff.source(df, *args)
+    assert plain.__name__ == "grad__loop_over_rows"
+    np.testing.assert_array_equal(plain(*args), df(*args))
