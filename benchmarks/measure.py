@@ -8,6 +8,7 @@ different value) stops the run, because then no number would mean anything.
 """
 from __future__ import annotations
 
+import ast
 import datetime
 import inspect
 import json
@@ -17,6 +18,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 import warnings
 
@@ -54,6 +56,21 @@ def one_line(exc, limit=160):
 def lines_of(fn_or_source):
     text = fn_or_source if isinstance(fn_or_source, str) else inspect.getsource(fn_or_source)
     return len(text.rstrip().splitlines())
+
+
+def code_lines_of(fn_or_source):
+    """Lines of code: not blank, not only a comment, not the docstring."""
+    text = fn_or_source if isinstance(fn_or_source, str) else inspect.getsource(fn_or_source)
+    text = textwrap.dedent(text)
+    docstring = set()
+    for node in ast.walk(ast.parse(text)):
+        body = getattr(node, "body", None)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and body \
+                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                and isinstance(body[0].value.value, str):
+            docstring.update(range(body[0].lineno, body[0].end_lineno + 1))
+    return sum(1 for i, line in enumerate(text.splitlines(), 1)
+               if line.strip() and not line.strip().startswith("#") and i not in docstring)
 
 
 # --------------------------------------------------------------- fresh processes
@@ -247,7 +264,8 @@ def measure_row(case, spelling, label, args, value, opts, frameworks):
     import peers
     import symdiff
     row = {"case": case.name, "spelling": spelling.label, "size": label,
-           "note": spelling.note, "hand_lines": lines_of(case.hand), "peers": {}}
+           "note": spelling.note, "hand_lines": lines_of(case.hand),
+           "hand_code_lines": code_lines_of(case.hand), "peers": {}}
     missing = case.missing_modules(spelling)
     if missing:
         row["skipped"] = "needs " + ", ".join(missing)
@@ -261,6 +279,7 @@ def measure_row(case, spelling, label, args, value, opts, frameworks):
         # what runs: the gradient specialised for these arguments (specialise.py)
         row["source"] = symdiff.source(df, *call_args)
         row["lines"] = lines_of(row["source"])
+        row["code_lines"] = code_lines_of(row["source"])
         row["generic_lines"] = lines_of(symdiff.source(df))
         with warnings.catch_warnings(record=True) as caught, np.errstate(all="warn"):
             warnings.simplefilter("always")
