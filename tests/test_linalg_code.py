@@ -118,3 +118,32 @@ def test_ill_conditioned_factor_with_scipy_solves():
     with_numpy = symdiff.grad(chol_logdet_numpy, wrt=0)(K, y)
     scale = np.max(np.abs(with_numpy))
     assert np.max(np.abs(with_scipy - with_numpy)) <= 1e-6 * scale
+
+
+def test_a_solve_the_gradient_adds_uses_the_inverse_slogdet_computes():
+    """slogdet's gradient needs inv(K); the solve's adjoint (a solve with K^T)
+    becomes a product with it. The user's own solve stays a solve."""
+    args = (_spd(5), RNG.normal(size=5))
+    source = _code(symdiff.source(symdiff.grad(slogdet_solve, wrt=0), *args))
+    assert source.count("np.linalg.solve(") == 1 and source.count("np.linalg.inv(") == 1
+    assert "inverse.mT @" in source, source
+    without_slogdet = _code(symdiff.source(symdiff.grad(lambda K, y: y @ np.linalg.solve(K, y),
+                                                  wrt=0), *args))
+    assert without_slogdet.count("np.linalg.solve(") == 2 and "inv(" not in without_slogdet
+
+
+def _code(source):
+    """The source without its comments (which quote the user's lines)."""
+    return "\n".join(line.split("#")[0] for line in source.splitlines())
+
+
+def _inverse_in_branch(K, y):  # the inverse only on one path: the solve stays
+    if y[0] > 0:
+        return np.sum(np.linalg.inv(K)) + y @ np.linalg.solve(K, y)
+    return y @ np.linalg.solve(K, y)
+
+
+def test_an_inverse_inside_a_branch_is_not_reused_outside_it():
+    K, y = _spd(4), np.abs(RNG.normal(size=4))
+    check_grads(_inverse_in_branch, (K, y), wrt=(0, 1))
+    check_grads(_inverse_in_branch, (K, -y), wrt=(0, 1))

@@ -13,6 +13,7 @@ from .common_subexpressions import eliminate_common_subexpressions
 from .dead_code import eliminate_dead_code
 from .algebra import simplify_regions
 from .direct_forms import direct_forms
+from .reused_inverses import reuse_inverses
 from .sums_in_place import sums_in_place
 from .selects import branch_free_selects
 from .line_order import group_by_line
@@ -24,6 +25,7 @@ PASSES = (
     simplify_regions,                # elementwise regions in normal form (poly.py)
     branch_free_selects,             # np.where against a constant without a branch
     eliminate_common_subexpressions,  # computed twice -> once; pass-throughs -> names
+    reuse_inverses,                  # a backward solve with A -> inv(A) @ g, if inv(A) is made
     eliminate_dead_code,             # what the result does not need, and loop tapes
     sums_in_place,                   # _unindex(a + b, ...) -> _unindex_sum(a, b, ...)
     sink_into_branches,              # what one side of an `if` needs, on that side
