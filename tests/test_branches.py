@@ -205,3 +205,24 @@ def test_statements_after_an_if_decided_when_compiling_run_once():
     value, _ = symdiff.value_and_grad(constant_test_then_an_update)(x)
     assert value == constant_test_then_an_update(x)
     check_grads(constant_test_then_an_update, (x,))
+
+
+def _clip_norm(v, w):  # in the branch not taken, the gradients are the arguments
+    n2 = np.sum(v ** 2)
+    if n2 > 1:
+        v = v / np.sqrt(n2)
+    return np.sum(v * w)
+
+
+@pytest.mark.parametrize("scale", [0.1, 10.0], ids=["argument side", "computed side"])
+def test_a_gradient_that_is_an_argument_on_one_side_of_an_if_is_a_copy(scale):
+    """The caller may change the gradient in place: never their own array."""
+    v, w = scale * np.array([0.3, -0.4]), np.array([2.0, 5.0])
+    v_bar, w_bar = symdiff.grad(_clip_norm, wrt=(0, 1))(v, w)
+    for gradient in (v_bar, w_bar):
+        assert not np.shares_memory(gradient, v) and not np.shares_memory(gradient, w)
+    v_bar += 1.0
+    w_bar += 1.0
+    np.testing.assert_array_equal(v, scale * np.array([0.3, -0.4]))
+    np.testing.assert_array_equal(w, [2.0, 5.0])
+    check_grads(_clip_norm, (v, w))

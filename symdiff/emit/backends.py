@@ -121,6 +121,10 @@ class Respell(ast.NodeTransformer):
         if isinstance(func, ast.Attribute) and func.attr == "copy" and not node.args:
             return ast.Call(_np(self.alias, "asarray"), [func.value],
                             [ast.keyword("copy", ast.Constant(True))])
+        if isinstance(func, ast.Attribute) and func.attr == "copy" and \
+                self._is_np(func.value) and len(node.args) == 1 and not node.keywords:
+            return ast.Call(_np(self.alias, "asarray"), node.args,  # np.copy(x)
+                            [ast.keyword("copy", ast.Constant(True))])
         if isinstance(func, ast.Attribute) and self._is_np(func.value):
             if func.attr == "fmax" and len(node.args) == 2 and not node.keywords:
                 return self._fmax(*node.args)

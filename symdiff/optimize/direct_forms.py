@@ -39,13 +39,27 @@ def _fresh(fn, builder, value):
     returned as a copy: the caller may change it in place."""
     if isinstance(value, tuple):
         return tuple(_fresh(fn, builder, v) for v in value)
-    sig = builder.facts.kinds.get(value)
-    if sig is None or sig.kind != "array" or value not in fn.params:
-        return value
-    with builder.block() as made:
-        copied = builder.op("copy", value, hint=value.hint + "_bar")
-    fn.body += made
-    return copied
+    if _argument_array(fn, builder, value):
+        with builder.block() as made:
+            copied = builder.op("copy", value, hint=value.hint + "_bar")
+        fn.body += made
+        return copied
+    for stmt in fn.body:  # an argument on one side of an `if`: copied on that side
+        for merge in stmt.merges if isinstance(stmt, If) else ():
+            if merge.target is not value:
+                continue
+            for side, block in (("then", stmt.then), ("orelse", stmt.orelse)):
+                atom = getattr(merge, side)
+                if _argument_array(fn, builder, atom):
+                    with builder.block() as made:
+                        setattr(merge, side, builder.op("copy", atom, hint=value.hint))
+                    block += made
+    return value
+
+
+def _argument_array(fn, builder, value):
+    sig = builder.facts.kinds.get(value) if isinstance(value, Var) else None
+    return sig is not None and sig.kind == "array" and value in fn.params
 
 def _adjoint_names(fn, subst):
     """An adjoint that a helper passed on unchanged (``A_bar = _sum_to(t, A)``

@@ -15,6 +15,7 @@ not ``x * 2.0``).
 """
 from __future__ import annotations
 
+from ..ir import patterns as pat
 from ..ir.nodes import Const, Var
 from ..ir.shapes import is_elementwise, is_numpy_value
 
@@ -31,7 +32,8 @@ def fold_any(b, prim, args, params):
             continue
         g, like = spread.args
         others = args[:i] + args[i + 1:]
-        if not any(isinstance(a, Var) and b.facts.same_shape(a, like) for a in others):
+        if not any(isinstance(a, Var) and b.facts.same_shape(a, like) for a in others) \
+                and not _broadcast_fills(b.facts, spread, others):
             continue
         facts = b.facts
         if facts.signature and isinstance(facts.dtype(g), type) and not _equal(
@@ -40,6 +42,18 @@ def fold_any(b, prim, args, params):
         small = _compact(b, g, spread.param("axis"), spread.param("keepdims"))
         return b.op(prim, *args[:i], small, *args[i + 1:], **params)
     return None
+
+
+def _broadcast_fills(facts, spread, others):
+    """Whether ``g`` with the reduced axes of length one, broadcast against
+    ``others``, has the shape of ``like`` (by the patterns of a specialised
+    gradient: ``dens_bar / norms`` with g of (N,) and norms of (K,) is (N, K))."""
+    like = facts.pattern(spread.args[1])
+    if like is None or not all(entry == 1 or pat.is_named(entry) for entry in like):
+        return False
+    compact = pat.reduced(like, spread.param("axis"), keepdims=True)
+    made = pat.broadcast([compact] + [facts.pattern(a) for a in others])
+    return made == like
 
 
 def _equal(a, b):

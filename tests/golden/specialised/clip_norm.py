@@ -7,17 +7,13 @@ def grad_clip_norm(v, w):
         sqrt_n2 = np.sqrt(n2)  # golden_functions.py:41
         v_1 = v / sqrt_n2  # golden_functions.py:41
     else:
-        v_1 = v
-    # L42: return np.sum(v * w)
-    t_bar = np.full_like(v_1 * w, 1.0)
-    v_1_bar = w * t_bar
-    w_bar = v_1 * t_bar
+        v_1 = np.copy(v)
     # L40: if n2 > 1:
     if mask:
         # L41: v = v / np.sqrt(n2)
-        n2_bar = (-(v_1 * v_1_bar / sqrt_n2)).sum() / (2.0 * sqrt_n2)
+        n2_bar = (-(v_1 * w / sqrt_n2)).sum() / (2.0 * sqrt_n2)
         # L39: n2 = np.sum(v ** 2)
-        v_bar = v_1_bar / sqrt_n2 + 2.0 * v * n2_bar
+        v_bar = w / sqrt_n2 + 2.0 * v * n2_bar
     else:
-        v_bar = v_1_bar
-    return v_bar, w_bar
+        v_bar = np.copy(w)
+    return v_bar, v_1
