@@ -39,14 +39,7 @@ def test_specialised_source_matches_golden_file(name):
     assert text == path.read_text()
 
 
-# rnn: the weights' gradients gathered over a loop's steps are still stacked
-# and multiplied by `_matmul_adjoint_a_sum` (G.T @ H, 128 steps at a time)
-_HELPER_LEFT = {"rnn"}
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(
-    strict=True, reason="a loop's gathered matrix gradient")) if n in _HELPER_LEFT else n
-    for n in sorted(GOLDEN)])
+@pytest.mark.parametrize("name", sorted(GOLDEN))
 def test_specialised_source_needs_no_helper(name):
     """A reader who never saw symdiff finds nothing to look up: NumPy calls,
     operators and the user's own names only (no ``_sum_to``, ``_unreduce``,

@@ -348,3 +348,36 @@ def read_by_one_branch_in_a_loop(x):
 def test_a_value_the_reverse_loop_reads_stays_outside_the_branch_that_reads_it():
     # moved into the `else`, it was unbound where the tape saves it (the `if` side)
     check_grads(read_by_one_branch_in_a_loop, (np.array([0.2, 0.1]),))
+
+
+def _tanh_rnn(W, U, xs):
+    h = np.zeros(W.shape[0])
+    for t in range(xs.shape[0]):
+        h = np.tanh(W @ h + U @ xs[t])
+    return np.sum(h ** 2)
+
+
+@pytest.mark.parametrize("steps", [0, 1, 6])
+def test_gathered_matrix_gradients_written_as_stacked_products(steps):
+    """Specialised: the factors on two lists, one product after the loop (and
+    zeros for a loop that ran no iteration); against central differences."""
+    rng = np.random.default_rng(steps)
+    W, U = 0.5 * rng.normal(size=(3, 3)), rng.normal(size=(3, 2))
+    xs = rng.normal(size=(steps, 2))
+    df = symdiff.grad(_tanh_rnn, wrt=(0, 1))
+    source = symdiff.source(df, W, U, xs)
+    assert "np.stack(W_bar_rows).T @ np.stack(W_bar_columns)" in source
+    assert "_matmul_adjoint" not in source
+    W_bar, U_bar = df(W, U, xs)
+    if steps == 0:
+        assert not W_bar.any() and not U_bar.any() and W_bar.shape == W.shape
+    else:
+        check_grads(_tanh_rnn, (W, U, xs), wrt=(0, 1))
+
+
+def test_gathered_products_of_mixed_dtypes_keep_the_matrix_dtype():
+    rng = np.random.default_rng(1)
+    W, U = rng.normal(size=(3, 3)).astype(np.float32), rng.normal(size=(3, 2))
+    xs = rng.normal(size=(4, 2))
+    W_bar, U_bar = symdiff.grad(_tanh_rnn, wrt=(0, 1))(W, U, xs)
+    assert W_bar.dtype == np.float32 and U_bar.dtype == np.float64

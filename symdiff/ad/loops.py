@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from ..ir.clone import clone_block
 from ..ir.nodes import (Carry, Const, If, Loop, Op, Tape, Var, branch_definitions, saved,
                         uses, walk)
-from ..rules.linalg import TAPE_SUMS
+from .gathered_products import gather_products
 from .saved_draws import export_draws
 from ..ir.primitive import SCALAR
 from ..rules.lists import RowsBar
@@ -281,7 +281,7 @@ def _accumulate_outer(rev, reverse, escaping, loads, around):
     for var, grad in escaping.items():
         if var in loads or not rev.wants(var):
             continue
-        if _gather_products(rev, reverse, var, grad, after):
+        if gather_products(rev, reverse, var, grad, after):
             continue
         with rev.b.into(before):
             start = rev.zeros(var)
@@ -294,28 +294,6 @@ def _accumulate_outer(rev, reverse, escaping, loads, around):
             acc.update = rev.b.add(acc.param, grad, hint=var.hint + "_bar")
         reverse.carried.append(acc)
         rev.adj[var].append(acc.out)
-
-
-def _gather_products(rev, reverse, var, grad, after):
-    """The gradient of a matrix the loop multiplies by (``W @ h``) is an outer
-    product per iteration; the loop saves the two factors instead, and one
-    matrix product after it adds them all up (``_matmul_adjoint_a_sum``)."""
-    op = rev.b.facts.defs.get(grad)
-    prim = op.prim if op is not None else ""
-    if prim.startswith("dot_adjoint") and all(
-            (rev.b.facts.rank(a) or 3) <= 2 for a in op.args[1:]):
-        prim = prim.replace("dot", "matmul")  # np.dot of vectors and matrices is @
-    matrix = TAPE_SUMS.get(prim + "_sum") if op is not None else None
-    if matrix is None or op.args[matrix] is not var:
-        return False
-    g, other = op.args[0], op.args[3 - matrix]
-    parts = Tape(Var(var.hint + "_bar_parts"), [g, other])
-    reverse.writes.append(parts)
-    with rev.b.into(after):
-        total = rev.b.op(prim + "_sum", parts.var, var, hint=var.hint + "_bar")
-    rev.b.named.add(total)
-    rev.adj[var].append(total)
-    return True
 
 
 def loop_activity(loop, active, activity):

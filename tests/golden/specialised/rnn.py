@@ -13,16 +13,26 @@ def grad_rnn(W, U, b, xs, target):
     h_bar = h - target  # golden_functions.py:68
     # L66: for t in range(xs.shape[0]):
     b_bar = np.zeros_like(b)
-    U_bar_parts = []
-    W_bar_parts = []
+    U_bar_rows = []
+    U_bar_columns = []
+    W_bar_rows = []
+    W_bar_columns = []
     for h, xs_part, h_1 in reversed(tape):
         # L67: h = np.tanh(W @ h + U @ xs[t] + b)
         t_bar = (1.0 - h_1 ** 2) * h_bar
         h_bar = t_bar @ W
         b_bar += t_bar
-        U_bar_parts.append((t_bar, xs_part))
-        W_bar_parts.append((t_bar, h))
+        U_bar_rows.append(t_bar)
+        U_bar_columns.append(xs_part)
+        W_bar_rows.append(t_bar)
+        W_bar_columns.append(h)
     # L66: for t in range(xs.shape[0]):
-    U_bar = _matmul_adjoint_a_sum(U_bar_parts, U)
-    W_bar = _matmul_adjoint_a_sum(W_bar_parts, W)
+    if U_bar_rows:
+        U_bar = np.stack(U_bar_rows).T @ np.stack(U_bar_columns)
+    else:
+        U_bar = np.zeros_like(U)
+    if W_bar_rows:
+        W_bar = np.stack(W_bar_rows).T @ np.stack(W_bar_columns)
+    else:
+        W_bar = np.zeros_like(W)
     return W_bar, U_bar, b_bar
