@@ -345,3 +345,27 @@ def test_a_loop_that_does_not_reach_the_result():
         warnings.simplefilter("ignore")
         g = symdiff.grad(dead_loop)(x, -1.0)
     np.testing.assert_array_equal(g, 2 * x)
+
+
+def loop_with_long_lines(x0):  # found by the long run: two values named `t_19`
+    v0 = (np.where(0.25 > (-1.0), (np.sum(x0) * np.ones((2, 1))),
+                   (np.sum(x0) * np.ones((1, 1)))) - np.abs((np.sum(x0) * np.ones((2, 1))))) \
+        + np.sin((np.sum(x0) * np.ones((1, 1))))
+    v1 = np.maximum(np.mean(np.where((np.sum(v0) * np.ones((1, 1))) < (np.sum(v0) * np.ones(
+        (1, 1))), np.sqrt((x0 * np.ones((2, 3)))), x0), axis=0, keepdims=True), 0.0)
+    for i2 in range(1):
+        v0 = 0.5 * v0 + ((np.sum(v1) * np.ones((1,))) / v0) + (
+            ((np.sum(v1) * np.ones((1,))) ** 2 + 0.5) ** np.tanh(2.0))
+    v4 = 0.25
+    v5 = (np.square((np.sum(v0) * np.ones((1,)))) * ((np.sum(x0) * np.ones((1,))) + v4)) / (
+        (np.square((v4 * np.ones((1,)))) * v0) ** 2 + 1.0)
+    return np.mean(np.maximum(np.cos(v5), 0.0) * v0)
+
+
+def test_a_temporary_never_takes_a_name_a_loop_value_holds():
+    """A temporary (a line of its own only for length) took the name of a
+    loop's carried gradient: `v1_bar += t_19` added the wrong value."""
+    from numeric import assert_grad
+    with np.errstate(all="ignore"):
+        assert_grad(loop_with_long_lines, symdiff.grad(loop_with_long_lines),
+                    (np.array([0.3, 0.5, 0.7]),))

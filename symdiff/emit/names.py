@@ -241,6 +241,7 @@ def name_temporaries(fn, inlined, names, temporaries, taken, late=None, writes=N
         end = max([positions.last.get(v, start) for v in group] + [start])
         spans.setdefault(names[root], []).append((start, end))
     out = dict(names)
+    given = set(names.values())  # (held by values the positions do not see, too)
     adjoints, shaped = getattr(fn, "adjoints", {}), _saved_shapes(fn)
     for var in sorted(temporaries, key=lambda v: (positions.defs.get(v, 0), v.uid)):
         start = positions.defs.get(var, 0)
@@ -250,7 +251,7 @@ def name_temporaries(fn, inlined, names, temporaries, taken, late=None, writes=N
         base = names[primal] + "_bar" if primal in names else _identifier(var.hint)
         name, n = base, 0
         # (a temporary's name is its own: never one another value had)
-        while name in taken or name in spans:
+        while name in taken or name in spans or name in given:
             n += 1
             name = f"{base}_{n}"
         spans.setdefault(name, []).append((start, end))
