@@ -537,3 +537,33 @@ def test_a_gradient_divided_by_a_power_of_two_is_multiplied_exactly():
         text = symdiff.source(symdiff.grad(third))  # 1 / 3 is not exact: a division
         assert "np.cos(x) / 3" in text, text
         np.testing.assert_array_equal(symdiff.grad(third)(x), np.cos(x) / 3)
+
+
+def test_a_loop_over_numbers_saves_one_number_per_iteration():
+    # t = a / x is one operation on the x saved: computed again, not saved in a tuple
+    text = symdiff.source(symdiff.grad(fixed_point), 2.0)
+    assert "tape.append(x)" in text and "for x in reversed(tape):" in text, text
+    assert symdiff.grad(fixed_point)(2.0) == pytest.approx(0.5 / 2.0 ** 0.5, rel=1e-12)
+    # arrays are saved, not computed again (that costs a pass over them)
+    text = symdiff.source(symdiff.grad(lambda a: np.sum(fixed_point(a))), np.ones(3))
+    assert "tape.append((x, t))" in text, text
+
+
+def test_a_loop_invariant_operation_on_numbers_leaves_the_loop():
+    # -k is the same in every iteration: computed once, its gradient gathered
+    gradient = symdiff.grad(euler_stepper, wrt=(0, 1))
+    text = symdiff.source(gradient, 0.7, 1.3)
+    assert text.index("t = -k") < text.index("for _ in range(50)"), text
+    assert "tape.append((theta, sin_theta))" in text, text
+    check_grads(euler_stepper, (0.7, 1.3), wrt=(0, 1), order=1)
+
+
+def steps(x, k, n):
+    for _ in range(n):
+        x = x * (1.0 / k)  # (a division may fail: it stays in the loop)
+    return x
+
+
+def test_a_division_stays_in_its_loop():
+    assert symdiff.grad(steps)(2.0, 0.0, 0) == 1.0  # no iteration: 1 / 0 never computed
+    assert symdiff.grad(steps)(2.0, 4.0, 2) == 1.0 / 16.0

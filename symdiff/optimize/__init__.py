@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from .common_subexpressions import eliminate_common_subexpressions
 from .dead_code import eliminate_dead_code
+from .scalar_tapes import scalar_tapes
 from .algebra import simplify_regions
 from .direct_forms import direct_forms
 from .sums_in_place import sums_in_place
@@ -25,6 +26,7 @@ PASSES = (
     branch_free_selects,             # np.where against a constant without a branch
     eliminate_common_subexpressions,  # computed twice -> once; pass-throughs -> names
     eliminate_dead_code,             # what the result does not need, and loop tapes
+    scalar_tapes,                    # a loop over numbers saves one, not a tuple
     sums_in_place,                   # _unindex(a + b, ...) -> _unindex_sum(a, b, ...)
     sink_into_branches,              # what one side of an `if` needs, on that side
     group_by_line,                   # a line's backward statements together: # Lnn once
