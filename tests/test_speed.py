@@ -567,3 +567,16 @@ def steps(x, k, n):
 def test_a_division_stays_in_its_loop():
     assert symdiff.grad(steps)(2.0, 0.0, 0) == 1.0  # no iteration: 1 / 0 never computed
     assert symdiff.grad(steps)(2.0, 4.0, 2) == 1.0 / 16.0
+
+
+def sliced(x, a):
+    s = 1.0
+    for _ in range(3):
+        s = s * a + np.sum(x[1:]) / s  # (a loop body that reads a slice, a constant)
+    return s
+
+
+def test_a_loop_over_numbers_that_slices_an_array():
+    args = (np.array([0.5, 1.5, 2.0]), 0.7)
+    assert_grad(sliced, symdiff.grad(sliced, wrt=(0, 1)), args, wrt=(0, 1))
+    check_grads(sliced, args, wrt=(0, 1), order=1)

@@ -46,8 +46,8 @@ def _plan(loop, items, outside, facts):
     cheap operation of numbers on that one, constants and values made before
     the loop; None otherwise."""
     body = {s.target: s for s in loop.body if isinstance(s, Op)}
-    read = {a for s in walk(loop.body) if isinstance(s, Op) for a in s.args} | \
-        {c.update for c in loop.carried}
+    read = {a for s in walk(loop.body) if isinstance(s, Op) for a in s.args
+            if isinstance(a, Var)} | {c.update for c in loop.carried if isinstance(c.update, Var)}
     if not all(item in read for item in items if item in body):
         return None  # (a value computed only to be saved: it would be left unread)
     for keep, kept in enumerate(items):
