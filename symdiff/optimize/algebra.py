@@ -80,8 +80,9 @@ class _Region:
 
     # ---- one expression ------------------------------------------------------------------
     def rewrite(self, root):
+        self.met, self.terms = False, None  # (met: it reads a value others read too)
         found = self._attempt(root)
-        if self.shared:  # reading through the values others read too, if that is cheaper
+        if self.met and self.terms:  # read through those, where that leaves fewer terms
             self.through = True
             try:
                 other = self._attempt(root)
@@ -115,6 +116,9 @@ class _Region:
         poly = self.poly(root.target)
         if poly is None or len(poly.terms) > LIMIT or len(self.tree) < 2 - bool(self.kept):
             return None
+        if self.through and len(poly.terms) >= self.terms:
+            return None  # (nothing cancelled: not worth writing)
+        self.terms = len(poly.terms)
         saved = (self.b.backward, self.b.note)
         self.b.backward, self.b.note = True, ""
         try:
@@ -133,6 +137,7 @@ class _Region:
             return self._forward(atom)
         shared = self.tree and atom not in self.inline
         if shared and not (self.through and atom in self.shared and not self.read_through):
+            self.met = self.met or atom in self.shared
             return self._forward(atom)
         op = self.defs[atom]
         if not _algebraic(op) or len(self.tree) + len(self.kept) > 4 * LIMIT:
