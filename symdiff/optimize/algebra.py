@@ -232,7 +232,7 @@ def _live_counts(fn):
     leftover (``-g``, once ``g / y`` took its sign) does not make a value shared.
     (Only the choice of regions depends on it; dead code goes later.)"""
     counts = use_counts(fn)
-    ops = [s for s in walk(fn.body) if isinstance(s, Op)]
+    ops = [s for s in walk(fn.body) if isinstance(s, Op)][::-1]  # (readers first: one pass)
     dead, changed = set(), True
     while changed:
         changed = False
