@@ -119,8 +119,9 @@ def _compile(src, wrt, mode, overrides, timer, observe, trees=None, offset=0,
     builder = Builder(facts=Facts(signature), folds=FOLDS)
     builder.overrides = dict(overrides or {})
     with timer("lower"):
-        ir_fn = hoist_invariants(lower_function(src, builder, trees))
+        ir_fn = lower_function(src, builder, trees)
         reinfer(ir_fn, builder.facts)  # a specialised gradient: patterns through loops
+        ir_fn = hoist_invariants(ir_fn, builder.facts if builder.facts.signature else None)
     observe("lowered", ir_fn)
     builder.modules = module_roots(ir_fn.body)
     choice = resolve_wrt(ir_fn, wrt, src, builder, trees, offset)

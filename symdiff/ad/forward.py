@@ -95,7 +95,8 @@ class Forward:
         made = len(self.b.stmts)
         self.b.backward = True
         try:
-            return rule(self.b, op, dargs)
+            with self.b.math_spelling(op.math):  # (math.sin's: math.cos)
+                return rule(self.b, op, dargs)
         finally:
             self.b.backward = False
             for stmt in self.b.stmts[made:]:

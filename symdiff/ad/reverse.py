@@ -191,7 +191,7 @@ class Reverse(BranchReverse):
         self.cone = self.guards.cone(op.target)
         if op.target in self.shift_free:
             self.cancelled = op.args[1]  # its gradient from here is exactly zero
-        with self.b.at(op.loc):
+        with self.b.at(op.loc), self.b.math_spelling(op.math):  # (math.sin's: math.cos)
             grads = rule(self, self._as_seen_backward(op), g)
             if self.cancelled is not None:
                 grads = [self._cancelled_note(grads[0], op), None]

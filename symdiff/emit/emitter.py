@@ -361,8 +361,11 @@ def helper_names():
 def module_roots(stmts):
     """The first names of the modules generated code calls functions of
     (``scipy`` of ``scipy.special.gammaln``): no variable or global takes them."""
-    return {TABLE[s.prim].spelling[1].split(".")[0] for s in walk(stmts)
-            if isinstance(s, Op) and TABLE[s.prim].spelling[0] == "module"}
+    roots = {TABLE[s.prim].spelling[1].split(".")[0] for s in walk(stmts)
+             if isinstance(s, Op) and TABLE[s.prim].spelling[0] == "module"}
+    if any(isinstance(s, Op) and s.math for s in walk(stmts)):
+        roots.add("math")  # math.sin(x) (spelling.py)
+    return roots
 
 
 def callee_roots(stmts):

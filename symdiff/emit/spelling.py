@@ -15,6 +15,7 @@ import numpy as np
 
 from ..ir.nodes import IndexList, Var
 from ..ir.primitive import REDUCTION, TABLE
+from ..ir.dtypes import spelled_math
 from ..ir.shapes import is_numpy_value
 from .backends import respell
 
@@ -61,6 +62,8 @@ class Spelling:
     def expr(self, op):
         args = [self.atom(a) for a in op.args]
         spelling = TABLE[op.prim].spelling
+        if spelled_math(op, self.facts):  # math.sin(x) of a Python float, as written
+            spelling = ("module", "math", TABLE[op.prim].math[0])
         node = getattr(self, "_spell_" + spelling[0].replace(".", "_"))(op, spelling, args)
         if self.backend is not None:
             node = respell(node, self.backend, self.np, self.device_of)

@@ -157,7 +157,10 @@ def apply(lw, callee, args, kwargs, node):
         return library_calls.lower(lw, prim, obj, args, kwargs, node)
     if prim is not None:
         formed = lower_form(lw, prim, args, kwargs, node)  # np.einsum('ij->j', a), ...
-        return formed if formed is not None else prim_call(lw, prim, args, kwargs, node)
+        if formed is not None:
+            return formed
+        with lw.b.math_spelling(_is_math(obj)):  # math.sin(x): written so (Op.math)
+            return prim_call(lw, prim, args, kwargs, node)
     if obj is not None and obj in BUILTIN_CALLS:
         return BUILTIN_CALLS[obj](lw, args, kwargs, node)
     numpy_name = _numpy_name(obj)
@@ -222,6 +225,12 @@ def primitive_of(obj):
     if helper is not None and (helper is obj or _copy_of(obj, helper)):
         return TABLE.get(name[1:])
     return None
+
+
+def _is_math(obj):
+    """Whether ``obj`` is a function of the `math` module (``math.sin``)."""
+    name = getattr(obj, "__name__", None)
+    return isinstance(name, str) and getattr(math, name, None) is obj
 
 
 def _copy_of(obj, helper):

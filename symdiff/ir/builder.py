@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 
 from .nodes import Const, FreeVar, Op, Var, const_value
-from .primitive import is_effect
+from .primitive import TABLE, is_effect
 from .shapes import Facts
 
 # Operations on Python numbers computed when compiling (as Python would):
@@ -35,6 +35,7 @@ class Builder:
         self.named = set()  # vars that carry a user's name
         self.backward = False  # set while the reverse pass builds
         self.note = ""
+        self.math = False      # operations made now are written with `math` (see Op.math)
         self.overrides = {}    # prim -> registered gradient name, while lowering
         self.customs = {}      # Var -> how to differentiate a custom_gradient call
         self.modules = set()   # the modules the user's function calls (a rule may too)
@@ -60,7 +61,8 @@ class Builder:
         target = Var(hint or _default_hint(prim, args))
         note = self.note
         op = Op(target, prim, args, tuple(sorted(params.items())), self.loc,
-                note, self.backward, self.overrides.get(prim, ""))
+                note, self.backward, self.overrides.get(prim, ""),
+                self.math and bool(getattr(TABLE.get(prim), "math", ())))
         op.effect = is_effect(prim)
         self.append(op)
         return target
@@ -133,6 +135,17 @@ class Builder:
             yield
         finally:
             self.note = saved
+
+    @contextlib.contextmanager
+    def math_spelling(self, flag):
+        """The operations made inside the ``with`` are the user's `math` calls,
+        or their derivatives, when ``flag``: those of a function `math` has
+        are written with it where their operands are Python numbers."""
+        saved, self.math = self.math, flag
+        try:
+            yield
+        finally:
+            self.math = saved
 
     @contextlib.contextmanager
     def at(self, loc):

@@ -31,10 +31,23 @@ def promoted(atoms, facts, floating=False):
         return None
 
 
+def spelled_math(op, facts):
+    """Whether generated code writes ``op`` with the `math` module: the user
+    wrote it so (or it is part of the derivative of such a call: Op.math) and
+    its operands are surely Python numbers. Never for a value that may be an
+    array (``math.sin`` of an array raises where ``np.sin`` does not), nor for
+    a NumPy scalar (whose type ``math.sin`` would change)."""
+    return op.math and facts is not None and all(
+        isinstance(found, type) and found in PYTHON_NUMBERS
+        for found in map(facts.dtype, op.args))
+
+
 def result_dtype(op, facts):
     record = TABLE.get(op.prim)
     if record is None:
         return None
+    if spelled_math(op, facts):  # a Python number, as math's functions return
+        return int if op.prim in _MATH_INTS else float
     if record.boolean:
         return np.dtype(bool)
     ufunc = getattr(np, op.prim, None) if record.shape == ELEMENTWISE else None
@@ -100,6 +113,7 @@ def _python_result(prim, kinds):
 
 _OPERATORS = ("binop", "unary", "compare")
 PYTHON_NUMBERS = (float, int, bool)
+_MATH_INTS = frozenset({"floor", "ceil", "trunc"})  # math.floor(x) is an int
 # what keeps the dtype of its (first) operand, what promotes the operands' dtypes
 _SAME_DTYPE = frozenset({"getitem", "T", "transpose", "reshape", "expand_dims", "squeeze",
                          "stop_gradient", "ravel", "copy", "asarray", "flip", "roll",

@@ -107,6 +107,10 @@ class Op:
     note: str = ""          # a comment emit writes above the statement
     backward: bool = False  # made by the reverse pass
     override: str = ""      # name of a registered gradient replacing the rule
+    # Written with the `math` module (``math.sin(x)``, or the derivative of such
+    # a call): generated code writes it so where its operands are surely Python
+    # numbers (ir/dtypes.py, `spelled_math`), and NumPy's function elsewhere.
+    math: bool = False
     # Run for what it does (print, logging, an input check), not for its value:
     # kept when nothing reads it, never merged with another. Not an __init__
     # argument, so a copy (dataclasses.replace: a branch the reverse loop

@@ -86,6 +86,9 @@ class _Pass:
         if loop.kind == "range" and loop.index is not None:
             facts.shape.setdefault(loop.index, SCALAR)
             facts.dtypes.setdefault(loop.index, int)
+        for tape in loop.reads:  # what a tape gives back is what was appended to it
+            for load, item in zip(tape.items, self.written.get(tape.var, ())):
+                self.join(load, item)
         # carried value -> whether its dtype is assumed too (a Python float
         # that NumPy's functions make an np.float64 keeps its pattern only)
         assumed = {id(c): (c, True) for c in loop.carried}

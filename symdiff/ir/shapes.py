@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import patterns as pat
-from .dtypes import PYTHON_NUMBERS, promoted, result_dtype
+from .dtypes import PYTHON_NUMBERS, promoted, result_dtype, spelled_math
 from .nodes import Const, Var
 from .primitive import (ARRAY, ELEMENTWISE, FIRST, INDEX, OPERANDS, REDUCTION, SCALAR,
                         SIZED, TABLE)
@@ -296,6 +296,8 @@ def is_numpy_value(atom, defs, sized=False, depth=12, facts=None):
     record = TABLE.get(op.prim) if op is not None else None
     if record is None or depth == 0:
         return False
+    if op.math and (facts is None or spelled_math(op, facts)):
+        return False  # math.sin(x) may be a Python float
     if record.result == ARRAY or record.result == SIZED and sized:
         return True
     if record.result in (OPERANDS, FIRST):  # a NumPy value meets a number: a NumPy value

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from .common_subexpressions import eliminate_common_subexpressions
 from .dead_code import eliminate_dead_code
+from .scalar_tapes import scalar_tapes
 from .algebra import simplify_regions
 from .direct_forms import direct_forms
 from .reused_inverses import reuse_inverses
@@ -27,6 +28,7 @@ PASSES = (
     eliminate_common_subexpressions,  # computed twice -> once; pass-throughs -> names
     reuse_inverses,                  # a backward solve with A -> inv(A) @ g, if inv(A) is made
     eliminate_dead_code,             # what the result does not need, and loop tapes
+    scalar_tapes,                    # a loop over numbers saves one, not a tuple
     sums_in_place,                   # _unindex(a + b, ...) -> _unindex_sum(a, b, ...)
     sink_into_branches,              # what one side of an `if` needs, on that side
     group_by_line,                   # a line's backward statements together: # Lnn once

@@ -37,7 +37,7 @@ _NOT_CALLS = {"pass_gradient", "stop_gradient", "require_float", "require_scalar
 
 def simplify_regions(fn, builder):
     """``fn`` with its backward elementwise regions in normal form."""
-    counts = use_counts(fn)
+    counts = _live_counts(fn)
     subst = {}
     for block in [fn.body] + [b for s in walk(fn.body) for b in blocks(s)]:
         _Region(builder, counts, subst).run(block)
@@ -59,39 +59,41 @@ class _Region:
         region = {v for v, op in self.defs.items() if _algebraic(op)}
         users = {}
         for op in block:
-            if isinstance(op, Op) and op.target in region:
+            if isinstance(op, Op) and op.target in region and self.counts.get(op.target):
                 for a in op.args:
                     if isinstance(a, Var):
                         users.setdefault(a, []).append(op)
         self.inline = {v for v in region if self.counts.get(v) == 1 and len(users.get(v, ())) == 1
                        and v not in self.b.products}
+        # values read elsewhere too: an expression may read through them where that
+        # cancels them (x_bar - 2 * x * (x_bar / (2 * x)) is 0), though they stay
+        self.shared = {v for v in region if v not in self.inline and v not in self.b.products}
+        self.through = False
         new = []
         for stmt in block:
             made = None
-            if isinstance(stmt, Op) and stmt.target in region and \
-                    stmt.target not in self.inline and stmt.target not in self.b.products:
+            if isinstance(stmt, Op) and stmt.target in region and self.counts.get(stmt.target) \
+                    and stmt.target not in self.inline and stmt.target not in self.b.products:
                 made = self.rewrite(stmt)
             new += made if made is not None else [stmt]
         block[:] = new
 
     # ---- one expression ------------------------------------------------------------------
     def rewrite(self, root):
-        algebra = Algebra(limit=LIMIT)
-        self.algebra, self.tree = algebra, []
-        poly = self.poly(root.target)
-        if poly is None or len(poly.terms) > LIMIT or len(self.tree) < 2:
+        self.met, self.terms = False, None  # (met: it reads a value others read too)
+        found = self._attempt(root)
+        if self.met and self.terms:  # read through those, where that leaves fewer terms
+            self.through = True
+            try:
+                other = self._attempt(root)
+            finally:
+                self.through = False
+            if other is not None and (found is None or other[0] < found[0]):
+                found = other
+        if found is None:
             return None
-        saved = (self.b.backward, self.b.note)
-        self.b.backward, self.b.note = True, ""
-        try:
-            with self.b.block() as made, self.b.at(root.loc):
-                result = Writer(self.b, algebra, self.facts).poly(poly)
-        finally:
-            self.b.backward, self.b.note = saved
-        cost = _Cost(self.facts)
-        if cost(made) >= cost(self.tree) or not self._same_value_kind(result, root.target):
-            return None
-        notes = [op.note for op in self.tree if op.note]
+        _, made, result, tree = found
+        notes = [op.note for op in tree if op.note]
         last = made[-1] if made else None
         if isinstance(last, Op) and last.target is result:
             self._rename(last, root.target, result)
@@ -106,15 +108,51 @@ class _Region:
                 target.note = "\n".join(dict.fromkeys("\n".join(notes).split("\n")))
         return made
 
+    def _attempt(self, root):
+        """(cost, operations, result, operations replaced) of ``root``'s value in
+        normal form, or None where that costs no less than it does now."""
+        algebra = Algebra(limit=LIMIT)
+        self.algebra, self.tree, self.kept, self.read_through = algebra, [], [], 0
+        poly = self.poly(root.target)
+        if poly is None or len(poly.terms) > LIMIT or len(self.tree) < 2 - bool(self.kept):
+            return None
+        if self.through and len(poly.terms) >= self.terms:
+            return None  # (nothing cancelled: not worth writing)
+        self.terms = len(poly.terms)
+        saved = (self.b.backward, self.b.note)
+        self.b.backward, self.b.note = True, ""
+        try:
+            with self.b.block() as made, self.b.at(root.loc):
+                result = Writer(self.b, algebra, self.facts).poly(poly)
+        finally:
+            self.b.backward, self.b.note = saved
+        cost = _Cost(self.facts)
+        if cost(made) >= cost(self.tree) or not self._same_value_kind(result, root.target):
+            return None
+        return cost(made), made, result, self.tree
+
     def poly(self, atom):
         """The normal form of the value ``atom``, reading through the region."""
-        if not isinstance(atom, Var) or atom not in self.defs or \
-                (atom not in self.inline and self.tree):
+        if not isinstance(atom, Var) or atom not in self.defs:
+            return self._forward(atom)
+        shared = self.tree and atom not in self.inline
+        if shared and not (self.through and atom in self.shared and not self.read_through):
+            self.met = self.met or atom in self.shared
             return self._forward(atom)
         op = self.defs[atom]
-        if not _algebraic(op) or len(self.tree) > 4 * LIMIT:
+        if not _algebraic(op) or len(self.tree) + len(self.kept) > 4 * LIMIT:
             return self.algebra.atom(atom)
+        if shared or self.read_through:
+            self.kept.append(op)  # (read through: it stays, for its other readers)
+            self.read_through += 1
+            try:
+                return self._read(op)
+            finally:
+                self.read_through -= 1
         self.tree.append(op)
+        return self._read(op)
+
+    def _read(self, op):
         A, args = self.algebra, op.args
         if op.prim == "pass_gradient":  # (its comment stays: see rewrite)
             return self.poly(args[0])
@@ -187,6 +225,25 @@ class _Region:
         if result in self.b.products:
             self.b.products[target] = self.b.products.pop(result)
         op.target = target
+
+
+def _live_counts(fn):
+    """How many times each variable is read by what is not dead code: a fold's
+    leftover (``-g``, once ``g / y`` took its sign) does not make a value shared.
+    (Only the choice of regions depends on it; dead code goes later.)"""
+    counts = use_counts(fn)
+    ops = [s for s in walk(fn.body) if isinstance(s, Op)][::-1]  # (readers first: one pass)
+    dead, changed = set(), True
+    while changed:
+        changed = False
+        for op in ops:
+            if id(op) not in dead and not op.effect and not counts.get(op.target):
+                dead.add(id(op))
+                changed = True
+                for a in op.args:
+                    if isinstance(a, Var):
+                        counts[a] -= 1
+    return counts
 
 
 def _numeric(atom):

@@ -119,7 +119,7 @@ def _key(op):
     args = tuple(atom_key(a) for a in op.args)
     if any(a is None for a in args):
         return None
-    return (op.prim, args, op.params)
+    return (op.prim, args, op.params, op.math)  # (math.sqrt(-1) raises, np.sqrt's not)
 
 
 def atom_key(atom):

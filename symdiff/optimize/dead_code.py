@@ -7,23 +7,39 @@ as its shape.
 """
 from __future__ import annotations
 
+from ..ir.dtypes import spelled_math
 from ..ir.nodes import If, Loop, Op, Var, saved, walk
+from ..ir.primitive import TABLE
 from ..ir.shapes import is_numpy_value
 
 # (primitive, operand position) where only the operand's shape is read
 _SHAPE_POSITIONS = {("sum_to", 1)}
 
 
+# math's functions defined for every float (math.sin(inf) raises, math.atan(inf) not)
+_TOTAL = frozenset({"abs", "arcsinh", "arctan", "arctan2", "hypot", "tanh"})
+
+
 def eliminate_dead_code(fn, builder=None):
-    _DeadCode(fn).run(fn)
+    _DeadCode(fn, builder.facts if builder is not None else None).run(fn)
     return fn
 
 
 class _DeadCode:
-    def __init__(self, fn):
+    def __init__(self, fn, facts=None):
         self.pruned = {}  # tape var -> which entries its reverse loop still reads
         self.shapes = _shape_values(fn.body)  # values that are shapes already
         self.defs = {s.target: s for s in walk(fn.body) if isinstance(s, Op)}
+        self.facts = facts
+        self.backward = 0  # inside a backward loop or branch (which recomputes, never checks)
+
+    def checks(self, op):
+        """Whether ``op`` is a call of the user's that raises where the function
+        does (``math.log(x)`` of a negative x): kept, even when nothing reads its
+        value, so that the gradient raises there too (the derivative, ``1 / x``,
+        would not)."""
+        return not self.backward and not op.backward and spelled_math(op, self.facts) and \
+            not (op.prim in _TOTAL and all(self.facts.dtype(a) is float for a in op.args))
 
     def run(self, fn):
         fn.body = self.block(fn.body, _atoms(fn.result))
@@ -36,15 +52,22 @@ class _DeadCode:
         out = []
         for stmt in reversed(stmts):
             if isinstance(stmt, Op):
-                if stmt.target in live or stmt.effect:
+                if stmt.target in live or stmt.effect or self.checks(stmt):
+                    if mutate and stmt.target not in live and not stmt.effect:
+                        stmt.effect = True  # (a check: a statement of its own, kept)
+                        name = TABLE[stmt.prim].math[0]
+                        stmt.note = f"kept: math.{name} raises where the function does"
                     live.update(a for a in stmt.args if isinstance(a, Var))
                     out.append(stmt)
-            elif isinstance(stmt, If):
+                continue
+            self.backward += stmt.backward
+            if isinstance(stmt, If):
                 if self.branch(stmt, live, mutate):
                     out.append(stmt)
             elif isinstance(stmt, Loop):
                 if self.loop(stmt, live, mutate):
                     out.append(stmt)
+            self.backward -= stmt.backward
         out.reverse()
         return out
 

@@ -8,6 +8,8 @@ into something equal where it is finite: select after multiply).
 """
 from __future__ import annotations
 
+import math
+
 from ..ir.nodes import Const, const_value
 from ..ir.shapes import is_elementwise
 from .spreads import fold_any
@@ -25,6 +27,13 @@ def _keeps_shape(b, kept, other):
 def _producer(b, atom, prim):
     op = b.facts.producer(atom)
     return op if op is not None and op.prim == prim else None
+
+
+def _backward_negative(b, atom):
+    """The op if ``atom`` is ``-g`` made by the backward pass (a forward value
+    is computed anyway: moving its sign would add one)."""
+    op = _producer(b, atom, "negative")
+    return op if op is not None and op.backward else None
 
 
 def _spread(b, atom):
@@ -103,6 +112,10 @@ def fold_multiply(b, args, values):
     folded = _pull_constants(b, x, y)
     if folded is not None:
         return folded
+    for p, q in ((x, y), (y, x)):
+        negated = _backward_negative(b, q)
+        if negated is not None:  # p * -g is -(p * g), exactly: the sign meets a sum
+            return b.neg(b.mul(p, negated.args[0]) if p is x else b.mul(negated.args[0], p))
     for p, vp, q in ((x, vx, y), (y, vy, x)):
         passed = _producer(b, q, "pass_gradient") if vp is not None else None
         if passed is not None:
@@ -180,7 +193,25 @@ def fold_divide(b, args, values):
     scaled = _scaled(b, y) if b.backward and vx is not None else None
     if scaled is not None and scaled[0] != 0:
         return b.div(Const(vx / scaled[0]), scaled[1])  # 1 / (2 * s) is 0.5 / s
+    for at, negated in enumerate(_backward_negative(b, a) for a in args):
+        if b.backward and negated is not None:  # -g / y is -(g / y), exactly
+            return b.neg(b.div(*(negated.args[0] if i == at else a for i, a in enumerate(args))))
+    inverse = _exact_inverse(vy) if b.backward and vx is None else None
+    if inverse is not None:
+        return b.mul(Const(inverse), x)  # g / 2 is 0.5 * g, to the last bit (and faster)
     return None
+
+
+def _exact_inverse(c):
+    """``1 / c`` where multiplying by it is dividing by ``c`` exactly: ``c`` a
+    power of two (its inverse is one too); else None."""
+    if c is None or c == 0 or isinstance(c, bool):
+        return None
+    try:
+        mantissa = math.frexp(c)[0]
+    except OverflowError:  # an integer too large for a float
+        return None
+    return 1.0 / c if abs(mantissa) == 0.5 else None
 
 
 def fold_power(b, args, values):

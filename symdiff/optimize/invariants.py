@@ -11,30 +11,34 @@ Run on the function as lowered, before it is differentiated.
 """
 from __future__ import annotations
 
-from ..ir.nodes import Loop, Op, Var, blocks, walk
+from ..ir.nodes import Const, Loop, Op, Var, blocks, walk
 
 _MOVABLE = frozenset({"T", "matrix_transpose", "transpose"})
+# ... and, of Python floats (a specialised gradient's facts know them), the
+# operations that cannot fail: ``-k`` in an Euler step, saved on the tape in
+# every iteration otherwise. (Not a division, which may divide by zero.)
+_NUMBER_OPS = frozenset({"add", "subtract", "multiply", "negative"})
 
 
-def hoist_invariants(fn):
-    _block(fn.body)
+def hoist_invariants(fn, facts=None):
+    _block(fn.body, facts)
     return fn
 
 
-def _block(stmts):
+def _block(stmts, facts):
     i = 0
     while i < len(stmts):
         stmt = stmts[i]
         for block in blocks(stmt):
-            _block(block)
+            _block(block, facts)
         if isinstance(stmt, Loop):
-            moved = _invariants(stmt)
+            moved = _invariants(stmt, facts)
             stmts[i:i] = moved
             i += len(moved)
         i += 1
 
 
-def _invariants(loop):
+def _invariants(loop, facts):
     """The movable operations of ``loop``'s body that read nothing it defines,
     taken out of the body (in order)."""
     inside = {c.param for c in loop.carried} | {v for t in loop.reads for v in t.items}
@@ -48,9 +52,24 @@ def _invariants(loop):
         inside.update(c.out for c in getattr(stmt, "carried", ()))
     moved = []
     for stmt in list(loop.body):
-        if isinstance(stmt, Op) and stmt.prim in _MOVABLE and not stmt.effect and \
+        if isinstance(stmt, Op) and _movable(stmt, facts) and not stmt.effect and \
                 not any(isinstance(a, Var) and a in inside for a in stmt.args):
             loop.body.remove(stmt)
             inside.discard(stmt.target)
             moved.append(stmt)
     return moved
+
+
+def _movable(op, facts):
+    if op.prim in _MOVABLE:
+        return True
+    return facts is not None and op.prim in _NUMBER_OPS and \
+        all(_float(a, facts) for a in op.args)
+
+
+def _float(atom, facts):
+    """A Python float, or a constant that becomes one exactly."""
+    if isinstance(atom, Const):
+        value = atom.value
+        return type(value) is float or type(value) is int and abs(value) < 2 ** 53
+    return facts.dtype(atom) is float

@@ -15,11 +15,9 @@ def grad_clip_norm(v, w):
     w_bar = _sum_to(v_1 * t_bar, w)
     # L40: if n2 > 1:
     if mask:
-        # L41: v = v / np.sqrt(n2)
-        sqrt_n2_bar = _sum_to(-(v_1 * v_1_bar / sqrt_n2), sqrt_n2)
-        n2_bar = sqrt_n2_bar / (2.0 * sqrt_n2)
         # L39: n2 = np.sum(v ** 2)
-        v_bar = _sum_to(v_1_bar / sqrt_n2, v) + 2.0 * v * n2_bar
+        t_1 = v * _sum_to(-(v_1 * v_1_bar / sqrt_n2), sqrt_n2)
+        v_bar = _sum_to(v_1_bar / sqrt_n2, v) + t_1 / sqrt_n2
     else:
         v_bar = v_1_bar
     return v_bar, w_bar

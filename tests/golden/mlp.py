@@ -19,9 +19,9 @@ def grad_mlp(W1, b1, W2, b2, X, Y):
     t_1 = Y * np.full_like(Y * log_probs, -1.0 / np.shape(X)[0])
     log_probs_bar = _sum_to(t_1, log_probs)
     # L25: log_probs = logits - np.log(np.sum(np.exp(logits), axis=1, keepdi...
-    log_sum_exp_logits_bar = -log_probs_bar.sum(axis=1, keepdims=True)
-    logits_bar_1 = exp_logits * (log_sum_exp_logits_bar / sum_exp_logits)
-    logits_bar = log_probs_bar + logits_bar_1
+    sum_log_probs_bar = log_probs_bar.sum(axis=1, keepdims=True)
+    t_2 = exp_logits * (sum_log_probs_bar / sum_exp_logits)
+    logits_bar = log_probs_bar - t_2
     # L24: logits = logits - np.max(logits, axis=1, keepdims=True)
     # np.max(...) gets no gradient: the result does not change with it
     # L23: logits = h @ W2 + b2

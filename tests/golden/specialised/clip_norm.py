@@ -10,10 +10,9 @@ def grad_clip_norm(v, w):
         v_1 = np.copy(v)
     # L40: if n2 > 1:
     if mask:
-        # L41: v = v / np.sqrt(n2)
-        n2_bar = (-(v_1 * w / sqrt_n2)).sum() / (2.0 * sqrt_n2)
         # L39: n2 = np.sum(v ** 2)
-        v_bar = w / sqrt_n2 + 2.0 * v * n2_bar
+        t = v * (-(v_1 * w / sqrt_n2)).sum() / sqrt_n2
+        v_bar = w / sqrt_n2 + t
     else:
         v_bar = np.copy(w)
     return v_bar, v_1

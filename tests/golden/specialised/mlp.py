@@ -12,9 +12,9 @@ def grad_mlp(W1, b1, W2, b2, X, Y):
     # L26: return -np.sum(Y * log_probs) / X.shape[0]
     log_probs_bar = Y * (-1.0 / X.shape[0])
     # L25: log_probs = logits - np.log(np.sum(np.exp(logits), axis=1, keepdi...
-    log_sum_exp_logits_bar = -log_probs_bar.sum(axis=1, keepdims=True)
-    logits_bar_1 = exp_logits * (log_sum_exp_logits_bar / sum_exp_logits)
-    logits_bar = log_probs_bar + logits_bar_1
+    sum_log_probs_bar = log_probs_bar.sum(axis=1, keepdims=True)
+    t = exp_logits * (sum_log_probs_bar / sum_exp_logits)
+    logits_bar = log_probs_bar - t
     # L24: logits = logits - np.max(logits, axis=1, keepdims=True)
     # np.max(...) gets no gradient: the result does not change with it
     # L23: logits = h @ W2 + b2

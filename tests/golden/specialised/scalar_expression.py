@@ -13,6 +13,6 @@ def grad_scalar_expression(a, b, c):
     d_bar = e + t_2 / t_3
     # L59: d = a * b + np.sin(c) / (1.0 + a ** 2)
     a_bar = d_bar * (b - 2.0 * (a * t_1) / t)
-    b_bar = a * d_bar - t_4 * (-d / t_5)
+    b_bar = t_4 * (d / t_5) + a * d_bar
     c_bar = 3.0 * c ** 2 + np.cos(c) * (d_bar / t)
     return a_bar, b_bar, c_bar

@@ -1,7 +1,6 @@
 def grad_uses_helper(x):
     """Gradient of uses_helper(x) with respect to x, for x: float64[a]."""
-    t = np.exp(-x)  # golden_functions.py:54
     # L50: return np.logaddexp(0.0, t)
-    x_bar_1 = (0.5 - 0.5 * np.tanh(-0.5 * x)) * t
-    x_bar = x_bar_1 - t * np.logaddexp(0.0, x)
+    t = 0.5 * (1.0 - np.tanh(-0.5 * x)) - np.logaddexp(0.0, x)
+    x_bar = np.exp(-x) * t
     return x_bar
