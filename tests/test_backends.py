@@ -209,11 +209,38 @@ def test_jax_jit_of_a_python_if_on_data_fails_as_jax_grad_does(x64):
         jax.jit(jax.grad(clip_norm, (0, 1)))(v, w)
 
 
+def _ends(x):
+    return x[0] * x[-1] + np.sum(x[1:-1] ** 2)
+
+
 def test_jax_in_place_writes_are_at_updates(x64):
     x = jnp.asarray(INPUTS["rosenbrock"][0])
-    text = symdiff.source(symdiff.grad(rosenbrock), x)
-    assert ".at[" in text and "x_bar[" not in text
+    text = symdiff.source(symdiff.grad(_ends), x)
+    assert ".at[0]" in text and "x_bar[" not in text
     assert "`np` is jax.numpy" in " ".join(text.split())
+    np.testing.assert_allclose(jax.jit(symdiff.grad(_ends))(x),
+                               symdiff.grad(_ends)(np.asarray(x)), rtol=0, atol=1e-12)
+
+
+def test_jax_slice_gradients_are_pads_and_selects_stay_selects(x64):
+    """Under jax.jit a pad fuses into the sum that reads it, where writes into
+    zeros are scatters (``.at[1:].add``); and XLA selects without a branch,
+    so the NumPy trick for np.where is not used. NumPy's code is unchanged."""
+    x = INPUTS["rosenbrock"][0]
+    text = symdiff.source(symdiff.grad(rosenbrock), jnp.asarray(x))
+    assert "_padded(" in text and ".at[" not in text and "x_bar[" not in text
+    assert "_padded" not in symdiff.source(symdiff.grad(rosenbrock), x)
+    f, wrt = GOLDEN["sqrt_where"]
+    z = INPUTS["sqrt_where"][0]
+    text = symdiff.source(symdiff.grad(f, wrt), jnp.asarray(z))
+    assert "np.where(" in text and "np.logical_not" not in text
+    assert "np.logical_not" in symdiff.source(symdiff.grad(f, wrt), z)
+    for shape, index in [((7, 4), np.s_[2:, :-1]), ((3,), np.s_[5:]), ((4, 3), np.s_[1:3])]:
+        g = np.arange(np.prod(shape), dtype=float).reshape(shape)[index]
+        want = np.zeros(shape)
+        want[index] = g
+        got = symdiff.runtime.helpers._padded(jnp.asarray(g), jnp.zeros(shape), index)
+        np.testing.assert_array_equal(np.asarray(got), want)
 
 
 # -- PyTorch ---------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from .dead_code import eliminate_dead_code
 from .algebra import simplify_regions
 from .direct_forms import direct_forms
 from .sums_in_place import sums_in_place
+from .fused_forms import fused_forms
 from .selects import branch_free_selects
 from .line_order import group_by_line
 from .sinking import sink_into_branches
@@ -25,6 +26,7 @@ PASSES = (
     branch_free_selects,             # np.where against a constant without a branch
     eliminate_common_subexpressions,  # computed twice -> once; pass-throughs -> names
     eliminate_dead_code,             # what the result does not need, and loop tapes
+    fused_forms,                     # JAX: a slice's gradient as a pad, not writes
     sums_in_place,                   # _unindex(a + b, ...) -> _unindex_sum(a, b, ...)
     sink_into_branches,              # what one side of an `if` needs, on that side
     group_by_line,                   # a line's backward statements together: # Lnn once
