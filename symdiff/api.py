@@ -15,6 +15,7 @@ from .ir.trees import Leaf, is_container, leaves, paths, rebuild, structure
 from .pipeline import STAGES, compile_gradient
 from .ir.patterns import library_of, signature_of
 from .runtime.namespaces import namespace
+from .emit.backends import BACKENDS
 from .gradient_cache import compile_cached as _compile
 from .specialise import specialised  # noqa: F401 (public)
 
@@ -214,8 +215,8 @@ def _seed_like(seed, output):
     library = library_of(output)
     if library is None:
         return seed
-    from array_api_compat import device
-    return namespace(library).asarray(seed, dtype=output.dtype, device=device(output))
+    where = {"device": output.device} if BACKENDS[library].devices else {}
+    return namespace(library).asarray(seed, dtype=output.dtype, **where)
 
 
 def _stack(rows, out_shape, arg):
