@@ -13,7 +13,9 @@ from .ir.printer import format_function
 from .locations import caller_loc
 from .ir.trees import Leaf, is_container, leaves, paths, rebuild, structure
 from .pipeline import STAGES, compile_gradient
-from .ir.patterns import signature_of
+from .ir.patterns import library_of, signature_of
+from .runtime.namespaces import namespace
+from .emit.backends import BACKENDS
 from .gradient_cache import compile_cached as _compile
 from .specialise import specialised  # noqa: F401 (public)
 
@@ -159,7 +161,8 @@ def jacobian(f: Callable[P, Any] | None = None, wrt: Wrt = 0, *,
         # outputs and arguments may be containers (a tuple, a dict...): one
         # block per leaf of the output and leaf of the argument, in their structures
         out_tree = structure(out) if is_container(out) else Leaf("float")
-        shapes = [np.shape(o) for o in leaves(out, out_tree)]
+        outputs = leaves(out, out_tree)
+        shapes = [np.shape(o) for o in outputs]
         like = tuple(_arg(args, w, fn) for w in wrts) if many else _arg(args, wrt, fn)
         like_tree = structure(like) if is_container(like) else Leaf("float")
         kinds = [leaf.kind for _, leaf in paths(like_tree)]
@@ -170,6 +173,7 @@ def jacobian(f: Callable[P, Any] | None = None, wrt: Wrt = 0, *,
             for index in np.ndindex(shape):
                 seeds = [np.zeros(s) for s in shapes]
                 seeds[k][index] = 1.0
+                seeds = [_seed_like(s, o) for s, o in zip(seeds, outputs)]
                 grads = pullback(*args, rebuild(out_tree, seeds))[1]
                 rows.append(leaves(grads, like_tree))
             blocks = [_stack([r[j] for r in rows], shape, v) if kind == "float" else None
@@ -205,10 +209,26 @@ def hessian(f: Callable[P, Any] | None = None, wrt: Wrt = 0, *,
                     verbose=verbose)
 
 
+def _seed_like(seed, output):
+    """A NumPy seed as an array of ``output``'s library, dtype and device
+    (a PyTorch tensor cannot meet a NumPy array)."""
+    library = library_of(output)
+    if library is None:
+        return seed
+    where = {"device": output.device} if BACKENDS[library].devices else {}
+    return namespace(library).asarray(seed, dtype=output.dtype, **where)
+
+
 def _stack(rows, out_shape, arg):
+    """The rows of a Jacobian as one array, in their own library's: Dask's
+    stay lazy, JAX's and PyTorch's stay on their device (never np.asarray)."""
     arg_shape = np.shape(arg)
     if not rows:
         return np.zeros(out_shape + arg_shape)
+    library = next((found for found in map(library_of, rows) if found is not None), None)
+    if library is not None:
+        xp = namespace(library)
+        return xp.reshape(xp.stack([xp.asarray(r) for r in rows]), out_shape + arg_shape)
     return np.reshape(np.stack([np.asarray(r, dtype=float) for r in rows]),
                       out_shape + arg_shape)
 

@@ -17,7 +17,7 @@ import numpy as np
 
 import symdiff
 from row_inputs import between, inside, matrix, pos, u
-from symdiff.runtime.helpers import _assigned, _setitem
+from symdiff.runtime.helpers import _assigned, _padded, _setitem
 from symdiff.runtime.helpers import (_dot_adjoint_a, _dot_adjoint_b, _matmul_adjoint_a,
                                      _matmul_adjoint_b, _prod_others, _require_float,
                                      _require_scalar, _scalar_predicate, _step, _sum_to,
@@ -241,6 +241,7 @@ ROWS = [
     ("unindex", lambda g, x: _unindex(g, x, np.s_[1:]), (u(2), u(3))),
     ("unindex_add", lambda g, x: _unindex_add(g, x, np.s_[INDEX]), (u(3), u(3))),
     ("unindex_sum", lambda a, b, x: _unindex_sum(a, b, x, np.s_[1:]), (u(2), u(2), u(3))),
+    ("padded", lambda g, x: _padded(g, x, np.s_[1:, :-1]), (u(2, 2), u(3, 3))),
     ("setitem", filled, (u(4), u(2))),
     ("setitem", lambda a, v: _setitem(a, v, np.s_[INDEX]) * a, (u(3), u(3))),
     ("assigned", lambda g, x: _assigned(g, x, np.s_[INDEX]), (u(3), u(3))),

@@ -81,7 +81,7 @@ class Backend:
 BACKENDS = {
     "array_api_strict": Backend("array-api-strict", "array_api_strict"),
     "dask": Backend("Dask", "array_api_compat.dask.array"),
-    "jax": Backend("JAX", "jax.numpy", immutable=True),
+    "jax": Backend("JAX", "jax.numpy", immutable=True, extra=("pad",)),  # (_padded)
     "torch": Backend("PyTorch", "array_api_compat.torch", size_method=True, devices=True),
     "cupy": Backend("CuPy", "array_api_compat.cupy", devices=True),
 }
@@ -151,8 +151,8 @@ class Respell(ast.NodeTransformer):
                 self._is_np(node.value.value):
             parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
             parts = [ast.Call(ast.Name("slice", ast.Load()),
-                              [p.lower or ast.Constant(None), p.upper or ast.Constant(None),
-                               p.step or ast.Constant(None)], [])
+                              [p.lower or ast.Constant(None), p.upper or ast.Constant(None)]
+                              + ([p.step] if p.step else []), [])
                      if isinstance(p, ast.Slice) else p for p in parts]
             return ast.Tuple(parts, ast.Load()) if isinstance(node.slice, ast.Tuple) \
                 else parts[0]

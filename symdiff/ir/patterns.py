@@ -264,6 +264,10 @@ def _kind(value):
 # top-level package of the array's type; a JAX tracer is "jax" too).
 LIBRARIES = {"dask": "dask", "jax": "jax", "jaxlib": "jax", "torch": "torch",
              "cupy": "cupy", "array_api_strict": "array_api_strict"}
+# Those whose arrays cannot be written into and whose compiler fuses whole
+# elementwise programs (JAX's XLA): there a pad or a select is as cheap as
+# anything, and the NumPy forms that avoid them cost (optimize/fused_forms.py).
+FUSING = frozenset({"jax"})
 _DTYPES = {"float16", "float32", "float64", "complex64", "complex128", "bool", "int8",
            "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}
 

@@ -70,6 +70,12 @@ class Facts:
         sig = self.kinds.get(atom)
         return sig is not None and sig.floating
 
+    def fuses(self):
+        """Whether the gradient is specialised for arrays of a library that
+        fuses elementwise work and cannot write into arrays (patterns.FUSING)."""
+        return any(sig.kind == "array" and sig.library in pat.FUSING
+                   for sig in self.signature.values())
+
     def numpy_values(self):
         """The parameters the signature says are NumPy arrays or scalars."""
         return frozenset(v for v, sig in self.kinds.items() if sig.kind == "array")

@@ -16,6 +16,7 @@ from .algebra import simplify_regions
 from .direct_forms import direct_forms
 from .reused_inverses import reuse_inverses
 from .sums_in_place import sums_in_place
+from .fused_forms import fused_forms
 from .selects import branch_free_selects
 from .line_order import group_by_line
 from .sinking import sink_into_branches
@@ -29,6 +30,7 @@ PASSES = (
     reuse_inverses,                  # a backward solve with A -> inv(A) @ g, if inv(A) is made
     eliminate_dead_code,             # what the result does not need, and loop tapes
     scalar_tapes,                    # a loop over numbers saves one, not a tuple
+    fused_forms,                     # JAX: a slice's gradient as a pad, not writes
     sums_in_place,                   # _unindex(a + b, ...) -> _unindex_sum(a, b, ...)
     sink_into_branches,              # what one side of an `if` needs, on that side
     group_by_line,                   # a line's backward statements together: # Lnn once

@@ -19,6 +19,9 @@ scalars, where one call beats three.
 It also writes the select that masks a gradient leaving a where's branch,
 ``np.where(x_positive, x_safe_bar, 0.0)``, as ``x_safe_bar * x_positive``
 where masks.zero_by_product proved that the same.
+
+Neither rewrite is made for a library whose compiler fuses the gradient
+(JAX): a select costs it no branch (fused_forms.py).
 """
 from __future__ import annotations
 
@@ -138,8 +141,8 @@ def _product(stmt, products):
 def _rewrite(stmt, defs, facts):
     """``stmt``, or the operations computing its select without one."""
     if not isinstance(stmt, Op) or stmt.prim != "where" \
-            or facts.is_scalar(stmt.target):
-        return [stmt]
+            or facts.is_scalar(stmt.target) or facts.signature and facts.fuses():
+        return [stmt]  # (XLA fuses a select: fused_forms.py)
     mask, a, b = stmt.args
     x, fill = (a, b) if isinstance(b, Const) else (b, a)
     taken = _taken(mask, x, defs, x is b)

@@ -94,10 +94,13 @@ def matmul_adjoint_tangent(b, op, dargs):
     return b.total(terms)
 
 
+# Each returns a gradient of exactly its operand's shape (as matmul_rule says),
+# which a specialised gradient read back from generated code needs to know.
 for _product in ("matmul", "dot"):
-    for _side in ("a", "b"):
+    for _side, _operand in (("a", 1), ("b", 2)):
         define(f"{_product}_adjoint_{_side}(g, a, b)", ("helper", f"_{_product}_adjoint_{_side}"),
-               NEW, reverse=matmul_adjoint_rule, forward=matmul_adjoint_tangent, result=ARRAY)
+               like(_operand), reverse=matmul_adjoint_rule, forward=matmul_adjoint_tangent,
+               result=ARRAY)
 
 # What a loop's gradient gathers for a matrix it multiplies by (ad/loops.py):
 # the factors are saved on a tape and added up after the loop in one product.

@@ -318,6 +318,9 @@ define("unindex_add(g, like, *index)", ("helper", "_unindex_add"), like(1),
        reverse=unindex_add_rule, linear=(0,), result=ARRAY)
 define("unindex_sum(a, b, like, *index)", ("helper", "_unindex_sum"), like(2),
        reverse=unindex_sum_rule, forward=unindex_sum_tangent, result=ARRAY)
+# the same as unindex for slices of step 1, spelled as a pad (optimize/fused_forms.py)
+define("padded(g, like, *index)", ("helper", "_padded"), like(1), reverse=unindex_rule,
+       linear=(0,), result=ARRAY)
 
 
 # ---- arrays made like another ---------------------------------------------------------------

@@ -31,3 +31,21 @@ def _assigned(g, like, index):
     winner = np.full(np.shape(like), -1)
     winner[index] = order
     return np.where(winner[index] == order, part, np.zeros_like(part))
+
+
+def _padded(g, like, index):
+    """``g`` placed at ``like[index]`` in zeros (slices of step 1), as a pad:
+    the gradient of slicing, for arrays nothing can be written into (JAX),
+    where the compiler fuses the pad into the sum that reads it. The widths
+    come from ``like``'s shape (JAX's is known when it traces)."""
+    parts = index if type(index) is tuple else (index,)
+    widths, inner = [], []
+    for axis, n in enumerate(like.shape):
+        start, stop = 0, n
+        if axis < len(parts):
+            start, stop, _ = parts[axis].indices(n)
+            stop = max(start, stop)
+        widths.append((start, n - stop))
+        inner.append(stop - start)
+    g = np.broadcast_to(np.asarray(g, dtype=like.dtype), tuple(inner))
+    return np.pad(g, widths)
