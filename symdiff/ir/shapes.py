@@ -228,6 +228,8 @@ class Facts:
                 parts.append(("int",))
             elif value is None or value is Ellipsis:
                 parts.append((repr(value),))
+            elif isinstance(part, Var):  # x[i] and y[i]: the same i, the same shape
+                parts.append(("at", id(part)))
             else:
                 return op.target
         return ("index", self.key(op.args[0]), tuple(parts))

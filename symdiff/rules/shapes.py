@@ -14,6 +14,7 @@ from ..errors import NoDerivativeRuleError
 from ..ir.nodes import Const
 from ..ir import patterns
 from ..ir.primitive import ARRAY, INDEX, NEW, TABLE, define, like
+from .positions import is_index_array
 
 
 # ---- transposes and reshapes ---------------------------------------------------------------
@@ -245,17 +246,16 @@ def getitem_rule(r, op, g):
     x, *index = op.args
     if _whole(index):  # x[()]: x itself, or its scalar (see emit/scalar_results.py)
         return [g] + [None] * len(index)
-    basic = all(isinstance(i, Const) and _basic(i.value) or _one_position(r.b, i)
-                for i in index) or len(index) == 1 and _a_mask(r.facts, index[0])
-    prim = "unindex" if basic else "unindex_add"
+    prim = "unindex" if _no_repeats(r.b, index) else "unindex_add"
     return [r.b.op(prim, g, x, *index)] + [None] * len(index)
 
 
-def _a_mask(facts, part):
-    """A boolean mask (a comparison's result): it picks each entry at most once."""
-    made = facts.producer(part)
-    return made is not None and TABLE[made.prim].boolean and \
-        made.prim not in ("any", "all") and not facts.is_scalar(part)
+def _no_repeats(b, index):
+    """Whether ``index`` names each entry at most once, so the gradient is
+    placed, not added up: slices, integers, masks (``x[m]``, ``x[:, m]``,
+    ``x[m, 1:]``), and the positions of a mask; not an integer array."""
+    return all(isinstance(i, Const) and _basic(i.value) or _one_position(b, i)
+               or not is_index_array(b.facts, i) for i in index)
 
 
 def _basic(part):
@@ -284,7 +284,7 @@ def unindex_rule(r, op, g):
     """The transpose of ``zeros[index] = g``: ``g[index]``; where an advanced
     index may repeat a position, only the entry whose value stays there."""
     _, like_, *index = op.args
-    if all(isinstance(i, Const) and _basic(i.value) or _one_position(r.b, i) for i in index):
+    if _no_repeats(r.b, index):
         return [r.b.op("getitem", g, *index), None] + [None] * len(index)
     return [r.b.op("assigned", g, like_, *index), None] + [None] * len(index)
 

@@ -15,9 +15,10 @@ def grad_clip_norm(v, w):
     # L40: if n2 > 1:
     if mask:
         # L41: v = v / np.sqrt(n2)
-        n2_bar = (-(v_1 * v_1_bar / sqrt_n2)).sum() / (2.0 * sqrt_n2)
+        sqrt_n2_bar = (v_1 * v_1_bar * (-1.0 / sqrt_n2)).sum()
+        n2_bar = sqrt_n2_bar / (2.0 * sqrt_n2)
         # L39: n2 = np.sum(v ** 2)
-        v_bar = v_1_bar / sqrt_n2 + 2.0 * v * n2_bar
+        v_bar = v_1_bar / sqrt_n2 + v * (2.0 * n2_bar)
     else:
         v_bar = v_1_bar
     return v_bar, w_bar

@@ -6,5 +6,5 @@ def grad_logistic(w, X, y, lam):
     t = 1.0 / z.size
     z_bar = t * (0.5 * (1.0 - np.tanh(-0.5 * z))) - y * t
     # L16: z = X @ w
-    w_bar = 2.0 * w * lam + z_bar @ X
+    w_bar = w * (2.0 * lam) + z_bar @ X
     return w_bar
