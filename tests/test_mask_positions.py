@@ -101,3 +101,15 @@ def test_value_is_the_users_and_second_derivatives_hold():
     positive = V > 0
     expected = np.diag(np.where(positive, -0.25 * np.abs(V) ** -1.5, 0.0))
     np.testing.assert_allclose(h, expected, rtol=1e-10, atol=1e-12)
+
+
+def test_a_mask_of_another_length_still_raises():
+    def f(x, y):
+        return np.sum(x[y > 0] ** 2)
+    df = symdiff.grad(f)
+    with pytest.raises(IndexError):
+        f(V, Y[:5])
+    with pytest.raises(IndexError):
+        df(V, Y[:5])
+    assert "nonzero" not in symdiff.source(df, V, Y[:5])
+    assert "nonzero" in symdiff.source(df, V, Y)

@@ -17,6 +17,7 @@ index of a read (``getitem``) or of a gradient placed back (``unindex``).
 from __future__ import annotations
 
 from ..ir.nodes import Op, blocks, walk
+from ..ir.patterns import N
 from ..rules.positions import is_index_array, is_mask
 
 # primitive -> where its index starts among the operands
@@ -45,7 +46,7 @@ def _positions_for(op, builder):
     made, args = [], list(op.args)
     for i in range(start, len(args)):
         part = args[i]
-        if is_mask(builder.facts, part) and builder.facts.rank(part) == 1:
+        if is_mask(builder.facts, part) and _fits(builder.facts, op, start, i):
             with builder.block() as stmts, builder.at(op.loc):
                 args[i] = builder.op("mask_positions", part, hint=part.hint + "_at")
             for stmt in stmts:
@@ -57,3 +58,17 @@ def _positions_for(op, builder):
                 not is_index_array(builder.facts, a) for a in args[start:]):
             op.prim = "unindex"  # no position repeats: placed, not added up
     return made
+
+
+def _fits(facts, op, start, i):
+    """Whether the mask ``op.args[i]`` has one axis, provably as long as the
+    axis of the array it indexes (else NumPy raises, and positions would not)."""
+    mask = facts.pattern(op.args[i])
+    if mask is None or len(mask) != 1 or mask[0] in (None, N):
+        return False
+    before = [getattr(p, "value", p) for p in op.args[start:i]]
+    if any(p is Ellipsis for p in before):
+        return False
+    axis = sum(1 for p in before if p is not None)
+    base = facts.pattern(op.args[0] if op.prim == "getitem" else op.args[start - 1])
+    return base is not None and axis < len(base) and base[axis] == mask[0]

@@ -246,6 +246,8 @@ def getitem_rule(r, op, g):
     x, *index = op.args
     if _whole(index):  # x[()]: x itself, or its scalar (see emit/scalar_results.py)
         return [g] + [None] * len(index)
+    if _new_axes(index):  # x[None, :, :]: g[0, :, :], the same entries
+        return [_first_along(r.b, g, index)] + [None] * len(index)
     prim = "unindex" if _no_repeats(r.b, index) else "unindex_add"
     return [r.b.op(prim, g, x, *index)] + [None] * len(index)
 
@@ -273,6 +275,24 @@ def _one_position(b, atom):
         return True
     record = TABLE.get(op.prim) if op is not None else None
     return b.facts.is_scalar(atom) and not (record is not None and record.boolean)
+
+
+def _new_axes(index):
+    """An index that only adds axes of length one (``[None, :, :]``, ``[:, None]``)."""
+    parts = [i.value if isinstance(i, Const) else i for i in index]
+    return any(p is None for p in parts) and all(
+        p is None or p == slice(None) and isinstance(p, slice) for p in parts)
+
+
+def _first_along(b, g, index):
+    """``g[0, :, :]`` for ``index`` ``[None, :, :]``; ``np.sum(t, axis=0)`` where
+    ``g`` is the gradient's ``np.sum(t, axis=0, keepdims=True)``."""
+    made = b.facts.producer(g)
+    axes = tuple(k for k, i in enumerate(index) if i.value is None)
+    if made is not None and made.backward and made.prim == "sum" and made.param("keepdims") \
+            and (made.param("axis"),) in (axes, (axes[0] if len(axes) == 1 else None,)):
+        return b.op("sum", made.args[0], axis=made.param("axis"))
+    return b.op("getitem", g, *(Const(0) if i.value is None else i for i in index))
 
 
 def _whole(index):
