@@ -5,11 +5,10 @@ gradient of ``x[None, :, :]`` is a plain sum, a log-sum-exp's gradient
 reads scipy's value. Reference derivatives: central differences."""
 import numpy as np
 import pytest
+import scipy.special as scipy_special
 
 import symdiff
 from numeric import numeric_grad
-
-scipy_special = pytest.importorskip("scipy.special")
 
 RNG = np.random.default_rng(11)
 A = RNG.normal(size=(5, 3))

@@ -90,7 +90,17 @@ define("reshape(a, shape)", reverse=reshape_rule, linear=(0,), methods=("reshape
        pattern=_reshaped_pattern)
 define("ravel(a)", reverse=reshape_rule, linear=(0,), methods=("ravel", "flatten"),
        pattern=lambda op, facts: (None,))
-define("expand_dims(a; axis=None)", reverse=reshape_rule, linear=(0,),
+def _expanded_key(op, facts):
+    """``np.expand_dims(np.max(x, axis=1), 1)`` has the shape of ``np.max(x,
+    axis=1, keepdims=True)``."""
+    axis = op.param("axis")
+    kept = facts.kept_again(facts.producer(op.args[0]),
+                            [Const(slice(None))] * axis + [Const(None)]) \
+        if isinstance(axis, int) and not isinstance(axis, bool) and axis >= 0 else None
+    return kept if kept is not None else op.target
+
+
+define("expand_dims(a; axis=None)", shape=_expanded_key, reverse=reshape_rule, linear=(0,),
        pattern=_expanded_pattern)
 define("squeeze(a; axis=None)", reverse=reshape_rule, linear=(0,), methods=("squeeze",))
 define("swapaxes(a; axis1=None, axis2=None)", reverse=swapaxes_rule, linear=(0,),
