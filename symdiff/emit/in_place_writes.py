@@ -16,8 +16,8 @@ from .layout import wrap
 from .spelling import plus
 
 _BUFFERS = {"unindex": 1, "unindex_add": 1, "unindex_sum": 2}  # -> like's position
-_PLACED = ("unindex",)
-_UFUNCS = {ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply", ast.Div: "divide"}  # `x_bar[i] += g` adds g once to a repeated position
+_PLACED = ("unindex",)  # `x_bar[i] += g` adds g once to a repeated position
+_UFUNCS = {ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply", ast.Div: "divide"}
 
 
 def accumulations(stmts, counts, placing=True):

@@ -124,7 +124,8 @@ class _Region:
         cost = _Cost(self.facts)
         before = list({id(op): op for op in self.tree}.values())
         shared = any(op.target in self.shared for op in before)  # (a + a: 2 * a reads better)
-        if cost(made) > cost(before) or cost(made) == cost(before) and not shared or not self._same_value_kind(result, root.target):
+        if cost(made) > cost(before) or cost(made) == cost(before) and not shared \
+                or not self._same_value_kind(result, root.target):
             return None
         notes = [op.note for op in self.tree if op.note]
         last = made[-1] if made else None

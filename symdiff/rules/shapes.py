@@ -90,6 +90,8 @@ define("reshape(a, shape)", reverse=reshape_rule, linear=(0,), methods=("reshape
        pattern=_reshaped_pattern)
 define("ravel(a)", reverse=reshape_rule, linear=(0,), methods=("ravel", "flatten"),
        pattern=lambda op, facts: (None,))
+
+
 def _expanded_key(op, facts):
     """``np.expand_dims(np.max(x, axis=1), 1)`` has the shape of ``np.max(x,
     axis=1, keepdims=True)``."""
