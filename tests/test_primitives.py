@@ -24,6 +24,8 @@ IDS = [f"{row[0]}-{i}" for i, row in enumerate(ROWS)]
 # Made by a pass or the frontend, never by user code a row can spell, and read
 # back as something else: ``x.shape`` of a value known to be an array.
 NO_ROW = {"array_shape": "written for a saved shape; read back as np.shape",
+          "mask_positions": "m.nonzero()[0], written for a one-axis mask in specialised "
+                            "code (tested in test_mask_positions.py)",
           "matmul_adjoint_a_sum": "read back as a loop (tested in test_loop_derivatives.py)",
           "matmul_adjoint_b_sum": "read back as a loop (tested in test_loop_derivatives.py)",
           "assign": "`a[i] = v` in place: read back as setitem (tested in test_writes.py)",

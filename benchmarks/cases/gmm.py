@@ -76,10 +76,14 @@ CASE = Case(
         "max-shift":
             "the spelling broadcasts `X[:, None, :] - means` to (N, K, d), so its forward "
             "pass alone costs about the whole hand-written gradient (distances by "
-            "expansion, one matrix product; see *f alone*); and `m + log(sum(exp(a - m)))` "
-            "is not recognised as shift-invariant (the max is added back), so the max gets "
-            "a tie-splitting gradient (`is_max`, `_ties`, `_unindex`) that is zero up to "
-            "rounding: ~3.5 ms of ~15",
+            "expansion, one matrix product; see *f alone*), and its adjoint is an (N, K, d) "
+            "product summed over N where the hand-written gradient has `R.T @ X`; the max "
+            "added back (`m + log(sum(exp(a - m[:, None])))`) gets no gradient",
+        "scipy logsumexp":
+            "scipy's logsumexp is most of the spelling's own forward pass at the small "
+            "size (*f alone*), and the gradient computes that forward; the backward reads "
+            "scipy's value (`np.exp(t - lse[:, None])`, nothing else extra); at the large "
+            "size the (N, K, d) broadcast as in the max-shift spelling",
         "densities, log(sum)":
             "(N, K, d) broadcasting in the forward pass (*f alone*) and its adjoint "
             "(`2.0 * t * power_t_bar`, summed back over N), where the hand-written gradient "

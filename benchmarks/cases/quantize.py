@@ -77,11 +77,13 @@ CASE = Case(
             "override when `levels` is a parameter (they do for the literal 8.0): two "
             "extra passes and two `_sum_to` calls",
         "x + stop_gradient":
-            "the forward `x + (np.floor(x * 8.0) / 8.0 - x)` is computed as written, two "
-            "passes more than `np.floor(x * 8.0) / 8.0`; the backward is the hand-written one",
+            "the forward `x + (np.floor(x * 8.0) / 8.0 - x)` is computed as written (in "
+            "floating point it is not `np.floor(x * 8.0) / 8.0`, and the gradient reads it): "
+            "two passes more, and the spelling's own forward pass alone costs more than the "
+            "hand-written gradient (*f alone*); the backward is the hand-written one",
         "straight_through":
-            "`x * x` is differentiated as two uses added separately "
-            "(`x_bar = x_bar + x_bar + q_bar` after `x_bar = x * 0.01`): one extra pass",
+            "`0.02 * x + 2.0 * (np.floor(x * 8.0) / 8.0 - y)`, the hand-written formula, "
+            "with a temporary per operation where the hand-written code works in place",
     },
     fd_ref=quantize_fd_ref,
 )

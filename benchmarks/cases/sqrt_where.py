@@ -57,8 +57,8 @@ CASE = Case(
             "random-mask selects (~3.6 ms each per 10^6) where the hand-written gradient "
             "has none",
         "x[x > 0]":
-            "the gradient of a boolean-mask gather is scattered with `np.add.at` "
-            "(`_unindex_add`, ~5 ms per 10^6), which is for repeated integer indices; a "
-            "mask repeats nothing, so `out[mask] = g` would do",
+            "NumPy's boolean indexing branches on every entry of the mask (~4 ms per "
+            "10^6 for each gather and scatter); the specialised gradient reads the mask's "
+            "positions once (`m.nonzero()[0]`) and gathers and places by them",
     },
 )

@@ -48,7 +48,7 @@ def _cancels(body, start, outputs, facts):
     for stmt in body[start + 1:]:
         if not isinstance(stmt, Op):
             return False  # (a branch or a loop: not followed)
-        if not any(a in kinds for a in stmt.args):
+        if not any(isinstance(a, Var) and a in kinds for a in stmt.args):
             continue
         kind = _kind(stmt, kinds, facts, reduced[0], layouts)
         if kind is None:
@@ -59,7 +59,7 @@ def _cancels(body, start, outputs, facts):
 
 def _kind(op, kinds, facts, axis, layouts):
     """What ``op`` computes from ``t``, or None if that is not known."""
-    args = [kinds.get(a) for a in op.args]  # None: does not depend on t
+    args = [kinds.get(a) if isinstance(a, Var) else None for a in op.args]  # None: not on t
     if op.prim in _SHAPES:
         return INV
     if op.override or facts.key(op.target) not in layouts and set(args) - {INV, None}:
@@ -99,7 +99,7 @@ def silent_shifts(body, outputs, facts):
     coefficient of the move (``x - m`` moves by -1 times it, ``m`` by +1)."""
     found = set()
     for i, op in enumerate(body):
-        if isinstance(op, Op) and op.prim in ("max", "min") and not op.param("keepdims") \
+        if isinstance(op, Op) and op.prim in ("max", "min") \
                 and (isinstance(op.param("axis"), int) or op.param("axis") is None):
             forms = _free_shift(body, i, outputs, facts)
             if forms:
@@ -109,14 +109,15 @@ def silent_shifts(body, outputs, facts):
 
 def _free_shift(body, start, outputs, facts):
     op = body[start]
-    rank = facts.rank(op.args[0])
-    if rank is None:
-        return None
-    axis = op.param("axis") % rank if op.param("axis") is not None else None
-    full, reduced = facts.key(op.args[0]), facts.key(op.target)
+    rank, axis = facts.rank(op.args[0]), op.param("axis")
+    if rank is not None and axis is not None:
+        axis %= rank
+    elif rank is None and axis is not None and axis < 0:
+        return None  # (counted from the end of axes not known)
+    full, reduced, kept = facts.key(op.args[0]), facts.key(op.target), op.param("keepdims")
     kinds = {op.target: (COV, 1)}
     forms = {op.target}  # the shift and its layouts: they get no gradient
-    layout = {op.target: "reduced"}
+    layout = {op.target: "wide" if kept else "reduced"}  # (keepdims: laid out already)
     for stmt in body[start + 1:]:
         if not isinstance(stmt, Op):
             if _reads(stmt, kinds):
@@ -124,7 +125,7 @@ def _free_shift(body, start, outputs, facts):
             continue
         if not any(isinstance(a, Var) and a in kinds for a in stmt.args):
             continue
-        made = _moved(stmt, kinds, layout, axis, rank, facts, (full, reduced))
+        made = _moved(stmt, kinds, layout, axis, rank, facts, (full, reduced, bool(kept)))
         if made is None:
             return None
         kinds[stmt.target], layout[stmt.target] = made
@@ -137,8 +138,14 @@ def _free_shift(body, start, outputs, facts):
 
 
 def _reads(stmt, kinds):
-    from ..ir.nodes import uses
-    return any(isinstance(a, Var) and a in kinds for a in uses(stmt))
+    """Whether ``stmt`` reads a value of ``kinds``: itself, in the blocks it
+    holds, or in the values an ``if`` joins."""
+    from ..ir.nodes import If, blocks, uses, walk
+    inner = [s for block in blocks(stmt) for s in walk(block)]
+    joined = [a for m in stmt.merges for a in (m.then, m.orelse)] if isinstance(stmt, If) \
+        else []
+    return any(isinstance(a, Var) and a in kinds
+               for a in [*uses(stmt), *joined, *(a for s in inner for a in uses(s))])
 
 
 def _moved(op, kinds, layout, axis, rank, facts, layouts):
@@ -161,13 +168,14 @@ def _moved(op, kinds, layout, axis, rank, facts, layouts):
         return ((INV, 0), "full") if not moving else None
     if op.prim == "expand_dims":
         if axis is not None and layout.get(op.args[0]) == "reduced" and \
-                op.param("axis") in (axis, axis - rank):
+                op.param("axis") in (axis, axis - rank if rank is not None else axis):
             return args[0], "wide"
         return ((INV, 0), "full") if not moving else None
     if op.prim in ("sum", "max", "min", "mean") and \
             (op.param("axis") is not None or axis is None):
-        over = op.param("axis") % rank if isinstance(op.param("axis"), int) else \
-            op.param("axis")
+        over = op.param("axis")
+        if isinstance(over, int) and (rank is not None or over < 0):
+            over = over % rank if rank is not None else "unknown"
         source = layout.get(op.args[0])
         if over != axis or source != "full":
             return ((INV, 0), "full") if not moving else None
@@ -176,9 +184,10 @@ def _moved(op, kinds, layout, axis, rank, facts, layouts):
                 op.prim in ("max", "min") and kind[0] not in (COV, INV):
             return None
         return kind, "wide" if op.param("keepdims") else "reduced"
-    if facts.key(op.target) not in layouts:
+    if facts.key(op.target) not in layouts[:2]:
         return None if moving else ((INV, 0), "full")
-    out = "reduced" if facts.key(op.target) == layouts[1] else "full"
+    out = ("wide" if layouts[2] else "reduced") if facts.key(op.target) == layouts[1] \
+        else "full"
     spreads = ("wide", "reduced") if axis is None else ("wide",)  # (a scalar spreads)
     for a, k in zip(op.args, args):  # a moving operand lays out the result's way
         if k is not None and k[1] != 0 and layout.get(a) != out and \
@@ -192,7 +201,8 @@ def _same_index(index, spread, axis, rank):
     """``index`` is ``[:, None]`` for ``axis`` (a new length-one axis there)."""
     if index == spread:
         return True
-    return axis == rank - 1 and index in ([Ellipsis, None], [slice(None)] * axis + [None])
+    return rank is not None and axis == rank - 1 and \
+        index in ([Ellipsis, None], [slice(None)] * axis + [None])
 
 
 def _combine(prim, kinds):

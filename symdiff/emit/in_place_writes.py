@@ -17,6 +17,7 @@ from .spelling import plus
 
 _BUFFERS = {"unindex": 1, "unindex_add": 1, "unindex_sum": 2}  # -> like's position
 _PLACED = ("unindex",)  # `x_bar[i] += g` adds g once to a repeated position
+_UFUNCS = {ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply", ast.Div: "divide"}
 
 
 def accumulations(stmts, counts, placing=True):
@@ -100,10 +101,37 @@ class IndexWrites:
         else:
             value = plus(self.atom(op.args[0]), self.atom(op.args[1]))
             like, index = op.args[2], op.args[3:]
-        lines.append(f"{pad}{name} = {self.np}.zeros_like({self._text(like)})")
+        rest = _outside(index) if self.backend is None else None  # (NumPy's calls)
+        if rest is None:
+            lines.append(f"{pad}{name} = {self.np}.zeros_like({self._text(like)})")
+        else:  # every entry written once: the zeros only outside the slice
+            lines.append(f"{pad}{name} = {self.np}.empty_like({self._text(like)})")
+            for part in rest:
+                spot = ast.Subscript(ast.Name(name, ast.Load()),
+                                     self._slices([self.const(p) for p in part]), ast.Store())
+                lines.append(f"{pad}{ast.unparse(spot)} = 0.0")
         spot = ast.Subscript(ast.Name(name, ast.Load()),
                              self._slices([self.atom(i) for i in index]), ast.Store())
+        ufunc = _UFUNCS.get(type(getattr(value, "op", None))) if isinstance(value, ast.BinOp) \
+            and rest is not None and self._same_dtype(op, like) else None
+        if ufunc is not None:  # computed into its place: no array for it, and no copy
+            spot.ctx = ast.Load()
+            # (numba takes the output array as an operand, not as out=)
+            call = ast.Call(ast.Attribute(ast.Name(self.np, ast.Load()), ufunc, ast.Load()),
+                            [value.left, value.right] + ([spot] if self.plain else []),
+                            [] if self.plain else [ast.keyword("out", spot)])
+            lines.extend(wrap(f"{pad}{ast.unparse(call)}"))
+            return
         lines.extend(wrap(f"{pad}{ast.unparse(spot)} = {ast.unparse(value)}"))
+
+    def _same_dtype(self, op, like):
+        """Whether the value placed is known to have the dtype of ``like``."""
+        facts = self.facts
+        if facts is None:
+            return False
+        found = [facts.dtype(a) for a in op.args[:1 if op.prim == "unindex" else 2]]
+        return all(f is not None and not isinstance(f, type) and f == facts.dtype(like)
+                   for f in found)
 
     def _add_in_place(self, op, placed, lines, pad):
         """``acc[i] += g`` (``np.add.at(acc, i, g)`` where positions repeat)."""
@@ -117,3 +145,22 @@ class IndexWrites:
             at = ast.unparse(spot if not isinstance(spot, (ast.Slice, ast.Tuple))
                              else self._index([self.atom(i) for i in index]))
             lines.extend(wrap(f"{pad}{self.np}.add.at({name}, {at}, {g})"))
+
+
+def _outside(index):
+    """The parts of an array outside ``a[index]``, for an index of slices
+    without steps of which one is not whole (``[:-1]``: ``[-1:]``; ``[:, 1:3]``:
+    ``[:, :1]`` and ``[:, 3:]``), as indexes; else None. ``a[:i]``,
+    ``a[i:j]`` and ``a[j:]`` cover ``a`` for any i and j (where j < i, the
+    first and last overlap and the middle is empty)."""
+    parts = [i.value if hasattr(i, "value") else None for i in index]
+    if not parts or not all(isinstance(p, slice) and p.step in (None, 1) for p in parts):
+        return None
+    cut = [k for k, p in enumerate(parts) if (p.start, p.stop) != (None, None)]
+    if len(cut) != 1:
+        return None
+    k, part = cut[0], parts[cut[0]]
+    whole = [slice(None)] * k
+    return [tuple(whole + [edge]) for edge in
+            (slice(None, part.start) if part.start is not None else None,
+             slice(part.stop, None) if part.stop is not None else None) if edge is not None]

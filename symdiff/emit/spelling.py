@@ -218,6 +218,11 @@ class Spelling:
         return ast.Call(ast.Attribute(args[0], spelling[1], ast.Load()), args[1:],
                         self._keywords(op))
 
+    def _spell_method_part(self, op, spelling, args):
+        """``m.nonzero()[0]``: one result of a method that returns a tuple."""
+        call = ast.Call(ast.Attribute(args[0], spelling[1], ast.Load()), [], [])
+        return ast.Subscript(call, ast.Constant(spelling[2]), ast.Load())
+
     def _spell_np_part(self, op, spelling, args):
         """``np.split(x, 3, axis=1)[0]``: one piece of a NumPy function that
         returns a list (params ``how``, ``sections``, ``index``; see rules/joins.py)."""

@@ -62,6 +62,8 @@ def result_dtype(op, facts):
                 op.args[1], "value") else None, int) else None
     if op.prim == "where":
         return promoted(op.args[1:], facts)
+    if op.prim == "logsumexp":  # (scipy's: floats of the operands' precision)
+        return promoted(op.args, facts, floating=True)
     if op.prim == "step":  # (a share: 0, 1/2 or 1 in the operands' precision)
         return promoted(op.args, facts, floating=True)
     if op.prim == "npcall" and op.param("func") in ("zeros", "ones", "empty", "full"):

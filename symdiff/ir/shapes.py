@@ -206,6 +206,8 @@ class Facts:
             axis, keep = op.param("axis"), op.param("keepdims")
             if keep:
                 return ("kept", self.key(op.args[0]), axis)
+            if isinstance(axis, int) and not isinstance(axis, bool) and axis >= 0:
+                return ("reduced", self.key(op.args[0]), axis)  # sum and max of one x
             return SCALAR if axis is None else op.target
         if kind == SCALAR:
             return SCALAR
@@ -224,6 +226,9 @@ class Facts:
         if all(isinstance(p, Const) and isinstance(p.value, tuple) and not p.value
                for p in op.args[1:]):
             return self.key(op.args[0])  # x[()]: x's shape
+        kept = self.kept_again(base, op.args[1:])
+        if kept is not None:
+            return kept
         parts = []
         for part in op.args[1:]:
             value = part.value if isinstance(part, Const) else part
@@ -234,9 +239,25 @@ class Facts:
                 parts.append(("int",))
             elif value is None or value is Ellipsis:
                 parts.append((repr(value),))
+            elif isinstance(part, Var):  # x[i] and y[i]: the same i, the same shape
+                parts.append(("at", id(part)))
             else:
                 return op.target
         return ("index", self.key(op.args[0]), tuple(parts))
+
+    def kept_again(self, base, index):
+        """``m[:, None]`` of ``m = np.max(x, axis=1)``: the shape of
+        ``np.max(x, axis=1, keepdims=True)``."""
+        if base is None or TABLE.get(base.prim) is None or \
+                TABLE[base.prim].shape != REDUCTION or base.param("keepdims"):
+            return None
+        axis = base.param("axis")
+        parts = [p.value if isinstance(p, Const) else p for p in index]
+        if not isinstance(axis, int) or isinstance(axis, bool) or axis < 0 or \
+                len(parts) != axis + 1 or parts[axis] is not None or \
+                any(not isinstance(p, slice) or p != slice(None) for p in parts[:axis]):
+            return None
+        return ("kept", self.key(base.args[0]), axis)
 
     def broadcast(self, target, *args):
         keys = {self.key(a) for a in args} - {SCALAR}

@@ -15,6 +15,7 @@ from .scalar_tapes import scalar_tapes
 from .algebra import simplify_regions
 from .direct_forms import direct_forms
 from .reused_inverses import reuse_inverses
+from .mask_positions import mask_positions
 from .sums_in_place import sums_in_place
 from .fused_forms import fused_forms
 from .selects import branch_free_selects
@@ -23,7 +24,9 @@ from .sinking import sink_into_branches
 from .writes_in_place import writes_in_place
 
 PASSES = (
+    mask_positions,                  # x[m] of a one-axis mask m -> x[m.nonzero()[0]]
     direct_forms,                    # helpers the signature decides -> what they do
+    eliminate_common_subexpressions,  # x[:-1] written twice is one value: x * x a square
     simplify_regions,                # elementwise regions in normal form (poly.py)
     branch_free_selects,             # np.where against a constant without a branch
     eliminate_common_subexpressions,  # computed twice -> once; pass-throughs -> names

@@ -25,6 +25,7 @@ from ..ir.nodes import Const, If, Op, Var, blocks, use_counts, walk
 from ..ir.primitive import TABLE
 from ..ir.shapes import is_elementwise
 from .common_subexpressions import replace_atoms
+from .dead_code import _DeadCode, _atoms
 from .direct_forms import substitute
 from .kink_algebra import support
 from .poly import Algebra
@@ -37,10 +38,10 @@ _NOT_CALLS = {"pass_gradient", "stop_gradient", "require_float", "require_scalar
 
 def simplify_regions(fn, builder):
     """``fn`` with its backward elementwise regions in normal form."""
-    counts = _live_counts(fn)
+    counts, live = _read_counts(fn), _live_counts(fn)
     subst = {}
     for block in [fn.body] + [b for s in walk(fn.body) for b in blocks(s)]:
-        _Region(builder, counts, subst).run(block)
+        _Region(builder, counts, subst, live).run(block)
     if subst:
         substitute(fn.body, subst)
         fn.result = replace_atoms(fn.result, subst)
@@ -48,7 +49,8 @@ def simplify_regions(fn, builder):
 
 
 class _Region:
-    def __init__(self, builder, counts, subst):
+    def __init__(self, builder, counts, subst, live):
+        self.live_counts, self.live = live
         self.b = builder
         self.facts = builder.facts
         self.counts = counts
@@ -65,6 +67,7 @@ class _Region:
                         users.setdefault(a, []).append(op)
         self.inline = {v for v in region if self.counts.get(v) == 1 and len(users.get(v, ())) == 1
                        and v not in self.b.products}
+        self._merged_reads(region, users)
         # values read elsewhere too: an expression may read through them where that
         # cancels them (x_bar - 2 * x * (x_bar / (2 * x)) is 0), though they stay
         self.shared = {v for v in region if v not in self.inline and v not in self.b.products}
@@ -77,6 +80,36 @@ class _Region:
                 made = self.rewrite(stmt)
             new += made if made is not None else [stmt]
         block[:] = new
+
+    def _merged_reads(self, region, users):
+        """Also read through a value every read of which ends in one
+        expression (the two terms of the product rule of ``x * x``, ``a + a``:
+        the normal form then adds them up, ``2 * a``), reads by operations
+        nothing needs aside, and through the values between."""
+        self.merged = set()
+        live = {v: [op for op in users.get(v, ()) if op.target in self.live] for v in region}
+        chain = {v for v in region if len(live[v]) == 1 and self.live_counts.get(v) == 1
+                 and v not in self.b.products}
+        for v in sorted(region - self.inline, key=lambda v: v.hint):
+            reads = live[v]
+            if v in self.b.products or len(reads) < 2 or self.live_counts.get(v) != len(reads):
+                continue
+            paths = [self._path(op, chain, live) for op in reads]
+            if len({id(path[-1]) for path in paths}) == 1:
+                self.inline.add(v)
+                self.merged.add(v)
+                self.inline.update(op.target for path in paths for op in path[:-1])
+
+    def _path(self, op, chain, live):
+        """The operations from ``op`` to the one whose expression it is read into."""
+        path = [op]
+        while (op.target in self.inline or op.target in chain) and len(path) < 4 * LIMIT:
+            users = live.get(op.target) or ()
+            if len(users) != 1:
+                break
+            op = users[0]
+            path.append(op)
+        return path
 
     # ---- one expression ------------------------------------------------------------------
     def rewrite(self, root):
@@ -127,7 +160,10 @@ class _Region:
         finally:
             self.b.backward, self.b.note = saved
         cost = _Cost(self.facts)
-        if cost(made) >= cost(self.tree) or not self._same_value_kind(result, root.target):
+        before = list({id(op): op for op in self.tree}.values())
+        merged = any(op.target in self.merged for op in before)  # (a + a: 2 * a reads better)
+        if cost(made) > cost(before) or cost(made) == cost(before) and not merged \
+                or not self._same_value_kind(result, root.target):
             return None
         return cost(made), made, result, self.tree
 
@@ -227,7 +263,7 @@ class _Region:
         op.target = target
 
 
-def _live_counts(fn):
+def _read_counts(fn):
     """How many times each variable is read by what is not dead code: a fold's
     leftover (``-g``, once ``g / y`` took its sign) does not make a value shared.
     (Only the choice of regions depends on it; dead code goes later.)"""
@@ -280,3 +316,27 @@ class _Cost:
             else:
                 total += self.WEIGHTS.get(s.prim, 1.0)
         return total
+
+
+def _live_counts(fn):
+    """How many times each value is read by what the result needs (a read by
+    an operation nothing needs, a term of the product rule of ``x * x``
+    before common subexpressions were merged, does not count; reads inside
+    loops all do), and the values the result needs."""
+    counts = use_counts(fn)
+    live = _atoms(fn.result)
+    _DeadCode(fn).block(fn.body, live, mutate=False)
+    for stmt in _outside_loops(fn.body):
+        if isinstance(stmt, Op) and stmt.target not in live and not stmt.effect:
+            for a in stmt.args:
+                if isinstance(a, Var) and counts.get(a, 0) > 0:
+                    counts[a] -= 1
+    return counts, live
+
+
+def _outside_loops(stmts):
+    for stmt in stmts:
+        yield stmt
+        if isinstance(stmt, If):
+            yield from _outside_loops(stmt.then)
+            yield from _outside_loops(stmt.orelse)

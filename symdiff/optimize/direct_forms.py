@@ -14,7 +14,9 @@ from __future__ import annotations
 
 from ..ir import patterns as pat
 from ..ir.nodes import Const, If, Loop, Op, Var, blocks, walk
+from ..ir.primitive import REDUCTION, TABLE
 from ..ir.reinfer import reinfer
+from ..ir.shapes import is_elementwise
 from .common_subexpressions import replace_atoms
 from .einsum_pairs import lower_einsum
 
@@ -228,9 +230,58 @@ def _undiag(b, op, facts):
     return b.op("diag", g, hint=op.target.hint)
 
 
+def _getitem(b, op, facts):
+    """``np.sum(t, axis=0, keepdims=True)[0, :, :]`` is ``np.sum(t, axis=0)`` (the
+    gradient of ``x[None, :, :]``, once its broadcasting is summed)."""
+    made = facts.producer(op.args[0])
+    index = [a.value if isinstance(a, Const) else a for a in op.args[1:]]
+    if made is not None and made.prim == "sum" and made.param("keepdims") and \
+            isinstance(made.param("axis"), int) and made.param("axis") >= 0 and \
+            facts.rank(made.args[0]) == len(index) and \
+            all(i == 0 and type(i) is int if k == made.param("axis") else i == slice(None)
+                for k, i in enumerate(index)):
+        return b.op("sum", made.args[0], axis=made.param("axis"), hint=op.target.hint)
+    return _number_like(b, op, facts)
+
+
+def _size(b, op, facts):
+    """The size of a reduction over one axis, from the lengths of the reduced
+    value's other axes (``Y.shape[0]``): the reduction is not computed only
+    for its size."""
+    made = facts.producer(op.args[0])
+    if made is None or TABLE[made.prim].shape != REDUCTION or made.param("keepdims") \
+            or not isinstance(made.param("axis"), int) or made.effect:
+        return None
+    whole = _lighter(facts, made.args[0])
+    rank = facts.rank(whole)
+    if not rank:
+        return None
+    shape = b.op("shape", whole)
+    result = None
+    for k in range(rank):
+        if k != made.param("axis") % rank:
+            length = b.op("getitem", shape, Const(k))
+            result = length if result is None else b.mul(result, length)
+    return result if result is not None else Const(1)
+
+
+def _lighter(facts, value):
+    """A value of ``value``'s shape that costs nothing more to read: an
+    operand of the elementwise operation that made it, of the same shape."""
+    for _ in range(8):
+        made = facts.producer(value)
+        if made is None or not is_elementwise(made.prim):
+            return value
+        same = [a for a in made.args if isinstance(a, Var) and facts.same_shape(a, value)]
+        if not same:
+            return value
+        value = same[0]
+    return value
+
+
 _LOWERINGS = {
-    "zeros_like": _number_like, "ones_like": _number_like, "getitem": _number_like,
-    "sum_to": _sum_to,
+    "zeros_like": _number_like, "ones_like": _number_like, "getitem": _getitem,
+    "sum_to": _sum_to, "size": _size,
     "matmul_adjoint_a": _product_adjoint, "matmul_adjoint_b": _product_adjoint,
     "dot_adjoint_a": _product_adjoint, "dot_adjoint_b": _product_adjoint,
     "einsum": lower_einsum, "as_columns": _columns, "from_columns": _columns,

@@ -39,7 +39,9 @@ def fold_any(b, prim, args, params):
         if facts.signature and isinstance(facts.dtype(g), type) and not _equal(
                 facts.promoted(others + (like,)), facts.promoted(others + (g,))):
             continue  # (a Python float g would not have like's float32, say)
-        small = _compact(b, g, spread.param("axis"), spread.param("keepdims"))
+        small = _whole_value(b, g)
+        if small is None:
+            small = _compact(b, g, spread.param("axis"), spread.param("keepdims"))
         return b.op(prim, *args[:i], small, *args[i + 1:], **params)
     return None
 
@@ -54,6 +56,18 @@ def _broadcast_fills(facts, spread, others):
     compact = pat.reduced(like, spread.param("axis"), keepdims=True)
     made = pat.broadcast([compact] + [facts.pattern(a) for a in others])
     return made == like
+
+
+def _whole_value(b, g):
+    """The number ``c`` where ``g`` is itself ``c`` spread over an array
+    (``np.full_like(t, c)``, a mean's gradient): broadcast against a value of
+    the shape wanted, the number is the same."""
+    made = b.facts.producer(g)
+    if made is not None and made.prim == "unreduce" and made.param("axis") is None \
+            and b.facts.is_scalar(made.args[0]) \
+            and isinstance(b.facts.dtype(made.args[0]), (type, type(None))):
+        return made.args[0]
+    return None
 
 
 def _equal(a, b):

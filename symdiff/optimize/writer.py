@@ -61,6 +61,21 @@ class Writer:
                 num.append(value if exp == 1 else self.b.op("power", value, Const(exp)))
             else:
                 den.append(value if exp == -1 else self.b.op("power", value, Const(-exp)))
+        small = self._smallest(num) if coef not in (1.0, -1.0) else None
+        if small is not None:  # 2.0 * (x * g[:, None]) as x * (2.0 * g)[:, None]
+            num[small], coef = self.b.mul(Const(coef), num[small]), 1.0
+        sizes = [self._size(v) for v in num]
+        big = max(sizes, default=0)
+        if den and all(self._size(v) < big for v in den) and \
+                (min(sizes) < big or coef != 1.0):
+            # exp_z * (s / total), x * (-2.0 / n): the quotient of the smaller ones
+            part = _product(self.b, [v for v, n in zip(num, sizes) if n < big])
+            if part is None:
+                part, coef = Const(coef), 1.0
+            elif coef != 1.0:
+                part, coef = self.b.mul(Const(coef), part), 1.0
+            part = self.b.div(part, _product(self.b, den))
+            num, den = [v for v, n in zip(num, sizes) if n == big] + [part], []
         value = _product(self.b, num)
         if value is None:
             value = Const(coef)
@@ -71,6 +86,32 @@ class Writer:
         if den:
             value = self.b.div(value, _product(self.b, den))
         return value
+
+    def _smallest(self, values):
+        """The one factor of ``values`` with fewer entries than the others
+        (more axes of length one, or fewer axes: a scalar), where the shapes
+        are known; a coefficient multiplies it rather than the product."""
+        found = [self.facts.pattern(v) for v in values]
+        if len(values) < 2 or any(p is None for p in found):
+            return None
+        rank = max(len(p) for p in found)
+        ones = [rank - len(p) + sum(1 for n in p if n == 1) for p in found]
+        best = max(ones)
+        if ones.count(best) != 1 or best == min(ones):
+            return None
+        return ones.index(best)
+
+    def _size(self, value):
+        """About how many entries ``value`` has, for ordering (larger: more):
+        a scalar, a reduction kept along an axis, or a shape's length-one axes."""
+        facts = self.facts
+        if facts.is_scalar(value):
+            return 0
+        found = facts.pattern(value)
+        if found is not None:
+            return 10 + 2 * len(found) - sum(1 for n in found if n == 1)
+        key = facts.key(value)
+        return 50 if type(key) is tuple and key[0] == "kept" else 100
 
     def factor(self, f):
         if f.kind == "atom":

@@ -3,7 +3,10 @@ is zero, so an index computed from the values (``x[np.argmax(x)]``) is a
 constant of the derivative in every mode, as ``argsort`` is."""
 from __future__ import annotations
 
-from ..ir.primitive import ARRAY, define
+import numpy as np
+
+from ..ir.nodes import Var
+from ..ir.primitive import ARRAY, TABLE, define
 
 define("argmax(a; axis=None, keepdims=False)", zero=True, methods=("argmax",), result=ARRAY)
 define("argmin(a; axis=None, keepdims=False)", zero=True, methods=("argmin",), result=ARRAY)
@@ -11,3 +14,35 @@ define("flatnonzero(a)", zero=True, result=ARRAY)
 define("count_nonzero(a; axis=None, keepdims=False)", zero=True, result=ARRAY)
 define("searchsorted(a, v; side='left', sorter=None)", zero=True, result=ARRAY)
 define("digitize(x, bins; right=False)", zero=True, result=ARRAY)
+# the positions of a one-axis mask, m.nonzero()[0]: optimize/mask_positions.py
+define("mask_positions(mask)", ("method_part", "nonzero", 0), zero=True, result=ARRAY,
+       pattern=lambda op, facts: (None,))
+
+_LOGIC = ("bitwise_and", "bitwise_or", "bitwise_xor", "invert")
+
+
+def is_mask(facts, atom, depth=8):
+    """Whether ``atom`` is surely a boolean array (a comparison, a logical
+    operation, ``~`` or ``&`` of masks, or of a boolean dtype)."""
+    if not isinstance(atom, Var) or facts.is_scalar(atom):
+        return False
+    dtype = facts.dtype(atom)
+    if isinstance(dtype, np.dtype) and dtype == np.bool_:
+        return True
+    made = facts.producer(atom)
+    if made is None or depth == 0:
+        return False
+    if TABLE[made.prim].boolean and made.prim not in ("any", "all"):
+        return True
+    return made.prim in _LOGIC and all(is_mask(facts, a, depth - 1) for a in made.args)
+
+
+def is_index_array(facts, atom):
+    """Whether an index part may name a position twice (an integer array)."""
+    if not isinstance(atom, Var):
+        value = atom.value
+        return not (value is None or value is Ellipsis or isinstance(value, (slice, int)))
+    made = facts.producer(atom)
+    if made is not None and made.prim in ("mask_positions", "flatnonzero", "slice"):
+        return False
+    return not (facts.is_scalar(atom) or is_mask(facts, atom))

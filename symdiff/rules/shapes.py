@@ -14,6 +14,7 @@ from ..errors import NoDerivativeRuleError
 from ..ir.nodes import Const
 from ..ir import patterns
 from ..ir.primitive import ARRAY, INDEX, NEW, TABLE, define, like
+from .positions import is_index_array
 
 
 # ---- transposes and reshapes ---------------------------------------------------------------
@@ -89,7 +90,19 @@ define("reshape(a, shape)", reverse=reshape_rule, linear=(0,), methods=("reshape
        pattern=_reshaped_pattern)
 define("ravel(a)", reverse=reshape_rule, linear=(0,), methods=("ravel", "flatten"),
        pattern=lambda op, facts: (None,))
-define("expand_dims(a; axis=None)", reverse=reshape_rule, linear=(0,),
+
+
+def _expanded_key(op, facts):
+    """``np.expand_dims(np.max(x, axis=1), 1)`` has the shape of ``np.max(x,
+    axis=1, keepdims=True)``."""
+    axis = op.param("axis")
+    kept = facts.kept_again(facts.producer(op.args[0]),
+                            [Const(slice(None))] * axis + [Const(None)]) \
+        if isinstance(axis, int) and not isinstance(axis, bool) and axis >= 0 else None
+    return kept if kept is not None else op.target
+
+
+define("expand_dims(a; axis=None)", shape=_expanded_key, reverse=reshape_rule, linear=(0,),
        pattern=_expanded_pattern)
 define("squeeze(a; axis=None)", reverse=reshape_rule, linear=(0,), methods=("squeeze",))
 define("swapaxes(a; axis1=None, axis2=None)", reverse=swapaxes_rule, linear=(0,),
@@ -245,17 +258,18 @@ def getitem_rule(r, op, g):
     x, *index = op.args
     if _whole(index):  # x[()]: x itself, or its scalar (see emit/scalar_results.py)
         return [g] + [None] * len(index)
-    basic = all(isinstance(i, Const) and _basic(i.value) or _one_position(r.b, i)
-                for i in index) or len(index) == 1 and _a_mask(r.facts, index[0])
-    prim = "unindex" if basic else "unindex_add"
+    if _new_axes(index):  # x[None, :, :]: g[0, :, :], the same entries
+        return [_first_along(r.b, g, index)] + [None] * len(index)
+    prim = "unindex" if _no_repeats(r.b, index) else "unindex_add"
     return [r.b.op(prim, g, x, *index)] + [None] * len(index)
 
 
-def _a_mask(facts, part):
-    """A boolean mask (a comparison's result): it picks each entry at most once."""
-    made = facts.producer(part)
-    return made is not None and TABLE[made.prim].boolean and \
-        made.prim not in ("any", "all") and not facts.is_scalar(part)
+def _no_repeats(b, index):
+    """Whether ``index`` names each entry at most once, so the gradient is
+    placed, not added up: slices, integers, masks (``x[m]``, ``x[:, m]``,
+    ``x[m, 1:]``), and the positions of a mask; not an integer array."""
+    return all(isinstance(i, Const) and _basic(i.value) or _one_position(b, i)
+               or not is_index_array(b.facts, i) for i in index)
 
 
 def _basic(part):
@@ -275,6 +289,24 @@ def _one_position(b, atom):
     return b.facts.is_scalar(atom) and not (record is not None and record.boolean)
 
 
+def _new_axes(index):
+    """An index that only adds axes of length one (``[None, :, :]``, ``[:, None]``)."""
+    parts = [i.value if isinstance(i, Const) else i for i in index]
+    return any(p is None for p in parts) and all(
+        p is None or p == slice(None) and isinstance(p, slice) for p in parts)
+
+
+def _first_along(b, g, index):
+    """``g[0, :, :]`` for ``index`` ``[None, :, :]``; ``np.sum(t, axis=0)`` where
+    ``g`` is the gradient's ``np.sum(t, axis=0, keepdims=True)``."""
+    made = b.facts.producer(g)
+    axes = tuple(k for k, i in enumerate(index) if i.value is None)
+    if made is not None and made.backward and made.prim == "sum" and made.param("keepdims") \
+            and (made.param("axis"),) in (axes, (axes[0] if len(axes) == 1 else None,)):
+        return b.op("sum", made.args[0], axis=made.param("axis"))
+    return b.op("getitem", g, *(Const(0) if i.value is None else i for i in index))
+
+
 def _whole(index):
     return all(isinstance(i, Const) and isinstance(i.value, tuple) and not i.value
                for i in index)
@@ -284,7 +316,7 @@ def unindex_rule(r, op, g):
     """The transpose of ``zeros[index] = g``: ``g[index]``; where an advanced
     index may repeat a position, only the entry whose value stays there."""
     _, like_, *index = op.args
-    if all(isinstance(i, Const) and _basic(i.value) or _one_position(r.b, i) for i in index):
+    if _no_repeats(r.b, index):
         return [r.b.op("getitem", g, *index), None] + [None] * len(index)
     return [r.b.op("assigned", g, like_, *index), None] + [None] * len(index)
 

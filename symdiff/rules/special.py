@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from ..ir.nodes import Const
 from ..errors import NoDerivativeRuleError
+from ..ir.patterns import reduced
 from ..ir.primitive import ELEMENTWISE, NEW, SCALAR, Formula, define, like
 
 
@@ -133,10 +134,23 @@ def _weights(b, op):
     return b.op("exp", b.sub(a, _expanded(b, op.target, op)), hint="weights")
 
 
+def _spread_value(b, g):
+    """The number ``c`` if ``g`` is it spread over an array's shape
+    (``np.full_like(lse, c)``, the gradient of ``c * np.sum(lse)``): times
+    the weights, which have the operand's shape, it needs no array of its own."""
+    made = b.facts.producer(g)
+    if made is not None and made.prim == "unreduce" and made.param("axis") is None \
+            and b.facts.is_scalar(made.args[0]) and isinstance(b.facts.dtype(made.args[0]),
+                                                               (type, type(None))):
+        return made.args[0]
+    return None
+
+
 def logsumexp_rule(r, op, g):
     a, *scale = op.args
     weights = _weights(r.b, op)
-    g = _expanded(r.b, g, op)
+    spread = _spread_value(r.b, g)
+    g = spread if spread is not None else _expanded(r.b, g, op)
     grads = [None] * len(op.args)
     if scale and r.wants(scale[0]):
         grads[1] = r.unbroadcast(r.b.mul(g, weights), scale[0])
@@ -200,6 +214,14 @@ def _logsumexp_shape(op, facts):
     return SCALAR if axis is None else op.target
 
 
+def _logsumexp_pattern(op, facts):
+    """The shape pattern of a reduction of ``a`` (weights of its shape or scalar)."""
+    if len(op.args) > 1 and not facts.same_shape(op.args[0], op.args[1]) \
+            and not facts.is_scalar(op.args[1]):
+        return None
+    return reduced(facts.pattern(op.args[0]), op.param("axis"), op.param("keepdims"))
+
+
 # ---- logsumexp(..., return_sign=True): (log|s|, sign(s)), s = sum(b exp(a)) ---------------
 def _signed_parts(b, op):
     """The value log|s| and sign(s) of a signed logsumexp, as atoms."""
@@ -235,7 +257,8 @@ define("logsumexp_signed(a, *b; axis=None, keepdims=False, return_sign=False)",
        forward=signed_logsumexp_tangent, outputs=(_logsumexp_shape, _logsumexp_shape))
 # ``b``, the weights, is optional and passed by keyword (see frontend/library_calls.py)
 define("logsumexp(a, *b; axis=None, keepdims=False)", ("module", "scipy.special", "logsumexp"),
-       _logsumexp_shape, reverse=logsumexp_rule, forward=logsumexp_tangent)
+       _logsumexp_shape, reverse=logsumexp_rule, forward=logsumexp_tangent,
+       pattern=_logsumexp_pattern)
 define("softmax(x; axis=None)", ("module", "scipy.special", "softmax"), like(0),
        reverse=softmax_rule, forward=softmax_tangent)
 define("log_softmax(x; axis=None)", ("module", "scipy.special", "log_softmax"), like(0),

@@ -16,8 +16,8 @@ def grad_clip_norm(v, w):
     # L40: if n2 > 1:
     if mask:
         # L39: n2 = np.sum(v ** 2)
-        t_1 = v * _sum_to(-(v_1 * v_1_bar / sqrt_n2), sqrt_n2)
-        v_bar = _sum_to(v_1_bar / sqrt_n2, v) + t_1 / sqrt_n2
+        t_1 = _sum_to(-(v_1 * v_1_bar / sqrt_n2), sqrt_n2) / sqrt_n2
+        v_bar = _sum_to(v_1_bar / sqrt_n2, v) + v * t_1
     else:
         v_bar = v_1_bar
     return v_bar, w_bar

@@ -3,7 +3,8 @@ def grad_rosenbrock(x):
     x_head = x[:-1]  # golden_functions.py:12
     t = x[1:] - x_head ** 2  # golden_functions.py:12
     # L12: return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1])...
-    x_bar = np.zeros_like(x)
-    x_bar[:-1] = -2.0 * (1.0 - x_head) - 400.0 * (x_head * t)
+    x_bar = np.empty_like(x)
+    x_bar[-1:] = 0.0
+    np.subtract(-2.0 * (1.0 - x_head), 400.0 * (x_head * t), out=x_bar[:-1])
     x_bar[1:] += 200.0 * t
     return x_bar

@@ -1,0 +1,51 @@
+"""No value computed only for its shape, no array made only to be broadcast,
+in a gradient specialised for its arguments: a mean's seed is a number, the
+size of a reduction comes from the lengths of the axes it keeps, the
+gradient of ``x[None, :, :]`` is a plain sum, a log-sum-exp's gradient
+reads scipy's value. Reference derivatives: central differences."""
+import numpy as np
+import pytest
+import scipy.special as scipy_special
+
+import symdiff
+from numeric import numeric_grad
+
+RNG = np.random.default_rng(11)
+A = RNG.normal(size=(5, 3))
+Y = np.eye(3)[[0, 2, 1, 1, 0]]
+M = RNG.normal(size=(3, 2))
+X = RNG.normal(size=(6, 2))
+
+
+def cross_entropy(a, y):
+    log_probs = a - scipy_special.logsumexp(a, axis=1, keepdims=True)
+    return -np.mean(np.sum(y * log_probs, axis=1))
+
+
+def negated_lse(a):
+    return -np.sum(scipy_special.logsumexp(a, axis=1))
+
+
+def new_axis_first(means, x):
+    return np.sum(np.sin(x[:, None, :] - means[None, :, :]) ** 2)
+
+
+@pytest.mark.parametrize("f, args", [(cross_entropy, (A, Y)), (negated_lse, (A,)),
+                                     (new_axis_first, (M, X))])
+def test_gradients_match_central_differences(f, args):
+    df = symdiff.grad(f)
+    np.testing.assert_allclose(df(*args), numeric_grad(f, args), rtol=1e-6, atol=1e-8)
+    source = symdiff.source(df, *args)
+    for helper in ("full_like", "_sum_to", "_unreduce", "zeros_like", "[0, :, :]"):
+        assert helper not in source, source
+
+
+def test_a_mean_of_row_sums_reads_no_row_sum():
+    source = symdiff.source(symdiff.grad(cross_entropy), A, Y)
+    assert "y.shape[0]" in source and ".sum(axis=1).size" not in source
+    assert source.count("scipy.special.logsumexp(") == 1  # scipy's value, read again
+
+
+def test_the_gradient_of_a_new_axis_is_a_sum():
+    source = symdiff.source(symdiff.grad(new_axis_first), M, X)
+    assert ".sum(axis=0)" in source
