@@ -9,7 +9,7 @@ built: see `folds.py`, which the pipeline hands to the builder.
 """
 from __future__ import annotations
 
-from .common_subexpressions import eliminate_common_subexpressions
+from .common_subexpressions import eliminate_common_subexpressions, merge_forward_values
 from .dead_code import eliminate_dead_code
 from .scalar_tapes import scalar_tapes
 from .algebra import simplify_regions
@@ -26,7 +26,7 @@ from .writes_in_place import writes_in_place
 PASSES = (
     mask_positions,                  # x[m] of a one-axis mask m -> x[m.nonzero()[0]]
     direct_forms,                    # helpers the signature decides -> what they do
-    eliminate_common_subexpressions,  # x[:-1] written twice is one value: x * x a square
+    merge_forward_values,            # x[:-1] written twice is one value: x * x a square
     simplify_regions,                # elementwise regions in normal form (poly.py)
     branch_free_selects,             # np.where against a constant without a branch
     eliminate_common_subexpressions,  # computed twice -> once; pass-throughs -> names

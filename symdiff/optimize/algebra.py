@@ -162,8 +162,8 @@ class _Region:
         cost = _Cost(self.facts)
         before = list({id(op): op for op in self.tree}.values())
         merged = any(op.target in self.merged for op in before)  # (a + a: 2 * a reads better)
-        if cost(made) > cost(before) or cost(made) == cost(before) and not merged \
-                or not self._same_value_kind(result, root.target):
+        cheaper = cost(made) < cost(self.tree) or merged and cost(made) <= cost(before)
+        if not cheaper or not self._same_value_kind(result, root.target):
             return None
         return cost(made), made, result, self.tree
 

@@ -24,9 +24,19 @@ def eliminate_common_subexpressions(fn, builder=None):
     return fn
 
 
+def merge_forward_values(fn, builder=None):
+    """The same, for the forward pass's values only (``x[:-1]`` written twice
+    is one value, so ``x[:-1] * x[:-1]`` is a square to the algebra pass);
+    the backward pass's are merged after the algebra, which reads each
+    expression's own (a quotient two adjoints share cancels in one of them)."""
+    _SharedValues(forward_only=True).run(fn)
+    return fn
+
+
 class _SharedValues:
-    def __init__(self):
+    def __init__(self, forward_only=False):
         self.written = {}  # tape var -> what its writer appends
+        self.forward_only = forward_only
 
     def run(self, fn):
         subst = {}
@@ -41,7 +51,7 @@ class _SharedValues:
                 if stmt.prim in ALIASES or _checked_before(stmt, seen):
                     subst[stmt.target] = stmt.args[0]
                     continue
-                key = _key(stmt)
+                key = _key(stmt) if not (self.forward_only and stmt.backward) else None
                 if key is not None and key in seen:
                     subst[stmt.target] = seen[key]
                     continue

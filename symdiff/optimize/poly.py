@@ -181,9 +181,10 @@ class Algebra:
         shared = dict(monos[0]) if monos else {}
         for m in monos[1:]:
             exps = dict(m)
-            shared = {k: min(e, exps[k]) for k, e in shared.items()
-                      if k in exps and e > 0 and exps[k] > 0}
-        shared = {k: e for k, e in shared.items() if e > 0}
+            shared = {k: (min(e, exps[k]) if e > 0 else max(e, exps[k]))
+                      for k, e in shared.items()
+                      if k in exps and (e > 0) == (exps[k] > 0)}  # (a common denominator too)
+        shared = {k: e for k, e in shared.items() if e}
         if not shared:
             return frozenset(), p
         rest = {}

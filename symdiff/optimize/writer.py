@@ -24,6 +24,12 @@ class Writer:
             return Const(c)
         if len(p.terms) > 1:
             common, rest = self.A.common(p)
+            over = frozenset((k, -e) for k, e in common if e < 0)
+            if over:  # a common denominator: one division of the sum
+                up = frozenset((k, e) for k, e in common if e > 0)
+                value = self.poly(rest) if not up else \
+                    self.b.mul(self.term(up, 1.0), self.poly(rest))
+                return self.b.div(value, self.term(over, 1.0))
             if common:
                 return self.b.mul(self.term(common, 1.0), self.poly(rest))
             coefs = {abs(c) for c in p.terms.values()}
