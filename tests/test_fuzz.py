@@ -369,3 +369,20 @@ def test_a_temporary_never_takes_a_name_a_loop_value_holds():
     with np.errstate(all="ignore"):
         assert_grad(loop_with_long_lines, symdiff.grad(loop_with_long_lines),
                     (np.array([0.3, 0.5, 0.7]),))
+
+
+def int_on_one_side(x):  # found by the long oracle run: `p_bar += ...` into int zeros
+    if np.sum(x) > 0.0:
+        p = 6
+    else:
+        p = np.sin(x)
+    total = 0.0
+    for k in range(2):
+        total = total + np.clip(p, -0.5, 1.0) * x
+    return np.sum(total)
+
+
+@pytest.mark.parametrize("x", [np.array([0.3, 0.5]), np.array([-0.3, -0.5])])
+def test_a_loop_reading_a_value_an_if_made_an_int_on_one_side(x):
+    from numeric import assert_grad
+    assert_grad(int_on_one_side, symdiff.grad(int_on_one_side), (x,))

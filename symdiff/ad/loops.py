@@ -286,7 +286,7 @@ def _accumulate_outer(rev, reverse, escaping, loads, around):
         with rev.b.into(before):
             start = rev.zeros(var)
         acc = Carry(Var(var.hint + "_bar"), start, None, Var(var.hint + "_bar"),
-                    inplace=True)
+                    inplace=_floating(rev.b.facts, var))
         rev.b.facts.shape[acc.param] = rev.b.facts.key(var)
         rev.b.facts.shape[acc.out] = rev.b.facts.key(var)
         made = rev.b.facts.producer(grad)  # (the line the gradient comes from names it)
@@ -294,6 +294,16 @@ def _accumulate_outer(rev, reverse, escaping, loads, around):
             acc.update = rev.b.add(acc.param, grad, hint=var.hint + "_bar")
         reverse.carried.append(acc)
         rev.adj[var].append(acc.out)
+
+
+def _floating(facts, var):
+    """Whether ``zeros_like(var)`` can take ``+=`` of a gradient: not where a
+    specialised gradient knows ``var`` may hold an int (an ``if`` gave it
+    ``6`` on one side and a float on the other)."""
+    if not facts.signature:
+        return True  # (generic code: the runtime's arrays decide, as before)
+    dtype = facts.dtype(var)
+    return dtype is float or getattr(dtype, "kind", None) in ("f", "c")
 
 
 def loop_activity(loop, active, activity):
