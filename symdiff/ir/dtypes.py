@@ -64,6 +64,10 @@ def result_dtype(op, facts):
         return promoted(op.args[1:], facts)
     if op.prim == "logsumexp":  # (scipy's: floats of the operands' precision)
         return promoted(op.args, facts, floating=True)
+    if "_adjoint_" in op.prim:  # (a product's adjoint: of g and the other operand)
+        return promoted(op.args, facts)
+    if op.prim in _LINEAR_ALGEBRA:  # (floats of the operands' precision, as LAPACK's)
+        return promoted(op.args, facts, floating=True)
     if op.prim == "step":  # (a share: 0, 1/2 or 1 in the operands' precision)
         return promoted(op.args, facts, floating=True)
     if op.prim == "npcall" and op.param("func") in ("zeros", "ones", "empty", "full"):
@@ -119,7 +123,10 @@ _MATH_INTS = frozenset({"floor", "ceil", "trunc"})  # math.floor(x) is an int
 # what keeps the dtype of its (first) operand, what promotes the operands' dtypes
 _SAME_DTYPE = frozenset({"getitem", "T", "transpose", "reshape", "expand_dims", "squeeze",
                          "stop_gradient", "ravel", "copy", "asarray", "flip", "roll",
-                         "matrix_transpose", "sum_to", "negative", "abs", "max", "min"})
+                         "matrix_transpose", "sum_to", "negative", "abs", "max", "min",
+                         "as_columns", "from_columns"})
+_LINEAR_ALGEBRA = frozenset({"solve", "solve_triangular", "cho_solve", "cholesky",
+                             "scipy_cholesky", "inv", "pinv", "det", "expm"})
 _ARITHMETIC = frozenset({"add", "subtract", "multiply", "where", "maximum", "minimum",
                          "matmul", "dot", "clip", "fmax", "fmin", "einsum", "outer",
                          "inner", "vdot", "tensordot", "kron", "concatenate", "stack"})

@@ -146,8 +146,10 @@ class _Region:
         normal form, or None where that costs no less than it does now."""
         algebra = Algebra(limit=LIMIT)
         self.algebra, self.tree, self.kept, self.read_through = algebra, [], [], 0
+        self.opened = False  # (a forward value read as its product: t + t, t = 0.5 * v)
         poly = self.poly(root.target)
-        if poly is None or len(poly.terms) > LIMIT or len(self.tree) < 2 - bool(self.kept):
+        if poly is None or len(poly.terms) > LIMIT or \
+                len(self.tree) < 2 - bool(self.kept or self.opened):
             return None
         if self.through and len(poly.terms) >= self.terms:
             return None  # (nothing cancelled: not worth writing)
@@ -238,6 +240,7 @@ class _Region:
         single = poly.single()
         if single is not None:
             A.forward.setdefault((single[0], single[1]), atom)
+        self.opened = True
         return poly
 
     def _same_value_kind(self, result, target):

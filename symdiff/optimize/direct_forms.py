@@ -32,6 +32,12 @@ def direct_forms(fn, builder):
         substitute(fn.body, subst)
         fn.result = replace_atoms(fn.result, subst)
         _adjoint_names(fn, subst)
+    return fn
+
+
+def fresh_results(fn, builder):
+    """``fn`` returning no argument array as a gradient (after the algebra,
+    which may leave ``v`` itself for ``0.5 * v @ v``'s gradient)."""
     fn.result = _fresh(fn, builder, fn.result)
     return fn
 
