@@ -122,14 +122,37 @@ def test_ill_conditioned_factor_with_scipy_solves():
 
 def test_a_solve_the_gradient_adds_uses_the_inverse_slogdet_computes():
     """slogdet's gradient needs inv(K); the solve's adjoint (a solve with K^T)
-    becomes a product with it. The user's own solve stays a solve."""
+    becomes a product with it, and so does the user's own solve, whose value
+    only the gradient reads (alpha = K_inv @ y, as a hand-written gradient)."""
     args = (_spd(5), RNG.normal(size=5))
     source = _code(symdiff.source(symdiff.grad(slogdet_solve, wrt=0), *args))
-    assert source.count("np.linalg.solve(") == 1 and source.count("np.linalg.inv(") == 1
-    assert "inverse.mT @" in source, source
+    assert "linalg.solve(" not in source and source.count("np.linalg.inv(") == 1, source
+    assert "inverse.mT @" in source and "inverse @ y" in source, source
+    check_grads(slogdet_solve, args, wrt=(0, 1))
     without_slogdet = _code(symdiff.source(symdiff.grad(lambda K, y: y @ np.linalg.solve(K, y),
                                                   wrt=0), *args))
     assert without_slogdet.count("np.linalg.solve(") == 2 and "inv(" not in without_slogdet
+
+
+def test_a_solve_whose_value_is_the_users_stays_a_solve():
+    """Returned (value_and_grad) or branched on, the solve's value is the
+    user's: it is computed as they wrote it, bit for bit."""
+    K, y = _spd(5), RNG.normal(size=5)
+    value_and_grad = symdiff.value_and_grad(slogdet_solve, wrt=0)
+    source = _code(symdiff.source(value_and_grad, K, y))
+    assert source.count("np.linalg.solve(") == 1 and source.count("np.linalg.inv(") == 1
+    assert value_and_grad(K, y)[0] == slogdet_solve(K, y)
+    branched = _code(symdiff.source(symdiff.grad(_solve_branched_on, wrt=0), K, y))
+    assert "np.linalg.solve(K, y)" in branched, branched
+    check_grads(_solve_branched_on, (K, y), wrt=(0, 1))
+    check_grads(_solve_branched_on, (K, -y), wrt=(0, 1))
+
+
+def _solve_branched_on(K, y):
+    x = np.linalg.solve(K, y)
+    if x[0] > 0:
+        return np.linalg.slogdet(K)[1] + x @ x
+    return np.linalg.slogdet(K)[1] - np.sum(x)
 
 
 def _code(source):

@@ -13,8 +13,9 @@ from .common_subexpressions import eliminate_common_subexpressions, merge_forwar
 from .dead_code import eliminate_dead_code
 from .scalar_tapes import scalar_tapes
 from .algebra import simplify_regions
-from .direct_forms import direct_forms
+from .direct_forms import direct_forms, fresh_results
 from .reused_inverses import reuse_inverses
+from .gradient_only import library_forms
 from .mask_positions import mask_positions
 from .sums_in_place import sums_in_place
 from .fused_forms import fused_forms
@@ -30,8 +31,10 @@ PASSES = (
     simplify_regions,                # elementwise regions in normal form (poly.py)
     branch_free_selects,             # np.where against a constant without a branch
     eliminate_common_subexpressions,  # computed twice -> once; pass-throughs -> names
-    reuse_inverses,                  # a backward solve with A -> inv(A) @ g, if inv(A) is made
     eliminate_dead_code,             # what the result does not need, and loop tapes
+    reuse_inverses,                  # a solve with A the gradient reads -> inv(A) @ b
+    library_forms,                   # scipy's logsumexp the gradient reads -> NumPy's
+    fresh_results,                   # a gradient that is an argument array -> a copy
     scalar_tapes,                    # a loop over numbers saves one, not a tuple
     fused_forms,                     # JAX: a slice's gradient as a pad, not writes
     sums_in_place,                   # _unindex(a + b, ...) -> _unindex_sum(a, b, ...)

@@ -1,0 +1,100 @@
+"""Forward values only the gradient reads, computed as the gradient likes
+(optimize/gradient_only.py): SciPy's logsumexp as NumPy operations, a solve
+with a matrix whose inverse is at hand as a product (tests/test_linalg_code.py).
+The user's own values (returned, branched on) stay as written."""
+import warnings
+
+import numpy as np
+import pytest
+import scipy.special
+
+import symdiff
+from check_grads import check_grads
+
+RNG = np.random.default_rng(11)
+
+
+def cross_entropy(logits, Y):
+    log_probs = logits - scipy.special.logsumexp(logits, axis=1, keepdims=True)
+    return -np.mean(np.sum(Y * log_probs, axis=1))
+
+
+def mixture(a):
+    return -np.sum(scipy.special.logsumexp(a, axis=-1))
+
+
+def whole(a):
+    return scipy.special.logsumexp(a) * 2.0 + np.sum(a ** 2)
+
+
+def branched(a):
+    lse = scipy.special.logsumexp(a, axis=0)
+    if lse[0] > 1.0:
+        return np.sum(lse ** 2)
+    return np.sum(lse)
+
+
+def _central(f, args, i, h=1e-6):
+    x = args[i]
+    out = np.zeros_like(x)
+    for k in np.ndindex(x.shape):
+        up, down = [a.copy() for a in args], [a.copy() for a in args]
+        up[i][k] += h
+        down[i][k] -= h
+        out[k] = (f(*up) - f(*down)) / (2 * h)
+    return out
+
+
+@pytest.mark.parametrize("f, args", [
+    (cross_entropy, (RNG.normal(size=(5, 4)), np.eye(4)[RNG.integers(0, 4, 5)])),
+    (mixture, (RNG.normal(size=(6, 3)),)),
+    (whole, (RNG.normal(size=(3, 2)),)),
+    (branched, (RNG.normal(size=(3, 2)) + 2.0,)),
+    (branched, (RNG.normal(size=(3, 2)) - 3.0,)),
+])
+def test_gradients_through_logsumexp_agree_with_differences(f, args):
+    got = symdiff.grad(f)(*args)
+    assert np.allclose(got, _central(f, args, 0), rtol=1e-6, atol=1e-8)
+    check_grads(f, args, wrt=(0,))
+
+
+@pytest.mark.parametrize("f, args", [
+    (cross_entropy, (RNG.normal(size=(5, 4)), np.eye(4)[RNG.integers(0, 4, 5)])),
+    (mixture, (RNG.normal(size=(6, 3)),)),
+    (whole, (RNG.normal(size=(3, 2)),)),
+])
+def test_the_gradient_computes_logsumexp_with_numpy(f, args):
+    source = _code(symdiff.source(symdiff.grad(f), *args))
+    assert "logsumexp(" not in source and "scipy" not in source, source
+
+
+def test_a_logsumexp_the_user_sees_stays_scipys():
+    a = RNG.normal(size=(4, 3))
+    value_and_grad = symdiff.value_and_grad(mixture)
+    assert "scipy.special.logsumexp(" in _code(symdiff.source(value_and_grad, a))
+    assert value_and_grad(a)[0] == mixture(a)
+    assert "scipy.special.logsumexp(" in _code(symdiff.source(symdiff.grad(branched), a))
+
+
+def _code(source):
+    """The function's statements, without docstring and comments (which
+    quote the user's lines)."""
+    body = source.split('"""')[-1]
+    return "\n".join(line.split("#")[0] for line in body.splitlines())
+
+
+def test_minus_infinity_entries_get_no_gradient():
+    a = np.array([[0.5, -np.inf, 1.0], [-np.inf, 2.0, 0.0]])
+    got = symdiff.grad(mixture)(a)
+    weights = np.exp(a - scipy.special.logsumexp(a, axis=-1, keepdims=True))
+    assert np.array_equal(got == 0, np.isinf(a)) and np.allclose(got, -weights)
+
+
+def test_a_slice_all_minus_infinity_is_nan_as_through_scipys_value():
+    a = np.array([[0.5, 1.0], [-np.inf, -np.inf]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = symdiff.grad(mixture)(a)
+        expected = -np.exp(a - scipy.special.logsumexp(a, axis=-1, keepdims=True))
+    assert np.allclose(got[0], expected[0])
+    assert np.isnan(got[1]).all() and np.isnan(expected[1]).all()
