@@ -27,6 +27,7 @@ from __future__ import annotations
 from ..ir.nodes import Const
 from ..ir.primitive import ARRAY, NEW, SCALAR, define, like
 from .linalg import transposed
+from .triangular_products import is_lower_triangular, lower_part_of_lt_times
 
 
 # ---- small pieces ----------------------------------------------------------------------------
@@ -174,7 +175,11 @@ def _cholesky_adjoint(b, f, g, a):
     read, the off-diagonal entries carry both halves."""
     half = lower_half(b, matrix_size(b, a))
     l_bar = g if f.lower else transposed(b, g)
-    phi = b.mul(b.op("matmul", transposed(b, f.L), l_bar), half, hint="phi")
+    if f.lower and b.facts.rank(a) == 2:  # (term by term: triangular_products.py)
+        product = lower_part_of_lt_times(b, transposed(b, f.L), l_bar)
+    else:
+        product = b.op("matmul", transposed(b, f.L), l_bar)
+    phi = b.mul(product, half, hint="phi")
     s_t = f.solve_lt(transposed(b, f.solve_lt(phi, hint="lt_phi")))  # (L^-T phi L^-1)^T
     return b.mul(b.add(s_t, transposed(b, s_t)), read_triangle(b, half, f.lower))
 
@@ -245,6 +250,8 @@ def cho_factor_rule(r, op, g):
     clean = r.b.mul(r.b.op("output", op.target, index=0, hint="c"), mask, hint="factor")
     f = _Factor(r.b, clean, lower, scipy=True)
     factor_part = _cholesky_adjoint(r.b, f, r.b.mul(g, mask), a)
+    if lower and is_lower_triangular(r.b, g):  # (nothing reaches the other triangle)
+        return [factor_part]
     return [r.b.add(factor_part, r.b.mul(g, r.b.sub(Const(1.0), mask)))]
 
 
