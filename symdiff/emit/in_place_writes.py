@@ -68,6 +68,14 @@ def scatters(stmts, counts):
     return found
 
 
+def _integer(index):
+    """The integer of an index of one integer constant, or None."""
+    if len(index) != 1 or isinstance(index[0], Var):
+        return None
+    value = getattr(index[0], "value", None)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def written_in_place(stmts):
     """The results of writes into an array (``a[i] = v``, ``a[i] += g``,
     ``np.add.at(a, i, g)``, made by optimize/writes_in_place.py) -> the array
@@ -91,7 +99,25 @@ class IndexWrites:
         g, index = ast.unparse(self.atom(placed.args[0])), placed.args[2:]
         spot = ast.Subscript(ast.Name(name, ast.Load()),
                              self._slices([self.atom(i) for i in index]), ast.Load())
-        lines.extend(wrap(f"{pad}{ast.unparse(spot)} += {g}"))
+        sign = "=" if self._still_zero(buffer, index) else "+="
+        lines.extend(wrap(f"{pad}{ast.unparse(spot)} {sign} {g}"))
+
+    def _still_zero(self, buffer, index):
+        """Whether ``buffer[index]`` is still a zero of its buffer: every write
+        into it so far (``theta_bar[2] = ...``, ``theta_bar[1] = ...``) was at
+        another position, each given by one integer of one sign (2 and -1 may
+        be one entry)."""
+        positions = [index]
+        while buffer in self.scatters:
+            buffer, placed = self.scatters[buffer]
+            positions.append(placed.args[2:])
+        root = self._defs.get(buffer)
+        if root is None or root.prim != "unindex":
+            return False
+        positions.append(root.args[2:])
+        numbers = [_integer(p) for p in positions]
+        return None not in numbers and len(set(numbers)) == len(numbers) and \
+            len({n < 0 for n in numbers}) == 1
 
     def _placed(self, op, lines, pad):
         """``x_bar = np.zeros_like(x)`` and ``x_bar[i] = g`` (or ``= a + b``)."""

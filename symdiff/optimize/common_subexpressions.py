@@ -15,12 +15,16 @@ from ..ir.nodes import If, Loop, Op, Var
 # Operations whose value is their first operand (their meaning was for the
 # reverse pass only).
 ALIASES = frozenset({"stop_gradient", "straight_through", "backward_as", "custom_value"})
+# Operations whose operands commute exactly in floating point.
+_COMMUTATIVE = frozenset({"add", "multiply"})
+# Reads of a shape: the same for values the shape facts know have one shape.
+_SHAPES = frozenset({"shape", "array_shape"})
 # The checks generated code makes of its inputs (value: the first operand).
 CHECKS = frozenset({"require_float", "require_scalar"})
 
 
 def eliminate_common_subexpressions(fn, builder=None):
-    _SharedValues().run(fn)
+    _SharedValues(facts=builder.facts if builder is not None else None).run(fn)
     return fn
 
 
@@ -29,14 +33,16 @@ def merge_forward_values(fn, builder=None):
     is one value, so ``x[:-1] * x[:-1]`` is a square to the algebra pass);
     the backward pass's are merged after the algebra, which reads each
     expression's own (a quotient two adjoints share cancels in one of them)."""
-    _SharedValues(forward_only=True).run(fn)
+    _SharedValues(forward_only=True, facts=builder.facts if builder is not None
+                  else None).run(fn)
     return fn
 
 
 class _SharedValues:
-    def __init__(self, forward_only=False):
+    def __init__(self, forward_only=False, facts=None):
         self.written = {}  # tape var -> what its writer appends
         self.forward_only = forward_only
+        self.facts = facts
 
     def run(self, fn):
         subst = {}
@@ -51,7 +57,8 @@ class _SharedValues:
                 if stmt.prim in ALIASES or _checked_before(stmt, seen):
                     subst[stmt.target] = stmt.args[0]
                     continue
-                key = _key(stmt) if not (self.forward_only and stmt.backward) else None
+                key = _key(stmt, self.facts) if not (self.forward_only and stmt.backward) \
+                    else None
                 if key is not None and key in seen:
                     subst[stmt.target] = seen[key]
                     continue
@@ -123,12 +130,18 @@ def _passes(check, atom):
     return isinstance(value, kinds)
 
 
-def _key(op):
+def _key(op, facts=None):
     if op.effect:  # two prints of the same value print twice
         return None
+    if op.prim in _SHAPES and facts is not None:  # (np.shape(c)[-1] is K.shape[-1]
+        shape = facts.key(op.args[0])             # where c has K's shape)
+        if isinstance(shape, Var):
+            return ("shape", atom_key(shape))
     args = tuple(atom_key(a) for a in op.args)
     if any(a is None for a in args):
         return None
+    if op.prim in _COMMUTATIVE:  # (a * b is b * a, to the bit)
+        args = tuple(sorted(args, key=repr))
     return (op.prim, args, op.params, op.math)  # (math.sqrt(-1) raises, np.sqrt's not)
 
 
