@@ -170,3 +170,35 @@ def test_an_inverse_inside_a_branch_is_not_reused_outside_it():
     K, y = _spd(4), np.abs(RNG.normal(size=4))
     check_grads(_inverse_in_branch, (K, y), wrt=(0, 1))
     check_grads(_inverse_in_branch, (K, -y), wrt=(0, 1))
+
+
+def chol_general(K, y):  # a factor's gradient with no structure: the whole product
+    L = np.linalg.cholesky(K)
+    return np.sum(np.sin(L)) + np.sum(np.log(np.diag(L))) + y @ (L @ y)
+
+
+def cho_factor_upper(K, y):  # the upper factor: the whole product, both triangles
+    c = scipy.linalg.cho_factor(K, lower=False)
+    return 0.5 * y @ scipy.linalg.cho_solve(c, y) + np.sum(np.log(np.diag(c[0])))
+
+
+@pytest.mark.parametrize("f", [chol_logdet_scipy, chol_logdet_numpy, cho_solve_logdet])
+def test_a_structured_factor_gradient_is_multiplied_term_by_term(f):
+    """log(diag(L)) gives L_bar a diagonal, a solve a masked outer product:
+    L^T L_bar is then a column scaling and matrix-vector products, O(n^2)."""
+    args = (_spd(6), RNG.normal(size=6))
+    code = _code(symdiff.source(symdiff.grad(f, wrt=0), *args))
+    assert "L_bar" not in code and "* lower)" not in code, code
+    assert "/ np.diag(" in code and "(1.0 - lower)" not in code, code
+    check_grads(f, args, wrt=(0, 1))
+
+
+@pytest.mark.parametrize("f", [chol_general, cho_factor_upper])
+def test_other_factor_gradients_are_multiplied_whole(f):
+    args = (_spd(5), RNG.normal(size=5))
+    check_grads(f, args, wrt=(0, 1))
+    ill = (np.diag(np.logspace(0, -6, 5)) + 1e-7 * _spd(5), RNG.normal(size=5))
+    got = symdiff.grad(f, wrt=0)(*ill)
+    h, u = 1e-9, _spd(5) / 50
+    expected = (f(ill[0] + h * u, ill[1]) - f(ill[0] - h * u, ill[1])) / (2 * h)
+    assert np.isclose(np.sum(got * u), expected, rtol=1e-4)
