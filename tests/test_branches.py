@@ -226,3 +226,26 @@ def test_a_gradient_that_is_an_argument_on_one_side_of_an_if_is_a_copy(scale):
     np.testing.assert_array_equal(v, scale * np.array([0.3, -0.4]))
     np.testing.assert_array_equal(w, [2.0, 5.0])
     check_grads(_clip_norm, (v, w))
+
+
+def _two_ifs_on_one_test(x):
+    if x[0] > 0:
+        y = x * 2.0
+    else:
+        y = np.sin(x)
+    if x[0] > 0:
+        z = y * y
+    else:
+        z = y - np.cos(y)
+    return np.sum(z * x)
+
+
+@pytest.mark.parametrize("first", [0.7, -0.4])
+def test_two_ifs_on_one_condition_are_one(first):
+    """optimize/joined_branches.py: one `if` for both, the second's reads of
+    the first's values those of its own side; forward, reverse, second order."""
+    x = np.array([first, 0.3, -1.2])
+    body = symdiff.source(symdiff.grad(_two_ifs_on_one_test), x).split('"""')[-1]
+    tests = [line for line in body.splitlines() if line.startswith("    if ")]
+    assert len(tests) == 2, body  # one forward, one backward
+    check_grads(_two_ifs_on_one_test, (x,))

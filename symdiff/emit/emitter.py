@@ -157,8 +157,8 @@ class Emitter(Inlining, Spelling, Containers, IndexWrites):
         value = ast.unparse(self.expr(op))
         if value == self.names.get(op.target) and not op.effect:
             return  # ``x = x``: the comments above it are all it has to say
-        if op.effect and not self.counts.get(op.target):
-            lines.extend(wrap(pad + value))
+        if not self.counts.get(op.target):  # (an effect; a value nothing reads takes
+            lines.extend(wrap(pad + value))  # no name another value may hold)
         else:
             lines.extend(wrap(f"{pad}{self.names[op.target]} = {value}"))
 

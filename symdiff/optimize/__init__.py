@@ -15,6 +15,7 @@ from .scalar_tapes import scalar_tapes
 from .algebra import simplify_regions
 from .direct_forms import direct_forms, fresh_results
 from .reused_inverses import reuse_inverses
+from .joined_branches import join_branches
 from .gradient_only import library_forms
 from .mask_positions import mask_positions
 from .sums_in_place import sums_in_place
@@ -31,6 +32,7 @@ PASSES = (
     simplify_regions,                # elementwise regions in normal form (poly.py)
     branch_free_selects,             # np.where against a constant without a branch
     eliminate_common_subexpressions,  # computed twice -> once; pass-throughs -> names
+    join_branches,                   # two ifs in a row on one condition -> one
     eliminate_dead_code,             # what the result does not need, and loop tapes
     reuse_inverses,                  # a solve with A the gradient reads -> inv(A) @ b
     library_forms,                   # scipy's logsumexp the gradient reads -> NumPy's

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from ..ir.nodes import If, Loop, Op, Var
+from ..ir.nodes import If, Loop, Op, Var, walk
 
 # Operations whose value is their first operand (their meaning was for the
 # reverse pass only).
@@ -45,6 +45,8 @@ class _SharedValues:
         self.facts = facts
 
     def run(self, fn):
+        self.read_tapes = {tape.var for stmt in walk(fn.body) if isinstance(stmt, Loop)
+                           for tape in stmt.reads}
         subst = {}
         fn.body = self.block(fn.body, subst, {})
         fn.result = replace_atoms(fn.result, subst)
@@ -103,6 +105,26 @@ class _SharedValues:
         for tape in loop.writes:
             tape.items = [replace_atoms(a, subst) for a in tape.items]
             self.written[tape.var] = tape.items
+        loop.writes = self.one_list_per_value(loop.writes, subst)
+
+    def one_list_per_value(self, tapes, subst):
+        """Lists no loop reads back (stacked after the loop: a gathered
+        product's rows) that get the same values are one list (``t_bar`` for
+        both W's and U's gradient in ``tanh(W @ h + U @ x)``), named after it."""
+        kept, first = [], {}
+        for tape in tapes:
+            keys = tuple(atom_key(a) for a in tape.items)
+            if tape.var in self.read_tapes or None in keys:
+                kept.append(tape)
+            elif keys in first:
+                subst[tape.var] = first[keys].var
+                (item,) = tape.items if len(tape.items) == 1 else (None,)
+                if isinstance(item, Var) and item.hint:
+                    first[keys].var.hint = item.hint + "_rows"
+            else:
+                first[keys] = tape
+                kept.append(tape)
+        return kept
 
 
 def _checked_before(op, seen):

@@ -12,6 +12,8 @@ An einsum of known ranks becomes its contractions, pair by pair
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..ir import patterns as pat
 from ..ir.nodes import Const, If, Loop, Op, Var, blocks, walk
 from ..ir.primitive import REDUCTION, TABLE
@@ -197,8 +199,13 @@ def _column(b, vector):
 
 def _number_like(b, op, facts):
     """``np.zeros_like(a)[()]`` of a Python float ``a`` is ``0.0`` (a NumPy
-    scalar would make every later operation on it a NumPy one, ~4x slower)."""
-    if facts.dtype(op.args[0]) is not float:
+    scalar would make every later operation on it a NumPy one, ~4x slower);
+    so is ``np.zeros_like(a)`` of a float64 number or a number of a dtype not
+    known (a 0-d array, whose every later operation costs a microsecond; the
+    adjoints it meets give their dtype, and a gradient of a number is a
+    number anyway: docs/semantics.md)."""
+    found = facts.dtype(op.args[0])
+    if found is not float and not (op.prim == "zeros_like" and _float64_number(facts, op)):
         return None
     if op.prim == "getitem":
         index = op.args[1:]
@@ -206,6 +213,14 @@ def _number_like(b, op, facts):
                     for i in index)  # x[()], however it was read
         return op.args[0] if whole else None
     return Const(0.0 if op.prim == "zeros_like" else 1.0)
+
+
+def _float64_number(facts, op):
+    """A number of float64 or of no dtype known (a Python float a loop makes
+    a NumPy one: ``omega = 0.0``, then ``omega + dt * np.sin(theta)``)."""
+    found = facts.dtype(op.args[0])
+    return facts.rank(op.args[0]) == 0 and (
+        found is None or isinstance(found, np.dtype) and found == np.float64)
 
 
 def _columns(b, op, facts):

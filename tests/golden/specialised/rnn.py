@@ -13,26 +13,23 @@ def grad_rnn(W, U, b, xs, target):
     h_bar = h - target  # golden_functions.py:68
     # L66: for t in range(xs.shape[0]):
     b_bar = np.zeros_like(b)
-    U_bar_rows = []
+    t_bar_rows = []
     U_bar_columns = []
-    W_bar_rows = []
     W_bar_columns = []
     for h, xs_part, h_1 in reversed(tape):
         # L67: h = np.tanh(W @ h + U @ xs[t] + b)
         t_bar = (1.0 - h_1 ** 2) * h_bar
         h_bar = t_bar @ W
         b_bar += t_bar
-        U_bar_rows.append(t_bar)
+        t_bar_rows.append(t_bar)
         U_bar_columns.append(xs_part)
-        W_bar_rows.append(t_bar)
         W_bar_columns.append(h)
     # L66: for t in range(xs.shape[0]):
-    if U_bar_rows:
-        U_bar = np.stack(U_bar_rows).T @ np.stack(U_bar_columns)
+    if t_bar_rows:
+        t_bars_t = np.stack(t_bar_rows).T
+        U_bar = t_bars_t @ np.stack(U_bar_columns)
+        W_bar = t_bars_t @ np.stack(W_bar_columns)
     else:
         U_bar = np.zeros_like(U)
-    if W_bar_rows:
-        W_bar = np.stack(W_bar_rows).T @ np.stack(W_bar_columns)
-    else:
         W_bar = np.zeros_like(W)
     return W_bar, U_bar, b_bar
