@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from .version import __version__
 from .optimize.folds import FOLDS
 from .runtime import helpers as runtime
-from .ir.builder import Builder
+from .ir.builder import NUMBERS, Builder
+from .ir.dtypes import spelled_math
 from .ir.reinfer import reinfer
 from .ir.shapes import Facts
 from .emit.emitter import Emitter, free_variables, module_roots
@@ -25,7 +26,7 @@ from .frontend.function import lower_function
 from .ir.trees import is_container, structure
 from .ad.wrt import regroup, resolve_wrt
 from .ad.forward import jvp_function
-from .ir.nodes import Op, walk
+from .ir.nodes import Const, Op, walk
 from .ad.reverse import differentiate
 from .optimize import optimize
 from .optimize.invariants import hoist_invariants
@@ -47,6 +48,7 @@ class Compiled:
     modules: tuple = ()  # other libraries' modules it calls into ("scipy.special")
     containers: tuple = ()  # arguments it may have been given as containers
     library: str | None = None  # the array library it runs on (None: NumPy)
+    numbers: str = "none"  # NumPy's functions of Python numbers with math: "safe", "unsafe"
     timer: StageTimer = field(default_factory=StageTimer, compare=False, repr=False)
 
 
@@ -54,7 +56,7 @@ STAGES = ("lowered", "gradient", "optimized")
 
 
 def compile_gradient(fn, wrt, mode="grad", overrides=None, timer=None, observe=None,
-                     trees=None, signature=None, checks=True):
+                     trees=None, signature=None, checks=True, numbers=False):
     """`Compiled` source of the derivative of ``fn``. ``observe(stage, fn)``,
     if given, sees the IR after each of `STAGES` (and may print it: the next
     stage changes it in place); ``timer`` times the stages (log.py).
@@ -62,7 +64,10 @@ def compile_gradient(fn, wrt, mode="grad", overrides=None, timer=None, observe=N
     (ir/trees.py); a bound method's object is its first parameter's.
     ``signature`` (parameter name -> `ArgSig`) specialises it for arguments
     like those: their number of axes, which have length one, their dtype.
-    ``checks=False``: no runtime checks (emit/unchecked.py)."""
+    ``checks=False``: no runtime checks (emit/unchecked.py). ``numbers``:
+    NumPy's functions of values known to be Python numbers are written with
+    `math` (specialise.py runs the gradient without them where math raises);
+    ``Compiled.numbers`` says whether any was."""
     timer = timer or StageTimer()
     offset = 0
     if hasattr(fn, "__symdiff_for__"):  # a gradient compiled where it is called
@@ -82,7 +87,7 @@ def compile_gradient(fn, wrt, mode="grad", overrides=None, timer=None, observe=N
         # hundreds of nested operations is fine Python, so allow for it.
         sys.setrecursionlimit(max(limit, 20_000))
         compiled = _compile(src, wrt, mode, overrides, timer, observe or _unobserved, trees,
-                            offset, signature, checks)
+                            offset, signature, checks, numbers)
         compiled.timer = timer  # the caller logs it, with the times of its own stages
         return compiled
     except RecursionError:
@@ -115,9 +120,10 @@ def _unobserved(stage, fn):
 
 
 def _compile(src, wrt, mode, overrides, timer, observe, trees=None, offset=0,
-             signature=None, checks=True):
+             signature=None, checks=True, numbers=False):
     builder = Builder(facts=Facts(signature), folds=FOLDS)
     builder.overrides = dict(overrides or {})
+    builder.numbers = NUMBERS if numbers else False
     with timer("lower"):
         ir_fn = lower_function(src, builder, trees)
         reinfer(ir_fn, builder.facts)  # a specialised gradient: patterns through loops
@@ -187,7 +193,23 @@ def _emit(src, mode, ir_fn, grad_fn, builder, wrt_names, checks=True):
     deps = {(id(scope), name): (scope, name, value) for scope, name, value in builder.deps}
     return Compiled(name, text, helpers, free, origin, wrt_names, alias,
                     tuple(deps.values()), tuple(sorted(emitter.modules)),
-                    tuple(sorted(builder.container_uses)), library=library)
+                    tuple(sorted(builder.container_uses)), library=library,
+                    numbers=_wrote_numbers(grad_fn, builder.facts))
+
+
+def _wrote_numbers(fn, facts):
+    """Whether generated code writes a NumPy function of the user's with `math`,
+    and safely: a power of a Python float with an exponent not an integer is
+    complex for a negative base, where NumPy's float64 gives NaN, and no
+    exception would say so (then the gradient keeps NumPy's functions)."""
+    ops = [s for s in walk(fn.body) if isinstance(s, Op)]
+    if not any(op.math == NUMBERS and spelled_math(op, facts) for op in ops):
+        return "none"
+    if any(op.prim == "power" and facts.dtype(op.args[0]) is float and not (
+            isinstance(op.args[1], Const) and isinstance(op.args[1].value, int))
+           for op in ops):
+        return "unsafe"
+    return "safe"
 
 
 def _library(signature, src):

@@ -133,16 +133,55 @@ def gradient_function(compiled, f, wrt, mode, overrides, target=None, checks=Tru
     generic = load_gradient(compiled, f, wrt, mode, overrides)
 
     def compile_for(signature):
+        numbers = mode == "grad" and checks and any(
+            s.kind in ("float", "int") for s in signature.values())
         special = compile_gradient(target or f, wrt, mode, overrides, signature=signature,
-                                   checks=checks)
+                                   checks=checks, numbers=numbers)
         logger.debug("%s: specialised for %s in %.1f ms", special.name, signature,
                      sum(special.timer.times.values()) * 1e3)
-        return load_gradient(special, f, wrt, mode, overrides)
+        if special.numbers == "none":
+            return load_gradient(special, f, wrt, mode, overrides)
+        exact = compile_gradient(target or f, wrt, mode, overrides, signature=signature,
+                                 checks=checks)
+        if special.numbers == "unsafe":
+            return load_gradient(exact, f, wrt, mode, overrides)
+        return with_fallback(load_gradient(special, f, wrt, mode, overrides),
+                             load_gradient(exact, f, wrt, mode, overrides))
     front = dispatcher(generic, compile_for)
     if front is None:
         return generic
     front.__symdiff_source__ = generic.__symdiff_source__
     return _label(front, f, wrt, mode, overrides)
+
+
+def with_fallback(fast, exact):
+    """``fast`` (NumPy's functions of Python numbers as `math`'s: a loop over
+    floats computes in floats, not NumPy scalars), and ``exact`` where math
+    raises (``math.log(0.0)``, ``1.0 / 0.0``, where NumPy gives -inf and
+    inf): the same numbers up to rounding, and NumPy's where they differ."""
+    params = inspect.signature(exact).parameters
+    call = ", ".join(p if params[p].kind != inspect.Parameter.KEYWORD_ONLY else f"{p}={p}"
+                     for p in params)
+    name = exact.__name__
+    source = (f"def {name}{inspect.signature(exact)}:\n"
+              f"    try:\n"
+              f"        return _with_math({call})\n"
+              f"    except (ArithmeticError, ValueError):  # where NumPy gives inf or NaN\n"
+              f"        return _with_numpy({call})\n")
+    filename = source_file(f"{name}.numbers", source)
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = {"_with_math": fast, "_with_numpy": exact, "__name__": "symdiff.generated"}
+    exec(compile(source, filename, "exec"), namespace)
+    fn = namespace[name]
+    for attr in ("__wrapped__", "__wrapped_function__", "__symdiff_wrt__", "__symdiff_mode__",
+                 "__symdiff_overrides__", "__doc__", "__qualname__", "__defaults__",
+                 "__kwdefaults__"):
+        if hasattr(exact, attr):
+            setattr(fn, attr, getattr(exact, attr))
+    fn.__signature__ = inspect.signature(exact)
+    fn.__symdiff_source__ = fast.__symdiff_source__
+    fn.__symdiff_exact__ = exact
+    return fn
 
 
 def load_gradient(compiled, f, wrt, mode, overrides):

@@ -36,6 +36,7 @@ class Builder:
         self.backward = False  # set while the reverse pass builds
         self.note = ""
         self.math = False      # operations made now are written with `math` (see Op.math)
+        self.numbers = False   # NUMBERS: NumPy's functions of Python numbers as math's too
         self.overrides = {}    # prim -> registered gradient name, while lowering
         self.customs = {}      # Var -> how to differentiate a custom_gradient call
         self.modules = set()   # the modules the user's function calls (a rule may too)
@@ -62,7 +63,7 @@ class Builder:
         note = self.note
         op = Op(target, prim, args, tuple(sorted(params.items())), self.loc,
                 note, self.backward, self.overrides.get(prim, ""),
-                self.math and bool(getattr(TABLE.get(prim), "math", ())))
+                _math_flag(self.math or self.numbers, prim))
         op.effect = is_effect(prim)
         self.append(op)
         return target
@@ -206,3 +207,20 @@ _ARITHMETIC = {"add", "subtract", "multiply", "divide", "negative", "power", "sq
                "pass_gradient", "clip", "full_like", "zeros_like"}
 _NAMED_RESULTS = {"stack", "concatenate", "matmul", "dot", "outer", "where", "array",
                   "maximum", "minimum", "clip", "hstack", "vstack"}
+
+
+# Op.math of a NumPy function of Python numbers computed with `math` in a
+# gradient only (specialise.py): it falls back to NumPy's where math raises.
+NUMBERS = "numbers"
+# math's functions of floats that give floats (math.floor gives an int, and
+# math.fabs of an int a float, where NumPy keeps the kind)
+_FLOAT_VALUED = frozenset({"sin", "cos", "tan", "arcsin", "arccos", "arctan", "arctan2",
+                           "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "exp",
+                           "expm1", "log", "log1p", "log2", "log10", "sqrt", "hypot"})
+
+
+def _math_flag(flag, prim):
+    """Op.math of a new ``prim`` operation made under ``flag``."""
+    if not flag or not getattr(TABLE.get(prim), "math", ()):
+        return False
+    return flag if flag is not NUMBERS or prim in _FLOAT_VALUED else False

@@ -38,7 +38,8 @@ class _DeadCode:
         does (``math.log(x)`` of a negative x): kept, even when nothing reads its
         value, so that the gradient raises there too (the derivative, ``1 / x``,
         would not)."""
-        return not self.backward and not op.backward and spelled_math(op, self.facts) and \
+        return not self.backward and not op.backward and op.math is True and \
+            spelled_math(op, self.facts) and \
             not (op.prim in _TOTAL and all(self.facts.dtype(a) is float for a in op.args))
 
     def run(self, fn):
