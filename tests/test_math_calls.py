@@ -332,3 +332,15 @@ def test_a_written_module_imports_math_only_where_it_calls_it(tmp_path, shapes, 
     namespace = {}
     exec(compile(text, str(out), "exec"), namespace)
     assert namespace["grad_f"](0.5) == pytest.approx(math.cos(0.5) * 0.5 + math.sin(0.5))
+
+
+def _math_under_an_array_where(s, c):
+    return np.sum(np.where(c > 0, math.sqrt(s * 2.0), 0.0))
+
+
+def test_a_math_call_under_a_where_of_an_array_mask():
+    """The where's guard (sqrt of np.where(c > 0, s * 2.0, 1.0)) is an array:
+    NumPy's sqrt, not math's (which raised TypeError on it)."""
+    c = np.array([1.0, 2.0, -1.0])
+    assert symdiff.grad(_math_under_an_array_where)(0.125, c) == pytest.approx(4.0)
+    assert symdiff.grad(_math_under_an_array_where)(0.125, -c) == 0.0

@@ -77,17 +77,18 @@ CASE = Case(
     why={
         "cholesky, solve_triangular":
             "the spelling's distances broadcast to (n, n, d) (*f alone*: 0.8-0.9 of the "
-            "whole hand-written gradient, which expands them into one matrix product); "
-            "and the Cholesky adjoint is the general one (Murray 2016: L^T L_bar, then two "
-            "triangular solves) where the hand-written gradient knows this objective's "
-            "dK = (K^-1 - a a^T) / 2 (one triangular solve with the identity, one product); "
-            "at n=10, SciPy's per-call cost (~6 us a solve)",
+            "whole hand-written gradient, which expands them into one matrix product); the "
+            "Cholesky adjoint is two triangular solves with n right-hand sides (the product "
+            "before them is O(n^2): a diagonal and an outer product), where the hand-written "
+            "gradient knows this objective's dK = (K^-1 - a a^T) / 2 (one solve with the "
+            "identity, one product); at n=10, SciPy's per-call cost (~6 us a solve: four "
+            "against one)",
         "cho_factor, cho_solve":
-            "as the cholesky spelling: (n, n, d) distances in the forward pass, the general "
-            "Cholesky adjoint",
+            "as the cholesky spelling: (n, n, d) distances in the forward pass, two "
+            "triangular solves in the Cholesky adjoint",
         "slogdet, solve":
-            "three LU factorisations of K (slogdet, solve, the adjoint's solve with K^T) and "
-            "an inverse for slogdet's gradient, where the hand-written gradient factors K "
-            "once by Cholesky (a general K could not be)",
+            "slogdet's gradient is an inverse by LU (the solve then a product with it), "
+            "where the hand-written gradient factors K once by Cholesky (a general K "
+            "could not be)",
     },
 )

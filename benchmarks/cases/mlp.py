@@ -74,8 +74,8 @@ CASE = Case(
     why={
         "scipy logsumexp":
             "at batch 4 scipy's logsumexp (~20 us) is most of the spelling's own forward "
-            "pass (*f alone*), which the gradient computes; the backward reads its value "
-            "(`np.exp(log_probs)`) and its seed is a number (`Y * (-1.0 / Y.shape[0])`)",
+            "pass (*f alone*); the gradient, which alone reads its value, computes it as "
+            "NumPy's max-shifted form (docs/semantics.md, values only the gradient reads)",
         "softmax probs, np.dot":
             "three `np.dot` adjoints through `np.tensordot` (`_dot_adjoint_a/_b`, 6-7 us "
             "each at batch 4, against ~1 us for `h.T @ d`), and `log(e / sum(e))` "

@@ -60,8 +60,8 @@ def result_dtype(op, facts):
         if shape is not None and shape.prim in ("shape", "array_shape"):
             return int if len(op.args) == 2 and isinstance(op.args[1].value if hasattr(
                 op.args[1], "value") else None, int) else None
-    if op.prim == "where":
-        return promoted(op.args[1:], facts)
+    if op.prim == "where":  # (an array, even of Python numbers: never a Python float)
+        return _as_numpy(promoted(op.args[1:], facts))
     if op.prim == "logsumexp":  # (scipy's: floats of the operands' precision)
         return promoted(op.args, facts, floating=True)
     if "_adjoint_" in op.prim:  # (a product's adjoint: of g and the other operand)
@@ -81,12 +81,20 @@ def result_dtype(op, facts):
     if op.prim in _SAME_DTYPE or type(record.shape) is tuple and record.shape[0] == "like" \
             and op.prim not in _NOT_ARITHMETIC:
         return promoted(op.args[:1], facts)
-    if op.prim in _ARITHMETIC:
-        return promoted(op.args, facts)
+    if op.prim in _ARITHMETIC:  # (NumPy's functions: NumPy values of Python numbers)
+        found = promoted(op.args, facts)
+        return found if op.prim in _PYTHON_OPERATORS else _as_numpy(found)
     if record.shape == ELEMENTWISE and record.formula is not None \
             and op.prim not in _NOT_ARITHMETIC:
         return promoted(op.args, facts, floating=True)
     return None
+
+
+def _as_numpy(found):
+    """The dtype NumPy gives a value of ``found`` (a Python type: a number)."""
+    if isinstance(found, type) and found in PYTHON_NUMBERS:
+        return np.dtype({float: np.float64, int: np.int64, bool: np.bool_}[found])
+    return found
 
 
 def _ufunc_dtype(ufunc, op, record, facts):
@@ -125,6 +133,7 @@ _SAME_DTYPE = frozenset({"getitem", "T", "transpose", "reshape", "expand_dims", 
                          "stop_gradient", "ravel", "copy", "asarray", "flip", "roll",
                          "matrix_transpose", "sum_to", "negative", "abs", "max", "min",
                          "as_columns", "from_columns"})
+_PYTHON_OPERATORS = frozenset({"add", "subtract", "multiply"})  # (+, -, * of numbers)
 _LINEAR_ALGEBRA = frozenset({"solve", "solve_triangular", "cho_solve", "cholesky",
                              "scipy_cholesky", "inv", "pinv", "det", "expm"})
 _ARITHMETIC = frozenset({"add", "subtract", "multiply", "where", "maximum", "minimum",
