@@ -151,7 +151,7 @@ class _Product:
             inside = any(a in self.summed for a in labels)
             if inside and exponent < 0:
                 return False
-            self.factors.append((value, tuple(labels), tuple(drop), exponent, inside))
+            self.factors.append((value, tuple(labels), tuple(drop), exponent, inside, axes))
             seen.update(labels)
         wide = {a for a, entry in enumerate(self.pattern) if entry != 1}
         return wide <= seen
@@ -167,41 +167,54 @@ class _Product:
     def write(self, b, stmt, facts):
         """The operations computing ``stmt``'s value; the last one is it."""
         summed, hint = self.summed, stmt.target.hint
+        keep = stmt.param("keepdims", False)
+        order = [a for a in range(len(self.pattern)) if keep or a not in summed]
         inside = [f for f in self.factors if f[4]]
-        operands = [_squeezed(b, value, drop) for value, _, drop, _, _ in inside]
-        labels = sorted(set().union(*(f[1] for f in inside)) - set(summed))
+        operands = [_squeezed(b, f[0], f[2]) for f in inside]
         if self.contracted:
+            axes = sorted(set().union(*(f[1] for f in inside)) - set(summed))
             letters = string.ascii_lowercase
             text = ",".join("".join(letters[a] for a in f[1]) for f in inside) + "->" + \
-                "".join(letters[a] for a in labels)
+                "".join(letters[a] for a in axes)
             value = _einsum(b, operands, text, facts, hint)
-        else:
+        else:  # (one pattern: a product and a sum)
             value = operands[0]
             for other in operands[1:]:
                 value = b.mul(value, other, hint=hint)
-            axes = tuple(i for i, a in enumerate(inside[0][1]) if a in summed)
-            if axes == tuple(range(len(inside[0][1]))):
-                value = b.op("sum", value, hint=hint)
-            else:
-                value = b.op("sum", value, axis=axes if len(axes) > 1 else axes[0], hint=hint)
-        order = sorted(set(labels).union(*(f[1] for f in self.factors if not f[4])))
-        for value_, labels_, drop, exponent, _ in (f for f in self.factors if not f[4]):
-            part = _spread(b, _squeezed(b, value_, drop), labels_, order)
+            value, axes = _summed(b, value, inside[0][1], summed, keep, hint)
+        outside = []
+        for value_, _, drop, exponent, _, axes_ in (f for f in self.factors if not f[4]):
+            gone = tuple(i for i in drop if axes_[i] not in order)  # (summed, of length one)
+            outside.append((_squeezed(b, value_, gone), [a for i, a in enumerate(axes_)
+                                                          if i not in gone], exponent))
+        union = sorted(set(axes).union(*(part[1] for part in outside)))
+        for part, part_axes, exponent in outside:
             value = (b.mul if exponent > 0 else b.div)(
-                _spread(b, value, tuple(labels), order), part, hint=hint)
-            labels = order
+                _spread(b, value, axes, union), _spread(b, part, part_axes, union), hint=hint)
+            axes = union
         if self.coef == -1:
             value = b.neg(value, hint=hint)
         elif self.coef != 1:
             value = b.mul(Const(self.coef), value, hint=hint)
-        keep = stmt.param("keepdims", False)
-        index = [None if a in summed else slice(None) if a in labels else None
-                 for a in range(len(self.pattern)) if keep or a not in summed]
-        if len(index) != len(labels):  # (axes of length one the product has)
+        if list(axes) != order:  # (axes of length one the product has, or kept)
+            index = [slice(None) if a in axes else None for a in order]
             while index[-1] == slice(None):
                 index.pop()
             value = b.op("getitem", value, *(Const(i) for i in index), hint=hint)
         return value
+
+
+def _summed(b, value, labels, summed, keep, hint):
+    """``value`` (axes ``labels``) summed over the axes ``summed`` has: the
+    sum, and its axes."""
+    axes = tuple(i for i, a in enumerate(labels) if a in summed)
+    if axes == tuple(range(len(labels))) and not keep:
+        value = b.op("sum", value, hint=hint)
+    else:
+        params = {"keepdims": True} if keep else {}
+        value = b.op("sum", value, axis=axes if len(axes) > 1 else axes[0], hint=hint,
+                     **params)
+    return value, [a for a in labels if keep or a not in summed]
 
 
 def _einsum(b, operands, text, facts, hint):
