@@ -158,7 +158,8 @@ def _stacked(b, a, c, keep, hint):
         [0 if not free_c else slice(None)]
     while index and index[-1] == slice(None):
         index.pop()
-    made = b.op("getitem", made, *(Const(i) for i in index), hint=hint)
+    if index:
+        made = b.op("getitem", made, *(Const(i) for i in index), hint=hint)
     return made, tuple(batch + free_a + free_c)
 
 
