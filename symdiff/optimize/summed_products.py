@@ -25,8 +25,8 @@ import string
 
 from ..ir import patterns as pat
 from ..ir.nodes import Const, Op, Var
-from .direct_forms import rewrite, substitute
 from .common_subexpressions import replace_atoms
+from .direct_forms import rewrite, substitute
 from .einsum_pairs import lower_einsum
 from .reads import all_blocks, live_counts
 
@@ -157,6 +157,8 @@ class _Product:
         return wide <= seen
 
     def _worth_it(self):
+        """Whether it saves work: factors of different patterns (a contraction),
+        or operations on the whole product that can act on the sum instead."""
         inside = [f for f in self.factors if f[4]]
         if not inside:
             return False
