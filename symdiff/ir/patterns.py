@@ -167,10 +167,10 @@ def expansion(index, rank):
     one (None, ``:``, ``...``): the axis of the result each axis of ``x``
     is; else None."""
     parts = list(index)
-    if rank is None or parts.count(Ellipsis) > 1 or any(
-            p is not None and p is not Ellipsis and p != slice(None) for p in parts):
+    if rank is None or sum(p is Ellipsis for p in parts) > 1 or any(
+            p is not None and p is not Ellipsis and not _whole(p) for p in parts):
         return None
-    whole = sum(p == slice(None) for p in parts)
+    whole = sum(_whole(p) for p in parts)
     if Ellipsis in parts:
         at = parts.index(Ellipsis)
         parts[at:at + 1] = [slice(None)] * max(rank - whole, 0)
@@ -178,6 +178,10 @@ def expansion(index, rank):
     if sum(p is not None for p in parts) != rank:
         return None
     return tuple(i for i, p in enumerate(parts) if p is not None)
+
+
+def _whole(part):
+    return isinstance(part, slice) and part == slice(None)
 
 
 def matmul(a, b):

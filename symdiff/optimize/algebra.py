@@ -21,7 +21,6 @@ result.
 """
 from __future__ import annotations
 
-from ..ir import patterns as pat
 from ..ir.nodes import Const, If, Op, Var, blocks, use_counts, walk
 from ..ir.primitive import TABLE
 from ..ir.shapes import is_elementwise
@@ -61,8 +60,7 @@ def _numbers_out_of_expansions(fn, facts, counts):
         if inner is None or inner.prim != "multiply" or not inner.backward or inner.effect \
                 or counts.get(inner.target) != 1 or stmt.target in counts and \
                 not counts[stmt.target] or not all(isinstance(a, Const) for a in stmt.args[1:]) \
-                or pat.expansion([a.value for a in stmt.args[1:]],
-                                 facts.rank(inner.target)) is None:
+                or not _adds_axes([a.value for a in stmt.args[1:]]):
             continue
         numbers = [a for a in inner.args if _numeric(a)]
         if len(numbers) != 1:
@@ -71,6 +69,13 @@ def _numbers_out_of_expansions(fn, facts, counts):
         facts.shape[inner.target] = facts.key(stmt.target)  # (inner: x[...]; stmt: c * it)
         inner.prim, inner.args, inner.params = "getitem", (x, *stmt.args[1:]), stmt.params
         stmt.prim, stmt.args, stmt.params = "multiply", (numbers[0], inner.target), ()
+
+
+def _adds_axes(index):
+    """Whether ``x[index]`` only adds axes of length one, whatever ``x``'s rank."""
+    return index.count(Ellipsis) <= 1 and all(
+        p is None or p is Ellipsis or isinstance(p, slice) and p == slice(None)
+        for p in index)
 
 
 class _Region:
