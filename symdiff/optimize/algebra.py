@@ -73,7 +73,7 @@ def _numbers_out_of_expansions(fn, facts, counts):
 
 def _adds_axes(index):
     """Whether ``x[index]`` only adds axes of length one, whatever ``x``'s rank."""
-    return index.count(Ellipsis) <= 1 and all(
+    return sum(p is Ellipsis for p in index) <= 1 and all(
         p is None or p is Ellipsis or isinstance(p, slice) and p == slice(None)
         for p in index)
 
