@@ -20,6 +20,8 @@ SHAPES = {
     "ij,jk,ki->": [(3, 4), (4, 5), (5, 3)], "ij,kj->ik": [(3, 4), (5, 4)],
     "i,ij,j->": [(3,), (3, 4), (4,)], "ijk,k->ij": [(2, 3, 4), (4,)],
     "ab,bc,cd,da->": [(2, 3), (3, 4), (4, 5), (5, 2)], "ij,jk->": [(3, 4), (4, 5)],
+    "nkd,nk->kd": [(6, 3, 2), (6, 3)], "nkd,nke->kde": [(6, 3, 2), (6, 3, 4)],
+    "nab,nb->ba": [(5, 2, 3), (5, 3)], "nkd,nk,k->dk": [(6, 3, 2), (6, 3), (3,)],
 }
 
 
@@ -65,6 +67,18 @@ def test_three_operand_einsum_reads_as_matrix_products():
     assert "X @ A" in text and "[:, None] * X).T @ Z" in text, text
     assert "optimize" not in text, text
     assert_grad(bilinear, df, args)
+
+
+@pytest.mark.parametrize("subscripts", ["nkd,nk->kd", "nkd,nke->kde", "nab,nb->ba"])
+def test_a_sum_over_the_leading_label_is_a_stack_of_matrix_products(subscripts, tmp_path):
+    # k kept by both: K products over n (0.2 ms at 20000 x 8 x 4, 0.56 as an einsum)
+    rng = np.random.default_rng(1)
+    args = [rng.standard_normal(shape) for shape in SHAPES[subscripts]]
+    f = _function(subscripts, len(args), tmp_path)
+    text = symdiff.source(symdiff.grad(f, wrt=(0, 1)), *args)
+    code = "\n".join(line.split("#")[0] for line in text.splitlines())  # (not comments)
+    assert " @ np.transpose(" in code and "[()]" not in code, text
+    assert f"np.einsum({subscripts!r}" not in code, text  # (the adjoints' einsums may stay)
 
 
 def test_einsum_that_broadcasts_a_length_one_axis_is_kept(tmp_path):

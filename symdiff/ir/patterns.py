@@ -162,6 +162,28 @@ def indexed(pattern, index):
     return tuple(out) + tuple(pattern[axis:])
 
 
+def expansion(index, rank):
+    """For ``x[index]`` (``x`` of ``rank`` axes) that only adds axes of length
+    one (None, ``:``, ``...``): the axis of the result each axis of ``x``
+    is; else None."""
+    parts = list(index)
+    if rank is None or sum(p is Ellipsis for p in parts) > 1 or any(
+            p is not None and p is not Ellipsis and not _whole(p) for p in parts):
+        return None
+    whole = sum(_whole(p) for p in parts)
+    if Ellipsis in parts:
+        at = parts.index(Ellipsis)
+        parts[at:at + 1] = [slice(None)] * max(rank - whole, 0)
+    parts += [slice(None)] * (rank - sum(p is not None for p in parts))
+    if sum(p is not None for p in parts) != rank:
+        return None
+    return tuple(i for i, p in enumerate(parts) if p is not None)
+
+
+def _whole(part):
+    return isinstance(part, slice) and part == slice(None)
+
+
 def matmul(a, b):
     """The pattern of ``a @ b`` (NumPy's rules for one or two axes, and
     stacks of matrices); None if not known."""

@@ -21,6 +21,7 @@ from .mask_positions import mask_positions
 from .sums_in_place import sums_in_place
 from .fused_forms import fused_forms
 from .selects import branch_free_selects
+from .summed_products import summed_products
 from .line_order import group_by_line
 from .sinking import sink_into_branches
 from .writes_in_place import writes_in_place
@@ -29,6 +30,7 @@ PASSES = (
     mask_positions,                  # x[m] of a one-axis mask m -> x[m.nonzero()[0]]
     direct_forms,                    # helpers the signature decides -> what they do
     merge_forward_values,            # x[:-1] written twice is one value: x * x a square
+    summed_products,                 # (a * b[:, None]).sum(0) -> b @ a: a contraction
     simplify_regions,                # elementwise regions in normal form (poly.py)
     branch_free_selects,             # np.where against a constant without a branch
     eliminate_common_subexpressions,  # computed twice -> once; pass-throughs -> names

@@ -25,10 +25,10 @@ from ..ir.nodes import Const, If, Op, Var, blocks, use_counts, walk
 from ..ir.primitive import TABLE
 from ..ir.shapes import is_elementwise
 from .common_subexpressions import replace_atoms
-from .dead_code import _DeadCode, _atoms
 from .direct_forms import substitute
 from .kink_algebra import support
 from .poly import Algebra
+from .reads import live_counts
 from .writer import Writer
 
 LIMIT = 64
@@ -38,7 +38,8 @@ _NOT_CALLS = {"pass_gradient", "stop_gradient", "require_float", "require_scalar
 
 def simplify_regions(fn, builder):
     """``fn`` with its backward elementwise regions in normal form."""
-    counts, live = _read_counts(fn), _live_counts(fn)
+    counts, live = _read_counts(fn), live_counts(fn)
+    _numbers_out_of_expansions(fn, builder.facts, counts)
     subst = {}
     for block in [fn.body] + [b for s in walk(fn.body) for b in blocks(s)]:
         _Region(builder, counts, subst, live).run(block)
@@ -46,6 +47,35 @@ def simplify_regions(fn, builder):
         substitute(fn.body, subst)
         fn.result = replace_atoms(fn.result, subst)
     return fn
+
+
+def _numbers_out_of_expansions(fn, facts, counts):
+    """``(c * x)[..., None]`` read once is ``c * x[..., None]``: a getitem ends
+    a region, and the number then joins the region reading it, where it may
+    fold (``-2.0 * (-0.5 * x)[..., None]`` is ``x[..., None]``)."""
+    for stmt in walk(fn.body):
+        if not isinstance(stmt, Op) or stmt.prim != "getitem" or not stmt.backward:
+            continue
+        inner = facts.producer(stmt.args[0])
+        if inner is None or inner.prim != "multiply" or not inner.backward or inner.effect \
+                or counts.get(inner.target) != 1 or stmt.target in counts and \
+                not counts[stmt.target] or not all(isinstance(a, Const) for a in stmt.args[1:]) \
+                or not _adds_axes([a.value for a in stmt.args[1:]]):
+            continue
+        numbers = [a for a in inner.args if _numeric(a)]
+        if len(numbers) != 1:
+            continue
+        x = inner.args[1] if inner.args[0] is numbers[0] else inner.args[0]
+        facts.shape[inner.target] = facts.key(stmt.target)  # (inner: x[...]; stmt: c * it)
+        inner.prim, inner.args, inner.params = "getitem", (x, *stmt.args[1:]), stmt.params
+        stmt.prim, stmt.args, stmt.params = "multiply", (numbers[0], inner.target), ()
+
+
+def _adds_axes(index):
+    """Whether ``x[index]`` only adds axes of length one, whatever ``x``'s rank."""
+    return sum(p is Ellipsis for p in index) <= 1 and all(
+        p is None or p is Ellipsis or isinstance(p, slice) and p == slice(None)
+        for p in index)
 
 
 class _Region:
@@ -319,27 +349,3 @@ class _Cost:
             else:
                 total += self.WEIGHTS.get(s.prim, 1.0)
         return total
-
-
-def _live_counts(fn):
-    """How many times each value is read by what the result needs (a read by
-    an operation nothing needs, a term of the product rule of ``x * x``
-    before common subexpressions were merged, does not count; reads inside
-    loops all do), and the values the result needs."""
-    counts = use_counts(fn)
-    live = _atoms(fn.result)
-    _DeadCode(fn).block(fn.body, live, mutate=False)
-    for stmt in _outside_loops(fn.body):
-        if isinstance(stmt, Op) and stmt.target not in live and not stmt.effect:
-            for a in stmt.args:
-                if isinstance(a, Var) and counts.get(a, 0) > 0:
-                    counts[a] -= 1
-    return counts, live
-
-
-def _outside_loops(stmts):
-    for stmt in stmts:
-        yield stmt
-        if isinstance(stmt, If):
-            yield from _outside_loops(stmt.then)
-            yield from _outside_loops(stmt.orelse)

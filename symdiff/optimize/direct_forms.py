@@ -91,7 +91,7 @@ def _block(stmts, builder, subst):
         if isinstance(stmt, Op):
             stmt.args = tuple(replace_atoms(a, subst) for a in stmt.args)
             lower = _LOWERINGS.get(stmt.prim)
-            made = _rewrite(stmt, builder, lower, subst) if lower is not None else None
+            made = rewrite(stmt, builder, lower, subst) if lower is not None else None
             new += made if made is not None else [stmt]
         else:
             for block in blocks(stmt):
@@ -100,7 +100,7 @@ def _block(stmts, builder, subst):
     stmts[:] = new
 
 
-def _rewrite(stmt, builder, lower, subst):
+def rewrite(stmt, builder, lower, subst):
     """The operations replacing ``stmt`` (its value under its own name), or
     None to keep it."""
     facts = builder.facts

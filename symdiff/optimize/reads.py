@@ -1,8 +1,10 @@
-"""Where the statement lists of a function are, and reading one value
-instead of another everywhere (optimize/writes_in_place.py's copies)."""
+"""Where the statement lists of a function are, how many times what the result
+needs reads each value, and reading one value instead of another everywhere
+(optimize/writes_in_place.py's copies)."""
 from __future__ import annotations
 
-from ..ir.nodes import If, Loop, Op
+from ..ir.nodes import If, Loop, Op, Var, use_counts
+from .dead_code import _DeadCode, _atoms
 
 
 def all_blocks(stmts):
@@ -46,3 +48,27 @@ def _replace_result(value, old, new):
     if isinstance(value, tuple):
         return tuple(_replace_result(v, old, new) for v in value)
     return new if value is old else value
+
+
+def live_counts(fn):
+    """How many times each value is read by what the result needs (a read by
+    an operation nothing needs, a term of the product rule of ``x * x``
+    before common subexpressions were merged, does not count; reads inside
+    loops all do), and the values the result needs."""
+    counts = use_counts(fn)
+    live = _atoms(fn.result)
+    _DeadCode(fn).block(fn.body, live, mutate=False)
+    for stmt in _outside_loops(fn.body):
+        if isinstance(stmt, Op) and stmt.target not in live and not stmt.effect:
+            for a in stmt.args:
+                if isinstance(a, Var) and counts.get(a, 0) > 0:
+                    counts[a] -= 1
+    return counts, live
+
+
+def _outside_loops(stmts):
+    for stmt in stmts:
+        yield stmt
+        if isinstance(stmt, If):
+            yield from _outside_loops(stmt.then)
+            yield from _outside_loops(stmt.orelse)
