@@ -18,14 +18,17 @@ from .direct_forms import substitute
 from .reads import all_blocks
 
 
-def read_only_by_gradient(fn):
+def read_only_by_gradient(fn, live=None):
     """The values only the backward pass reads, through forward values only
     it reads (``log_probs = logits - lse``, read by ``np.exp(log_probs)`` in
-    the backward pass)."""
+    the backward pass). ``live``: the values the result needs, if dead code
+    is still there (its reads do not count)."""
     readers = {}
     for stmts in all_blocks(fn.body):
         for stmt in stmts:
             if isinstance(stmt, Op):
+                if live is not None and stmt.target not in live and not stmt.effect:
+                    continue
                 for arg in stmt.args:
                     if isinstance(arg, Var):
                         readers.setdefault(arg, []).append(stmt)

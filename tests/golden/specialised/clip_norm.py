@@ -11,7 +11,7 @@ def grad_clip_norm(v, w):
     # L40: if n2 > 1:
     if mask:
         # L39: n2 = np.sum(v ** 2)
-        v_bar = (w - v * ((v_1 * w).sum() / sqrt_n2)) / sqrt_n2
+        v_bar = (w - v * (v_1 @ w / sqrt_n2)) / sqrt_n2
     else:
         v_bar = np.copy(w)
     return v_bar, v_1
