@@ -98,3 +98,28 @@ def test_a_slice_all_minus_infinity_is_nan_as_through_scipys_value():
         expected = -np.exp(a - scipy.special.logsumexp(a, axis=-1, keepdims=True))
     assert np.allclose(got[0], expected[0])
     assert np.isnan(got[1]).all() and np.isnan(expected[1]).all()
+
+
+def straight_through(x, y):  # the estimator as JAX and PyTorch users write it
+    q = x + symdiff.stop_gradient(np.floor(x * 8.0) / 8.0 - x)
+    return np.sum((q - y) ** 2)
+
+
+def straight_through_minus(x, y):
+    q = x - symdiff.stop_gradient(x - np.round(x * 4.0) / 4.0)
+    return np.sum(np.sin(q) * y)
+
+
+@pytest.mark.parametrize("f, q, dq", [
+    (straight_through, lambda x: np.floor(x * 8.0) / 8.0, lambda q, y: 2.0 * (q - y)),
+    (straight_through_minus, lambda x: np.round(x * 4.0) / 4.0, lambda q, y: np.cos(q) * y),
+])
+def test_a_straight_through_value_only_the_gradient_reads_is_its_quantized_value(f, q, dq):
+    """x + (q - x) is q up to rounding: the gradient reads q, and computes
+    neither the sum nor the difference (optimize/algebra.py)."""
+    x, y = RNG.normal(size=7), RNG.normal(size=7)
+    code = _code(symdiff.source(symdiff.grad(f), x, y))
+    assert "x + (" not in code and "x - (" not in code, code
+    assert np.allclose(symdiff.grad(f)(x, y), dq(q(x), y), rtol=1e-12, atol=1e-12)
+    value_and_grad = symdiff.value_and_grad(f)
+    assert value_and_grad(x, y)[0] == f(x, y)  # (the caller's value: as written)

@@ -66,6 +66,9 @@ def result_dtype(op, facts):
         return promoted(op.args, facts, floating=True)
     if "_adjoint_" in op.prim:  # (a product's adjoint: of g and the other operand)
         return promoted(op.args, facts)
+    if op.prim == "round":  # (of a Python float: builtins.round's int, or np.round's float)
+        found = facts.dtype(op.args[0])
+        return found if isinstance(found, np.dtype) else None
     if op.prim in _LINEAR_ALGEBRA:  # (floats of the operands' precision, as LAPACK's)
         return promoted(op.args, facts, floating=True)
     if op.prim == "step":  # (a share: 0, 1/2 or 1 in the operands' precision)

@@ -28,6 +28,7 @@ from .common_subexpressions import replace_atoms
 from .direct_forms import substitute
 from .kink_algebra import support
 from .poly import Algebra
+from .gradient_only import read_only_by_gradient
 from .reads import live_counts
 from .writer import Writer
 
@@ -41,8 +42,9 @@ def simplify_regions(fn, builder):
     counts, live = _read_counts(fn), live_counts(fn)
     _numbers_out_of_expansions(fn, builder.facts, counts)
     subst = {}
+    ours = read_only_by_gradient(fn, live[1])  # (forward sums it may read through)
     for block in [fn.body] + [b for s in walk(fn.body) for b in blocks(s)]:
-        _Region(builder, counts, subst, live).run(block)
+        _Region(builder, counts, subst, live, ours).run(block)
     if subst:
         substitute(fn.body, subst)
         fn.result = replace_atoms(fn.result, subst)
@@ -79,8 +81,9 @@ def _adds_axes(index):
 
 
 class _Region:
-    def __init__(self, builder, counts, subst, live):
+    def __init__(self, builder, counts, subst, live, ours=frozenset()):
         self.live_counts, self.live = live
+        self.ours = ours
         self.b = builder
         self.facts = builder.facts
         self.counts = counts
@@ -177,6 +180,7 @@ class _Region:
         algebra = Algebra(limit=LIMIT)
         self.algebra, self.tree, self.kept, self.read_through = algebra, [], [], 0
         self.opened = False  # (a forward value read as its product: t + t, t = 0.5 * v)
+        self.freed = []  # forward sums read through that nothing else reads: then dead
         poly = self.poly(root.target)
         if poly is None or len(poly.terms) > LIMIT or \
                 len(self.tree) < 2 - bool(self.kept or self.opened):
@@ -194,7 +198,8 @@ class _Region:
         cost = _Cost(self.facts)
         before = list({id(op): op for op in self.tree}.values())
         merged = any(op.target in self.merged for op in before)  # (a + a: 2 * a reads better)
-        cheaper = cost(made) < cost(self.tree) or merged and cost(made) <= cost(before)
+        cheaper = cost(made) < cost(self.tree + self.freed) or \
+            merged and cost(made) <= cost(before + self.freed)
         if not cheaper or not self._same_value_kind(result, root.target):
             return None
         return cost(made), made, result, self.tree
@@ -248,13 +253,24 @@ class _Region:
     def _forward(self, atom, depth=4):
         """A forward value that is a constant times another (``0.5 * r``), as
         that product, so it can meet the backward pass's terms; the writer
-        reads the value where it writes that product again."""
+        reads the value where it writes that product again. A sum only the
+        gradient reads, as its terms: ``x + (q - x)`` (a straight-through
+        estimator's value) is ``q`` up to rounding (docs/semantics.md)."""
         A = self.algebra
         made = self.facts.producer(atom) if isinstance(atom, Var) else None
         if made is None or made.backward or depth == 0 or made.effect or \
-                made.prim not in ("multiply", "divide", "negative"):
+                made.prim not in ("multiply", "divide", "negative", "add", "subtract"):
             return A.atom(atom)
         args = made.args
+        if made.prim in ("add", "subtract"):
+            saved = (self.opened, dict(A.forward), dict(A.factors))
+            found = self._sum(atom, depth)
+            if found is None or len(found[0].terms) >= found[1]:  # (only where terms cancel:
+                self.opened, A.forward, A.factors = saved       # x + (q - x) is q; the
+                return A.atom(atom)                             # order atoms come in, kept)
+            self.freed += found[2]
+            self.opened = True
+            return found[0]
         if made.prim == "negative":
             poly = A.neg(self._forward(args[0], depth - 1))
         elif made.prim == "multiply" and any(_numeric(a) for a in args):
@@ -272,6 +288,24 @@ class _Region:
             A.forward.setdefault((single[0], single[1]), atom)
         self.opened = True
         return poly
+
+    def _sum(self, atom, depth):
+        """(normal form, number of terms read, operations nothing else reads)
+        of a forward sum only the gradient reads, through such sums in it."""
+        made = self.facts.producer(atom) if isinstance(atom, Var) else None
+        if made is None or made.prim not in ("add", "subtract") or made.backward or \
+                made.effect or depth == 0 or atom not in self.ours or not all(
+                    isinstance(a, Var) and self.facts.same_shape(a, atom) for a in made.args):
+            poly = self._forward(atom, depth - 1) if depth else self.algebra.atom(atom)
+            return poly, len(poly.terms) if poly is not None else 1, []
+        parts = [self._sum(a, depth - 1) for a in made.args]
+        if any(p[0] is None for p in parts):
+            return None
+        A = self.algebra
+        poly = A.add(parts[0][0], parts[1][0]) if made.prim == "add" else \
+            A.sub(parts[0][0], parts[1][0])
+        freed = [made] if self.live_counts.get(atom) == 1 else []
+        return poly, parts[0][1] + parts[1][1], freed + parts[0][2] + parts[1][2]
 
     def _same_value_kind(self, result, target):
         """The rewritten value has the shape (and, where known, the dtype)."""
