@@ -7,6 +7,7 @@ import sys
 
 import numpy as np
 import pytest
+import scipy.special
 
 import symdiff
 from check_grads import check_grads
@@ -134,3 +135,16 @@ def test_a_loop_does_not_take_the_name_of_a_value_read_after_it():
     x = np.array([1.2, -0.3, 0.7])
     check_grads(loop_after_a_branch, (x,))
     check_grads(loop_after_a_branch, (0.5 * x,))
+
+
+def _two_logsumexps(a, b):
+    first = a - scipy.special.logsumexp(a)
+    return -np.sum(scipy.special.logsumexp(first + b, axis=1))
+
+
+def test_a_name_the_compiler_chose_is_one_values():
+    """Two shifts ("top") are two quantities: top and top_1, never one name
+    reassigned (a user's own name is reassigned as the user did)."""
+    a, b = np.array([0.2, -0.1, 0.4]), np.arange(6.0).reshape(2, 3) / 7
+    source = symdiff.source(symdiff.grad(_two_logsumexps), a, b)
+    assert source.count("    top = ") == 1 and source.count("    top_1 = ") == 1, source

@@ -209,6 +209,8 @@ def assign_names(fn, inlined, fixed, reserved, shared=None, late=None, writes=No
             primal not in names or _TEMPORARY.fullmatch(names[primal]))
         quantity = ("temporary", root.uid) if _TEMPORARY.fullmatch(base) and (
             not named or of_temporary) else base
+        if not named and primal is None:  # (a name the compiler chose: one value's)
+            quantity = ("hint", root.uid)
         item = next((saved[v] for v in group if v in saved), None)
         if item in quantities:  # read back from a tape: the name it was saved under
             base, quantity = names[item], quantities[item]
