@@ -181,7 +181,9 @@ class _Product:
     # ---- writing --------------------------------------------------------------------------
     def write(self, b, stmt, facts):
         """The operations computing ``stmt``'s value; the last one is it."""
-        summed, hint = self.summed, stmt.target.hint
+        # (the last operation takes the sum's name: direct_forms.rewrite; the
+        # ones before it are temporaries, not values of that name)
+        summed, hint = self.summed, None
         keep = stmt.param("keepdims", False)
         order = [a for a in range(len(self.pattern)) if keep or a not in summed]
         inside = [f for f in self.factors if f[4]]
