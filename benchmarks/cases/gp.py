@@ -40,6 +40,16 @@ def gp_slogdet(theta, X, y):  # squared distances by expansion, slogdet and solv
     return 0.5 * y @ np.linalg.solve(K, y) + 0.5 * logdet + 0.5 * len(y) * np.log(2 * np.pi)
 
 
+def gp_expanded(theta, X, y):  # distances by expansion (as scikit-learn), SciPy's factor
+    ell, sf2, sn2 = np.exp(theta[0]), np.exp(2 * theta[1]), np.exp(2 * theta[2])
+    sq = np.sum(X * X, axis=1)
+    sqdist = np.maximum(sq[:, None] + sq[None, :] - 2.0 * (X @ X.T), 0.0)
+    K = sf2 * np.exp(-0.5 * sqdist / ell ** 2) + sn2 * np.eye(len(y))
+    L = scipy.linalg.cholesky(K, lower=True)
+    alpha = scipy.linalg.cho_solve((L, True), y)
+    return 0.5 * y @ alpha + np.sum(np.log(np.diag(L))) + 0.5 * len(y) * np.log(2 * np.pi)
+
+
 def gp_hand(theta, X, y):
     n = len(y)
     ell2, sf2, sn2 = np.exp(2 * theta[0]), np.exp(2 * theta[1]), np.exp(2 * theta[2])
@@ -72,7 +82,8 @@ CASE = Case(
     {"n=10": _args(10, 2), "n=400": _args(400, 3)},
     [Spelling("cholesky, solve_triangular", gp_cholesky),
      Spelling("cho_factor, cho_solve", gp_cho_solve),
-     Spelling("slogdet, solve", gp_slogdet)],
+     Spelling("slogdet, solve", gp_slogdet),
+     Spelling("expanded, scipy cholesky", gp_expanded)],
     needs=("scipy",),
     why={
         "cholesky, solve_triangular":
