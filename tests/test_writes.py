@@ -172,6 +172,23 @@ def test_a_view_that_keeps_its_values_is_copied_where_it_is_made():
     assert "traj[t, :] = " in source and ".copy()" in source
 
 
+def masked_sum_of_a_broadcast_in_a_branch(x):  # the long fuzz run's program, reduced
+    v = np.sum(x) * np.ones(3)
+    if np.max(v) > 100.0:
+        s = 6.0
+    else:
+        s = np.sum(v[v < 0.0]) + v[1]
+    return s * v[0]
+
+
+def test_a_write_in_place_leaves_the_array_it_is_made_from_to_later_readers():
+    # In reverse over reverse, `g_bar[mask] = 0.0` wrote into `_sum_to(g_bar, ...)`,
+    # which is g_bar's own array; g_bar had been copied for a reader moved after
+    # the write (into a branch), but the write was made from the copy too, so
+    # that reader saw zeros: half the second derivative.
+    check_grads(masked_sum_of_a_broadcast_in_a_branch, (np.array([-1.3, -0.4, -0.7]),))
+
+
 def last_wins(x):
     y = np.zeros(2)
     y[[0, 0]] = x[:2]          # NumPy keeps x[1] at position 0
