@@ -1,6 +1,6 @@
 """Defects the long fuzz runs found (2026-11-24, on the codegen2 branch and
-on main after the merges; all three also on main at df38808, before this
-session's changes), kept as strict xfails until fixed."""
+on main after the merges; all three also on main at df38808), as the fuzzer
+wrote them: kept as strict xfails until they were fixed, now tests."""
 import warnings
 
 import numpy as np
@@ -36,9 +36,10 @@ def sqrt_of_a_sum_not_taken(x0, x1, x2):  # as the fuzzer wrote it
     return np.sum(np.where(np.logical_not(np.where(~(np.where((np.sum(x2) * np.ones((1,))) < (np.sum(x2) * np.ones((1,))), (np.sum(x2) * np.ones((1,))), 2.0) >= np.clip(1.5, -0.5, 1.0)), np.clip(0.5, -0.5, 1.0), np.sin((np.sum(v6) * np.ones((1,))))) > 0), 0.0, (np.log(np.where(~(np.where((np.sum(x2) * np.ones((1,))) < (np.sum(x2) * np.ones((1,))), (np.sum(x2) * np.ones((1,))), 2.0) >= np.clip(1.5, -0.5, 1.0)), np.clip(0.5, -0.5, 1.0), np.sin((np.sum(v6) * np.ones((1,)))))) * np.ones((3,)))))  # noqa: E501
 
 
-@pytest.mark.xfail(strict=True, reason="where's untaken side, sqrt of a negative sum "
-                                       "broadcast to another shape, leaks NaN")
 def test_a_broadcast_sum_under_sqrt_on_the_side_not_taken():
+    # (fixed: the side not taken is a loop, `sum(... for k8 in range(1))`, which
+    # no guard reaches; the where's condition is one number, so the loop's
+    # reverse runs only where that side is chosen; reduced in test_where_dataflow.py)
     x0, x1 = np.array([-1.70043529, 0.0]), np.array([-0.20273436, 0.05, -0.5])
     x2 = np.array([[0.56444429, 0.56444429, -1.48030213], [-0.98763185, -1.85625534, 0.0]])
     with warnings.catch_warnings():

@@ -451,6 +451,34 @@ def test_second_derivative_where_one_branch_is_broadcast(scale):
     check_grads(wide_branch, (x,), order=2)
 
 
+# ---- a where on one number is an if for its branches (found by the long fuzz run) -------
+def loop_chosen_by_a_number(x, c):
+    return np.sum(np.where(c > 0.0, sum(np.sqrt(np.sum(x)) * x for k in range(2)), x ** 2))
+
+
+def chosen_by_a_stacked_list(x):  # the condition is one number: the mean of a stack
+    c = np.mean(np.stack([np.min(x) for k in range(2)]), axis=0)
+    root = sum(np.sqrt(np.sum(x) * np.ones((2, 1))) for k in range(1))
+    return np.sum(np.where(c > 0.5, root, np.sum(x) * np.ones((1,))))
+
+
+@pytest.mark.parametrize("x, c", [(np.array([0.3, -1.2]), -1.0), (np.array([0.3, 1.2]), 1.0)],
+                         ids=["not taken", "taken"])
+def test_a_loop_read_only_by_a_branch_of_a_where_on_a_number(x, c):
+    # The loop's reverse, which the branch not taken hands a zero, runs under
+    # `if c > 0.0` (there it met 0 / sqrt(negative): NaN). First order only:
+    # a second derivative differentiates the generic gradient, which does not
+    # know that c is a number (docs/semantics.md, Not covered)
+    check_first_order(loop_chosen_by_a_number, (x, c))
+
+
+@pytest.mark.parametrize("x", [np.array([[0.6, -1.5], [0.2, 0.0]]),
+                               np.array([[0.6, 1.5], [0.7, 0.9]])],
+                         ids=["not taken", "taken"])
+def test_a_where_on_the_mean_of_a_stacked_list_is_on_a_number(x):
+    check_first_order(chosen_by_a_stacked_list, (x,))
+
+
 
 def computed_by_an_if_read_by_a_where(x):
     v5 = np.sqrt(x)

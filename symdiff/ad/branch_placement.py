@@ -33,16 +33,22 @@ def place_in_branches(rev, stmts):
     computes nothing for it: no zero adjoint meets a value that may be NaN
     there (``sqrt(x)`` read only by ``u if c else x``), and no work is
     done. Never into a loop: a value read by a loop's body stays put."""
+    choosing = {s.target: s for s in walk(stmts) if isinstance(s, Op) and s.prim == "where"
+                and isinstance(s.args[0], Var) and rev.facts.is_scalar(s.args[0])}
+    sides = _WhereSides(choosing, rev.guards)
     reads, order, home = _read_places(stmts, lambda v: rev.origin_of(v) in rev.silent,
-                                      rev.differentiable)
+                                      rev.differentiable, sides.of_reads)
     placed = {}  # id(op) -> its place: ((id(If), side), ...)
     either = {}  # id(op) -> (its block's place, the branches reading it)
     ifs = {id(s): s for s in walk(stmts) if isinstance(s, If)}
+    ifs.update((id(s), _Choice(s.args[0])) for s in choosing.values())
     tapes = {t.var for s in walk(stmts) if isinstance(s, Loop) for t in s.writes}
     for op in reversed([s for s in walk(stmts) if isinstance(s, (Op, If, Loop))]):
         made = made_by(op)
         if tapes.intersection(made):
             continue  # a tape's adjoint goes from its reader's loop to its writer's
+        if isinstance(op, Op) and sides.in_cone(op.target):
+            continue  # its adjoint has the where's shape: it stays with the where's
         found = [r for var in made for r in reads.get(var, [])]
         if not found or not any(rev.wants(v) for v in made) or \
                 len(found) != sum(rev.reads.get(rev.origin_of(v), 0) for v in made):
@@ -130,7 +136,8 @@ def _common_branches(rev, tails, ifs, order):
     a loop): at each level, the first of those `if`s in program order
     within the branch chosen above it."""
     chain, candidates, level = [], tails, 0
-    while all(len(t) > level and t[level][1] is not None for t in tails):
+    while all(len(t) > level and t[level][1] is not None and isinstance(ifs[t[level][0]], If)
+              for t in tails):  # (not into a loop, nor a where's branch: only an if's)
         steps = {(rev.cond_key(ifs[t[level][0]].cond), t[level][1]) for t in tails}
         if len(steps) != 1:
             break
@@ -208,13 +215,49 @@ def made_by(stmt):
     return [c.out for c in stmt.carried] + [t.var for t in stmt.writes]
 
 
-def _read_places(stmts, silent, differentiable):
+class _Choice:
+    """A `where` on one number, for what its branches read: an `if` on its
+    condition (a value only one branch reads needs no backward where the
+    other is chosen: differentiated there, its zero adjoint may meet NaN)."""
+
+    def __init__(self, cond):
+        self.cond = cond
+
+
+class _WhereSides:
+    """The branches of the wheres on one number (``choosing``: their results
+    -> them) that reads are in: a where's own reads of its branches, and the
+    reads of the cones its guards made (where_guards.py; the gradient flows
+    through a cone at the where's shape, and leaves it at its reads)."""
+
+    def __init__(self, choosing, guards):
+        self.choosing, self.guards = choosing, guards
+
+    def in_cone(self, var):
+        """The ``(id(where), side)`` of the cone ``var`` is a member of, or None."""
+        cone = self.guards.cone(var)
+        where = self.choosing.get(cone.where) if cone is not None else None
+        if where is None:
+            return None
+        return id(where), "then" if cone.mask is where.args[0] else "orelse"
+
+    def of_reads(self, op):
+        """The branches around each read of ``op``, within its block."""
+        inside = self.in_cone(op.target)
+        outer = (inside,) if inside is not None else ()
+        if op.target in self.choosing:
+            return (outer, outer + ((id(op), "then"),), outer + ((id(op), "orelse"),))
+        return (outer,) * len(op.args)
+
+
+def _read_places(stmts, silent, differentiable, sides):
     """Where each var is read in ``stmts`` by something that can hand it an
     adjoint (not by a condition, a comparison, or what is ``silent``): var ->
     [(path, reader)], a path being the ``(id(If), side)`` branches around the
-    read, outermost first (``(id(Loop), None)`` for a loop's body), and the
-    reader the operation (or loop) reading it, or None. Also each statement's
-    place in program order, and the path of each operation, `if` and loop."""
+    read, outermost first (``(id(Loop), None)`` for a loop's body; ``(id(Op),
+    side)`` for a branch of a where on one number: ``sides``), and the reader
+    the operation (or loop) reading it, or None. Also each statement's place
+    in program order, and the path of each operation, `if` and loop."""
     reads, order, home = {}, {}, {}
 
     def read(atom, path, reader=None):
@@ -228,8 +271,8 @@ def _read_places(stmts, silent, differentiable):
                 home[id(stmt)] = path
                 if not silent(stmt.target) and not stmt.effect and \
                         (stmt.override or differentiable(stmt.prim)):
-                    for a in stmt.args:
-                        read(a, path, stmt)
+                    for a, side in zip(stmt.args, sides(stmt)):
+                        read(a, path + side, stmt)
             elif isinstance(stmt, If):
                 home[id(stmt)] = path
                 for side in ("then", "orelse"):
