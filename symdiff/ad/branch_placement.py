@@ -17,6 +17,7 @@ import itertools
 from ..ir.nodes import (Function, If, Loop, Op, Var, branch_definitions, flatten, saved,
                         use_counts, walk)
 from .loops import runs_at_least_once
+from ..rules.kinks import never_picked
 
 
 def place_in_branches(rev, stmts):
@@ -161,8 +162,8 @@ def silent_values(body, result, differentiable):
     for stmt in walk(body):
         if isinstance(stmt, Op):
             if not stmt.effect and (stmt.override or differentiable(stmt.prim)):
-                reads[stmt.target] = stmt.args
-                for a in stmt.args:
+                reads[stmt.target] = passing(stmt)
+                for a in passing(stmt):
                     read(a)
         elif isinstance(stmt, If):
             for m in stmt.merges:
@@ -188,6 +189,13 @@ def silent_values(body, result, differentiable):
                 if not counts[atom] and atom in reads:
                     todo.append(atom)
     return silent, counts
+
+
+def passing(op):
+    """The operands ``op`` may hand an adjoint to: not the one a `where` on
+    a constant condition never picks."""
+    skipped = never_picked(op)
+    return tuple(a for k, a in enumerate(op.args) if k != skipped)
 
 
 def _loop_reads(loop):
@@ -271,8 +279,10 @@ def _read_places(stmts, silent, differentiable, sides):
                 home[id(stmt)] = path
                 if not silent(stmt.target) and not stmt.effect and \
                         (stmt.override or differentiable(stmt.prim)):
-                    for a, side in zip(stmt.args, sides(stmt)):
-                        read(a, path + side, stmt)
+                    skipped = never_picked(stmt)
+                    for k, (a, side) in enumerate(zip(stmt.args, sides(stmt))):
+                        if k != skipped:
+                            read(a, path + side, stmt)
             elif isinstance(stmt, If):
                 home[id(stmt)] = path
                 for side in ("then", "orelse"):
