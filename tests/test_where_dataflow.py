@@ -255,6 +255,8 @@ def test_jvp_of_the_vjp_of_a_returned_value():
     dot = symdiff.jvp(pullback, wrt=0)(x, cot, t)[1][1]
     expected = _directional(lambda x_: pullback(x_, cot)[1], (x,), 0, t)[0]
     np.testing.assert_allclose(dot, expected, rtol=1e-6, atol=1e-8)
+
+
 # ---- 3. a value read only by the branch not taken ----------------------------------------
 def read_by_the_branch_not_taken(x):
     u = np.sqrt(x)
@@ -477,7 +479,6 @@ def test_a_loop_read_only_by_a_branch_of_a_where_on_a_number(x, c):
                          ids=["not taken", "taken"])
 def test_a_where_on_the_mean_of_a_stacked_list_is_on_a_number(x):
     check_first_order(chosen_by_a_stacked_list, (x,))
-
 
 
 def computed_by_an_if_read_by_a_where(x):
