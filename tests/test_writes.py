@@ -258,6 +258,20 @@ def into_global(x):
     return np.sum(GLOBAL * x[:3])
 
 
+def added_into_a_name_a_branch_may_share(x):  # the long oracle fuzz run (seed 7032), reduced
+    a = x * 2.0
+    y = np.sin(a) if np.sum(x) > 100.0 else a
+    a += 1.0  # NumPy's y is a, changed: 4 * 3 here; not 4 * 2
+    return np.sum(y)
+
+
+def added_into_an_array_a_view_reads(x):
+    a = x * 2.0
+    y = a[0]
+    a += 1.0
+    return np.sum(y)
+
+
 @pytest.mark.parametrize("f, words, hint", [
     (into_argument, ["argument `x`", "caller's array"], "x = x.copy()"),
     (into_alias_of_argument, ["`y`", "argument `x`"], "y = y.copy()"),
@@ -265,6 +279,8 @@ def into_global(x):
     (view_read_after_write, ["`h`", "`g`", "changed in place"], ".copy()"),
     (alias_read_in_loop, ["`first`", "`out`"], ".copy()"),
     (into_global, ["global `GLOBAL`"], "GLOBAL.copy()"),
+    (added_into_a_name_a_branch_may_share, ["`a`", "`y`", "a += 1.0"], "a = a + ..."),
+    (added_into_an_array_a_view_reads, ["`a`", "`y`", "a += 1.0"], "a = a + ..."),
 ])
 def test_what_would_differ_from_numpy_is_refused(f, words, hint):
     with pytest.raises(InPlaceWriteError) as info:
