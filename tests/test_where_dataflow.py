@@ -481,6 +481,22 @@ def test_a_where_on_the_mean_of_a_stacked_list_is_on_a_number(x):
     check_first_order(chosen_by_a_stacked_list, (x,))
 
 
+def guarded_where_on_a_number_read_by_an_if(x):  # the oracle fuzz run (seed 22160), reduced
+    v1 = np.sum(x)
+    v7 = np.where(np.logical_not(v1 < 0.5), v1, np.sqrt(v1))  # NaN where v1 < 0
+    if np.sum(x ** 2) < 0.1:
+        return v7 * 2.0
+    return np.sum(x ** 2)
+
+
+@pytest.mark.parametrize("x", [np.array([-1.0, 0.3]), np.array([0.1, 0.05])],
+                         ids=["not taken", "taken"])
+def test_a_where_on_a_number_read_only_by_an_if_goes_into_the_if(x):
+    # Its cone (sqrt of v1's guarded copy) has adjoints of the where's shape:
+    # it goes where the where goes, into the if, not under the where's side
+    check_first_order(guarded_where_on_a_number_read_by_an_if, (x,))
+
+
 def computed_by_an_if_read_by_a_where(x):
     v5 = np.sqrt(x)
     if np.mean(x) < 0.5:

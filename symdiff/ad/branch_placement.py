@@ -48,8 +48,9 @@ def place_in_branches(rev, stmts):
         made = made_by(op)
         if tapes.intersection(made):
             continue  # a tape's adjoint goes from its reader's loop to its writer's
-        if isinstance(op, Op) and sides.in_cone(op.target):
-            continue  # its adjoint has the where's shape: it stays with the where's
+        # a member of a where's cone has an adjoint of the where's shape: it
+        # goes where the where goes (into an if), never under the where's side
+        cone = isinstance(op, Op) and sides.in_cone(op.target) is not None
         found = [r for var in made for r in reads.get(var, [])]
         if not found or not any(rev.wants(v) for v in made) or \
                 len(found) != sum(rev.reads.get(rev.origin_of(v), 0) for v in made):
@@ -78,8 +79,9 @@ def place_in_branches(rev, stmts):
             continue
         ways = {}  # the branches around each read, up to a loop: by conditions
         for tail in tails:
-            way = _testable(rev, tuple(itertools.takewhile(lambda b: b[1] is not None,
-                                                           tail)), ifs, base)
+            way = _testable(rev, tuple(itertools.takewhile(
+                lambda b: b[1] is not None and not (cone and isinstance(ifs[b[0]], _Choice)),
+                tail)), ifs, base)
             ways.setdefault(tuple((rev.cond_key(ifs[i].cond), side) for i, side in way),
                             way)
         if all(ways) and not any(((k, "then"),) in ways and ((k, "orelse"),) in ways
