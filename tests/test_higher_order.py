@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 import symdiff
+from check_grads import check_grads
 from numeric import numeric_grad
 
 RNG = np.random.default_rng(11)
@@ -272,6 +273,26 @@ def test_second_derivatives_through_nested_ifs(scale):
     for got in (by_reverse, by_forward):
         for g, e in zip(got, expected):
             np.testing.assert_allclose(g, e, rtol=1e-6, atol=1e-8)
+
+
+def _made_on_one_side(x, c):  # the long fuzz run's program, reduced
+    if c > 0.0:
+        v = np.sum(x ** 2) ** 1.5
+    else:
+        v = 0.25
+    for i in range(2):
+        v = 0.5 * v
+    if c < -1.0:
+        return 2.0
+    return v
+
+
+@pytest.mark.parametrize("c", [-2.0, -0.5, 0.5], ids=["neither side read", "else", "then"])
+def test_second_derivatives_of_a_value_made_on_the_side_not_taken(c):
+    """The gradient reads `v`'s parts in an `if c > 0.0` nested in the other
+    side of `if c < -1.0`: the zero adjoint that side gives them is made under
+    `c > 0.0` too (it raised UnboundLocalError where c <= -1.0)."""
+    check_grads(_made_on_one_side, (np.array([1.3, 0.9, -0.7]), c), wrt=(0,))
 
 
 def checked_twice(a, b):

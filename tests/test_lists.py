@@ -153,3 +153,17 @@ def test_appending_in_a_branch_of_the_loop_is_refused():
     with pytest.raises(UnsupportedSyntaxError) as info:
         symdiff.grad(f)
     assert "top level" in info.value.message
+
+
+def stacked_in_a_loop_then_accumulated(x):  # the oracle fuzz run (seed 20339), reduced
+    acc = 0.0
+    for i in range(2):
+        x = np.mean(np.stack([x * 2.0 for k in range(3)]), axis=0)
+        acc = acc + np.cos(x)
+    return np.sum(acc)
+
+
+def test_a_carried_value_a_list_reaches_in_each_iteration_gets_its_backward():
+    # x reaches acc only through the list the inner loop fills: x's carried
+    # adjoint was taken for one that only feeds itself and left out (zero)
+    check_grads(stacked_in_a_loop_then_accumulated, (np.array([[0.1, 0.8], [-0.2, 1.5]]),))

@@ -294,3 +294,16 @@ def test_second_derivatives_through_the_rewritten_code(f, second):
     np.testing.assert_allclose(np.diag(h)[taken], second(x[taken]), rtol=1e-14)
     block = h[taken][:, taken]
     assert np.all(block[~np.eye(len(block), dtype=bool)] == 0.0)
+
+
+def scaled_above_a_bound(x):  # the long oracle fuzz run's program (seed 2914), reduced
+    s = np.sum(x)
+    return np.where(s <= 0.5, 0.0, 2.0 * s)
+
+
+@pytest.mark.parametrize("x", [np.array([-0.56, 0.63, 0.9]), np.array([-0.56, 0.63, 0.2])],
+                         ids=["above", "below"])
+def test_a_mask_product_proven_before_a_fold_swapped_the_sides_is_not_made(x):
+    # where(~m, g, 0.0) was proven a product g * ~m, then folded into
+    # where(m, 0.0, g): written as 0.0 * m, the gradient was 0 where it is 2
+    assert_grad(scaled_above_a_bound, symdiff.grad(scaled_above_a_bound), (x,))

@@ -172,6 +172,23 @@ def test_a_view_that_keeps_its_values_is_copied_where_it_is_made():
     assert "traj[t, :] = " in source and ".copy()" in source
 
 
+def masked_sum_of_a_broadcast_in_a_branch(x):  # the long fuzz run's program, reduced
+    v = np.sum(x) * np.ones(3)
+    if np.max(v) > 100.0:
+        s = 6.0
+    else:
+        s = np.sum(v[v < 0.0]) + v[1]
+    return s * v[0]
+
+
+def test_a_write_in_place_leaves_the_array_it_is_made_from_to_later_readers():
+    # In reverse over reverse, `g_bar[mask] = 0.0` wrote into `_sum_to(g_bar, ...)`,
+    # which is g_bar's own array; g_bar had been copied for a reader moved after
+    # the write (into a branch), but the write was made from the copy too, so
+    # that reader saw zeros: half the second derivative.
+    check_grads(masked_sum_of_a_broadcast_in_a_branch, (np.array([-1.3, -0.4, -0.7]),))
+
+
 def last_wins(x):
     y = np.zeros(2)
     y[[0, 0]] = x[:2]          # NumPy keeps x[1] at position 0
@@ -241,6 +258,20 @@ def into_global(x):
     return np.sum(GLOBAL * x[:3])
 
 
+def added_into_a_name_a_branch_may_share(x):  # the long oracle fuzz run (seed 7032), reduced
+    a = x * 2.0
+    y = np.sin(a) if np.sum(x) > 100.0 else a
+    a += 1.0  # NumPy's y is a, changed: 4 * 3 here; not 4 * 2
+    return np.sum(y)
+
+
+def added_into_an_array_a_view_reads(x):
+    a = x * 2.0
+    y = a[0]
+    a += 1.0
+    return np.sum(y)
+
+
 @pytest.mark.parametrize("f, words, hint", [
     (into_argument, ["argument `x`", "caller's array"], "x = x.copy()"),
     (into_alias_of_argument, ["`y`", "argument `x`"], "y = y.copy()"),
@@ -248,6 +279,8 @@ def into_global(x):
     (view_read_after_write, ["`h`", "`g`", "changed in place"], ".copy()"),
     (alias_read_in_loop, ["`first`", "`out`"], ".copy()"),
     (into_global, ["global `GLOBAL`"], "GLOBAL.copy()"),
+    (added_into_a_name_a_branch_may_share, ["`a`", "`y`", "a += 1.0"], "a = a + ..."),
+    (added_into_an_array_a_view_reads, ["`a`", "`y`", "a += 1.0"], "a = a + ..."),
 ])
 def test_what_would_differ_from_numpy_is_refused(f, words, hint):
     with pytest.raises(InPlaceWriteError) as info:

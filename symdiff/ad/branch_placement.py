@@ -17,6 +17,7 @@ import itertools
 from ..ir.nodes import (Function, If, Loop, Op, Var, branch_definitions, flatten, saved,
                         use_counts, walk)
 from .loops import runs_at_least_once
+from ..rules.kinks import never_picked
 
 
 def place_in_branches(rev, stmts):
@@ -33,16 +34,23 @@ def place_in_branches(rev, stmts):
     computes nothing for it: no zero adjoint meets a value that may be NaN
     there (``sqrt(x)`` read only by ``u if c else x``), and no work is
     done. Never into a loop: a value read by a loop's body stays put."""
+    choosing = {s.target: s for s in walk(stmts) if isinstance(s, Op) and s.prim == "where"
+                and isinstance(s.args[0], Var) and rev.facts.is_scalar(s.args[0])}
+    sides = _WhereSides(choosing, rev.guards)
     reads, order, home = _read_places(stmts, lambda v: rev.origin_of(v) in rev.silent,
-                                      rev.differentiable)
+                                      rev.differentiable, sides.of_reads)
     placed = {}  # id(op) -> its place: ((id(If), side), ...)
     either = {}  # id(op) -> (its block's place, the branches reading it)
     ifs = {id(s): s for s in walk(stmts) if isinstance(s, If)}
+    ifs.update((id(s), _Choice(s.args[0])) for s in choosing.values())
     tapes = {t.var for s in walk(stmts) if isinstance(s, Loop) for t in s.writes}
     for op in reversed([s for s in walk(stmts) if isinstance(s, (Op, If, Loop))]):
         made = made_by(op)
         if tapes.intersection(made):
             continue  # a tape's adjoint goes from its reader's loop to its writer's
+        # a member of a where's cone has an adjoint of the where's shape: it
+        # goes where the where goes (into an if), never under the where's side
+        cone = isinstance(op, Op) and sides.in_cone(op.target) is not None
         found = [r for var in made for r in reads.get(var, [])]
         if not found or not any(rev.wants(v) for v in made) or \
                 len(found) != sum(rev.reads.get(rev.origin_of(v), 0) for v in made):
@@ -71,8 +79,9 @@ def place_in_branches(rev, stmts):
             continue
         ways = {}  # the branches around each read, up to a loop: by conditions
         for tail in tails:
-            way = _testable(rev, tuple(itertools.takewhile(lambda b: b[1] is not None,
-                                                           tail)), ifs, base)
+            way = _testable(rev, tuple(itertools.takewhile(
+                lambda b: b[1] is not None and not (cone and isinstance(ifs[b[0]], _Choice)),
+                tail)), ifs, base)
             ways.setdefault(tuple((rev.cond_key(ifs[i].cond), side) for i, side in way),
                             way)
         if all(ways) and not any(((k, "then"),) in ways and ((k, "orelse"),) in ways
@@ -130,7 +139,8 @@ def _common_branches(rev, tails, ifs, order):
     a loop): at each level, the first of those `if`s in program order
     within the branch chosen above it."""
     chain, candidates, level = [], tails, 0
-    while all(len(t) > level and t[level][1] is not None for t in tails):
+    while all(len(t) > level and t[level][1] is not None and isinstance(ifs[t[level][0]], If)
+              for t in tails):  # (not into a loop, nor a where's branch: only an if's)
         steps = {(rev.cond_key(ifs[t[level][0]].cond), t[level][1]) for t in tails}
         if len(steps) != 1:
             break
@@ -154,8 +164,8 @@ def silent_values(body, result, differentiable):
     for stmt in walk(body):
         if isinstance(stmt, Op):
             if not stmt.effect and (stmt.override or differentiable(stmt.prim)):
-                reads[stmt.target] = stmt.args
-                for a in stmt.args:
+                reads[stmt.target] = passing(stmt)
+                for a in passing(stmt):
                     read(a)
         elif isinstance(stmt, If):
             for m in stmt.merges:
@@ -183,6 +193,13 @@ def silent_values(body, result, differentiable):
     return silent, counts
 
 
+def passing(op):
+    """The operands ``op`` may hand an adjoint to: not the one a `where` on
+    a constant condition never picks."""
+    skipped = never_picked(op)
+    return tuple(a for k, a in enumerate(op.args) if k != skipped)
+
+
 def _loop_reads(loop):
     """What ``loop`` itself reads before it runs (bounds, first values, tapes)
     and at the end of each iteration (updates, saved values, exit tests),
@@ -208,13 +225,49 @@ def made_by(stmt):
     return [c.out for c in stmt.carried] + [t.var for t in stmt.writes]
 
 
-def _read_places(stmts, silent, differentiable):
+class _Choice:
+    """A `where` on one number, for what its branches read: an `if` on its
+    condition (a value only one branch reads needs no backward where the
+    other is chosen: differentiated there, its zero adjoint may meet NaN)."""
+
+    def __init__(self, cond):
+        self.cond = cond
+
+
+class _WhereSides:
+    """The branches of the wheres on one number (``choosing``: their results
+    -> them) that reads are in: a where's own reads of its branches, and the
+    reads of the cones its guards made (where_guards.py; the gradient flows
+    through a cone at the where's shape, and leaves it at its reads)."""
+
+    def __init__(self, choosing, guards):
+        self.choosing, self.guards = choosing, guards
+
+    def in_cone(self, var):
+        """The ``(id(where), side)`` of the cone ``var`` is a member of, or None."""
+        cone = self.guards.cone(var)
+        where = self.choosing.get(cone.where) if cone is not None else None
+        if where is None:
+            return None
+        return id(where), "then" if cone.mask is where.args[0] else "orelse"
+
+    def of_reads(self, op):
+        """The branches around each read of ``op``, within its block."""
+        inside = self.in_cone(op.target)
+        outer = (inside,) if inside is not None else ()
+        if op.target in self.choosing:
+            return (outer, outer + ((id(op), "then"),), outer + ((id(op), "orelse"),))
+        return (outer,) * len(op.args)
+
+
+def _read_places(stmts, silent, differentiable, sides):
     """Where each var is read in ``stmts`` by something that can hand it an
     adjoint (not by a condition, a comparison, or what is ``silent``): var ->
     [(path, reader)], a path being the ``(id(If), side)`` branches around the
-    read, outermost first (``(id(Loop), None)`` for a loop's body), and the
-    reader the operation (or loop) reading it, or None. Also each statement's
-    place in program order, and the path of each operation, `if` and loop."""
+    read, outermost first (``(id(Loop), None)`` for a loop's body; ``(id(Op),
+    side)`` for a branch of a where on one number: ``sides``), and the reader
+    the operation (or loop) reading it, or None. Also each statement's place
+    in program order, and the path of each operation, `if` and loop."""
     reads, order, home = {}, {}, {}
 
     def read(atom, path, reader=None):
@@ -228,8 +281,10 @@ def _read_places(stmts, silent, differentiable):
                 home[id(stmt)] = path
                 if not silent(stmt.target) and not stmt.effect and \
                         (stmt.override or differentiable(stmt.prim)):
-                    for a in stmt.args:
-                        read(a, path, stmt)
+                    skipped = never_picked(stmt)
+                    for k, (a, side) in enumerate(zip(stmt.args, sides(stmt))):
+                        if k != skipped:
+                            read(a, path + side, stmt)
             elif isinstance(stmt, If):
                 home[id(stmt)] = path
                 for side in ("then", "orelse"):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from ..errors import UnsupportedSyntaxError
-from ..ir.nodes import Const, If, Merge, Var
+from ..ir.nodes import Const, If, Merge, Var, branch_definitions, walk
 from ..ir.shapes import SCALAR
 from .branch_placement import made_by
 from .loops import TapeBar
@@ -119,6 +119,32 @@ class BranchReverse:
         self.facts.shape[target] = self.facts.key(bar.like)
         return RowsBar(target, bar.offset, bar.like)
 
+    def _zeros_where_defined(self, var, stmt):
+        """A zero adjoint for ``var`` in a branch of ``stmt``, made under the
+        branches that define ``var`` and do not hold ``stmt`` (a value the
+        gradient made in one side of an `if`, read by a later one on its
+        condition): elsewhere ``var`` does not exist, and its backward, which
+        alone reads the zero, runs there too."""
+        outside = [(owner, side) for owner, side in reversed(self.branch_of.get(var, ()))
+                   if owner is not stmt and not any(s is stmt for s in walk(getattr(owner, side)))
+                   and var in branch_definitions(getattr(owner, side), ((owner, side),))]
+        return self._zeros_under(var, outside, stmt.loc)
+
+    def _zeros_under(self, var, branches, loc):
+        if not branches:
+            return self.zeros(var)
+        (owner, side), rest = branches[0], branches[1:]
+        last = self.b.stmts[-1] if self.b.stmts else None
+        if isinstance(last, If) and last.cond is owner.cond and not last.merges \
+                and last.backward:  # (the zero made just before it: one `if`)
+            with self.b.into(getattr(last, side)):
+                return self._zeros_under(var, rest, loc)
+        with self.b.block() as inner:
+            zero = self._zeros_under(var, rest, loc)
+        sides = (inner, []) if side == "then" else ([], inner)
+        self.b.append(If(owner.cond, *sides, [], loc, backward=True))
+        return zero
+
     def _same_cond(self, a, b):
         return self.cond_key(a) is self.cond_key(b)
 
@@ -148,7 +174,7 @@ class BranchReverse:
             for stmts, out in ((then, then_out), (orelse, else_out)):
                 if var not in out:
                     with self.b.into(stmts):
-                        out[var] = self.zeros(var)
+                        out[var] = self._zeros_where_defined(var, stmt)
                 sides.append(out[var])
             target = Var(var.hint + "_bar")
             merges.append(Merge(target, *sides))

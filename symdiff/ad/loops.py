@@ -126,8 +126,8 @@ def _reached(stmts, reached):
                     reached.add(s.target)
                 elif isinstance(s, If):
                     reached.update(m.target for m in s.merges)
-                elif isinstance(s, Loop):
-                    reached.update(c.out for c in s.carried)
+                elif isinstance(s, Loop):  # (and the lists it fills: np.stack(xs) after it)
+                    reached.update([c.out for c in s.carried] + [t.var for t in s.writes])
     return reached
 
 

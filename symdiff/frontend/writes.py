@@ -131,7 +131,12 @@ def lower_aug_assign(lw, node, prim):
     current = lw.expr(ast.Name(node.target.id, ast.Load(), lineno=node.lineno,
                                col_offset=node.col_offset))
     name, text = node.target.id, ast.unparse(node)
-    others = [n for n, v in lw.env.items() if v is current and n != name]
+    # (a name for a value that may be this array: `w = a if c else v`, then `v += 1`;
+    # of the arrays the function made: an argument's are "still the argument" below)
+    roots = frozenset(r for r in storage(lw, current)[0] if isinstance(r, Var)) \
+        if isinstance(current, Var) else frozenset()
+    others = [n for n, v in lw.env.items()
+              if n != name and (v is current or roots and _holds(lw, v, roots))]
     shared = f"`{others[0]}`" if others else "the caller's array"
     if isinstance(current, Var) and (others or current in lw.b.param_locs):
         what = f"another name for `{others[0]}`" if others else "still the argument"

@@ -47,13 +47,25 @@ class _Pass:
         facts = self.facts
         key = facts.key(op.target)
         if facts.patterns.get(key) is None:
-            found = facts._infer_pattern(op)
+            found = self.stacked(op) if op.prim == "stack_list" else facts._infer_pattern(op)
             if found is not None and found != CONFLICT:
                 self.set_pattern(key, found)
         if op.target not in facts.dtypes:
             found = facts.result_dtype(op)
             if found is not None:
                 self.set_dtype(op.target, found)
+
+    def stacked(self, op):
+        """A list a loop filled, stacked (frontend/lists.py): a first axis of a
+        length not known, then the pattern its values share (the values
+        appended before the loop, each iteration's, and those after)."""
+        before = op.param("before") or 0
+        appended = self.written.get(op.args[before], ())
+        values = [*op.args[:before], *appended[:1], *op.args[before + 1:]]
+        patterns = {self.facts.pattern(v) for v in values}
+        if len(appended) != 1 or len(patterns) != 1 or None in patterns:
+            return None
+        return (None,) + patterns.pop()
 
     def join(self, target, *sources, dtype=True):
         """A value that is one of ``sources``: their pattern and dtype, if they

@@ -64,7 +64,9 @@ def _nested(stmt, defs, products, facts):
     if not isinstance(stmt, Op) or stmt.prim != "where":
         return
     mask = stmt.args[0]
-    proven = stmt.target in products  # (masks.zero_by_product: a product with the mask)
+    # (masks.zero_by_product: a product with the mask) proven for these operands,
+    # not for those a fold swapped since (where(~m, g, 0.0) -> where(m, 0.0, g))
+    proven = products.get(stmt.target) == stmt.args
     for side in (1, 2):
         inner = defs.get(stmt.args[side])
         while inner is not None and inner.prim == "where" and inner.args[0] is mask \

@@ -203,8 +203,8 @@ class _Plan:
             if not self.later(op, pos, path, var):
                 continue
             found = self.views_behind(var, op)
-            if found is None:
-                return False
+            if found is None or found & self.behind(buffer):
+                return False  # (a copy the write's own array is made from takes the write)
             views |= found
         for var in sorted(views, key=lambda v: v.uid):
             self.snapshot(var)
@@ -274,6 +274,17 @@ class _Plan:
                 if more is None:
                     return None
                 found |= more
+        return found
+
+    def behind(self, var):
+        """``var`` and the values its array may be, or view (``_sum_to(g, x)``
+        may be ``g``): copying one of them would copy the array written into."""
+        found, todo = set(), [var]
+        while todo:
+            v = todo.pop()
+            if isinstance(v, Var) and v not in found:
+                found.add(v)
+                todo.extend(self.edges.get(v, ()))
         return found
 
     def descendants(self, op):

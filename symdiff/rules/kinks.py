@@ -12,6 +12,8 @@ the whole gradient.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..ir.nodes import Const, const_value
 from ..ir.primitive import ARRAY, ELEMENTWISE, NEW, Formula, define
 
@@ -22,13 +24,22 @@ KINK_NOTE = "kink policy: ties split the gradient evenly"
 _SMALL = 1e30
 
 
+def never_picked(op):
+    """The operand (1 or 2) a `where` on a constant condition never picks
+    (``np.where(True, a, b)``: b), or None. It gets no gradient at all."""
+    if op.prim != "where" or not isinstance(op.args[0], Const) \
+            or type(op.args[0].value) not in (bool, np.bool_):
+        return None
+    return 2 if op.args[0].value else 1
+
+
 def where_rule(r, op, g):
     """``a`` gets g where cond holds, ``b`` elsewhere. A guarded branch gets g
     whole: its mask is applied where the gradient leaves it (masks.py)."""
     cond, a, b = op.args
     grads = [None, None, None]
     for i, (branch, picked) in enumerate(((a, (g, Const(0.0))), (b, (Const(0.0), g))), 1):
-        if r.wants(branch):
+        if r.wants(branch) and i != never_picked(op):
             whole = r.branch_gradient(op.target, branch, g)
             grads[i] = whole if whole is not None else \
                 r.unbroadcast(r.b.op("where", cond, *picked, hint=branch.hint + "_bar"), branch)
