@@ -952,6 +952,7 @@ def _check_compiled(text, mod, args, outcome, jvp, wrt, df, generated, context):
     for g, a in zip(grads, args):
         assert np.shape(g) == np.shape(a), f"gradient shape {np.shape(g)} != " \
             f"{np.shape(a)}" + context
+    _check_grad_alone(f, args, wrt, grads, context)
 
     if not (finite and not bad and not huge and abs(value) < 1e6):
         outcome.non_finite += 1
@@ -981,6 +982,31 @@ def _check_compiled(text, mod, args, outcome, jvp, wrt, df, generated, context):
     if jvp:
         _check_jvp(f, args, grads, wrt, context)
         outcome.second_order += _check_second_order(mod, args, wrt, context)
+
+
+def _check_grad_alone(f, args, wrt, grads, context):
+    """``grad``'s gradient agrees with ``value_and_grad``'s where that is
+    finite: the values only the gradient reads may be computed another way
+    (NumPy's functions of Python floats as math's, sums as einsums, ...),
+    the same numbers up to rounding (docs/semantics.md), never raising."""
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            alone = symdiff.grad(f, wrt=wrt)(*args)
+    except SymdiffError:
+        return
+    except Exception as err:  # noqa: BLE001
+        raise AssertionError(f"grad raised {type(err).__name__} where value_and_grad "
+                             f"did not: {err}" + context) from err
+    alone = alone if isinstance(alone, tuple) else (alone,)
+    assert len(alone) == len(grads), context
+    for k, (a, g) in enumerate(zip(alone, grads)):
+        if not np.all(np.isfinite(g)):
+            continue
+        scale = 1.0 + np.max(np.abs(g), initial=0.0)
+        np.testing.assert_allclose(
+            a, g, rtol=1e-7, atol=1e-9 * scale,
+            err_msg=f"grad's gradient {k} differs from value_and_grad's" + context)
 
 
 def _check_jvp(f, args, grads, wrt, context):

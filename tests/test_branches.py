@@ -249,3 +249,31 @@ def test_two_ifs_on_one_condition_are_one(first):
     tests = [line for line in body.splitlines() if line.startswith("    if ")]
     assert len(tests) == 2, body  # one forward, one backward
     check_grads(_two_ifs_on_one_test, (x,))
+
+
+def _joins_inside_a_join(x):
+    if x[0] > 0:
+        y = x * 2.0
+    else:
+        y = np.sin(x)
+    if x[0] > 0:
+        if x[1] > 0:
+            z = y * y
+        else:
+            z = y
+        if x[1] > 0:
+            w = z * 3.0
+        else:
+            w = z - np.cos(z)
+    else:
+        w = y
+    return np.sum(w * x)
+
+
+@pytest.mark.parametrize("signs", [(1, 1), (1, -1), (-1, 1), (-1, -1)])
+def test_ifs_joined_inside_joined_ifs(signs):
+    """The inner ifs of the second of two joined ifs are joined once (each
+    statement in one block: a statement twice made CSE loop forever; found by
+    the fuzz run, program 252)."""
+    x = np.array([0.7 * signs[0], 0.4 * signs[1], -1.1])
+    check_grads(_joins_inside_a_join, (x,))

@@ -8,35 +8,47 @@ products sit in one branch and the rows are stacked once.
 """
 from __future__ import annotations
 
-from ..ir.nodes import If, Op, Var
-from .common_subexpressions import eliminate_common_subexpressions
+from ..ir.nodes import If, Op, Var, blocks
+from .common_subexpressions import eliminate_common_subexpressions, replace_atoms
 from .direct_forms import substitute
-from .reads import all_blocks
 
 
 def join_branches(fn, builder):
     """``fn`` with each run of ``if``s on one condition joined."""
-    joined = False
-    for stmts in list(all_blocks(fn.body)):
-        k = 0
-        while k + 1 < len(stmts):
-            first, second = stmts[k], stmts[k + 1]
-            if isinstance(first, If) and isinstance(second, If) and \
-                    isinstance(first.cond, Var) and first.cond is second.cond:
-                _append(first, second)
-                del stmts[k + 1]
-                joined = True
-            else:
-                k += 1
+    joined = _join(fn.body)
     # (what both sides compute twice now, once)
     return eliminate_common_subexpressions(fn, builder) if joined else fn
+
+
+def _join(stmts):
+    """Join the runs in ``stmts``, then in the blocks of what is left (each
+    block once: a joined ``if``'s blocks hold the second's statements)."""
+    joined = False
+    k = 0
+    while k + 1 < len(stmts):
+        first, second = stmts[k], stmts[k + 1]
+        if isinstance(first, If) and isinstance(second, If) and \
+                isinstance(first.cond, Var) and first.cond is second.cond:
+            _append(first, second)
+            del stmts[k + 1]
+            joined = True
+        else:
+            k += 1
+    for stmt in stmts:
+        for block in blocks(stmt):
+            joined = _join(block) or joined
+    return joined
 
 
 def _append(first, second):
     """``second``'s branches after ``first``'s, reading on each side the value
     each of ``first``'s merged values has there."""
-    substitute(second.then, {m.target: m.then for m in first.merges})
-    substitute(second.orelse, {m.target: m.orelse for m in first.merges})
+    sides = ({m.target: m.then for m in first.merges},
+             {m.target: m.orelse for m in first.merges})
+    substitute(second.then, sides[0])
+    substitute(second.orelse, sides[1])
+    for m in second.merges:  # (a value the second passes on unchanged: the first's)
+        m.then, m.orelse = replace_atoms(m.then, sides[0]), replace_atoms(m.orelse, sides[1])
     first.then += second.then
     first.orelse += second.orelse
     first.merges += second.merges
