@@ -74,19 +74,15 @@ CASE = Case(
      Spelling("densities, log(sum)", gmm_densities)],
     why={
         "max-shift":
-            "the spelling broadcasts `X[:, None, :] - means` to (N, K, d), so its forward "
-            "pass alone costs about the whole hand-written gradient (distances by "
-            "expansion, one matrix product; see *f alone*), and its adjoint is an (N, K, d) "
-            "product summed over N where the hand-written gradient has `R.T @ X`; the max "
-            "added back (`m + log(sum(exp(a - m[:, None])))`) gets no gradient",
+            "the spelling broadcasts `X[:, None, :] - means` to (N, K, d): that subtraction "
+            "alone (~1 ms at 20000 x 8 x 4, NumPy's loops over a short last axis) is about "
+            "what the gap is, where the hand-written gradient expands the distances into "
+            "one matrix product (a change of value the compiler does not make); the "
+            "distances are an einsum, the means' adjoint a stack of matrix products",
         "scipy logsumexp":
-            "scipy's logsumexp is most of the spelling's own forward pass at the small "
-            "size (*f alone*), and the gradient computes that forward; the backward reads "
-            "scipy's value (`np.exp(t - lse[:, None])`, nothing else extra); at the large "
-            "size the (N, K, d) broadcast as in the max-shift spelling",
+            "as the max-shift spelling (the gradient computes scipy's logsumexp, which only "
+            "it reads, as NumPy's max-shifted form)",
         "densities, log(sum)":
-            "(N, K, d) broadcasting in the forward pass (*f alone*) and its adjoint "
-            "(`2.0 * t * power_t_bar`, summed back over N), where the hand-written gradient "
-            "uses the responsibilities and `R.T @ X`",
+            "as the max-shift spelling: the (N, K, d) subtraction in the forward pass",
     },
 )
