@@ -123,3 +123,17 @@ def test_a_straight_through_value_only_the_gradient_reads_is_its_quantized_value
     assert np.allclose(symdiff.grad(f)(x, y), dq(q(x), y), rtol=1e-12, atol=1e-12)
     value_and_grad = symdiff.value_and_grad(f)
     assert value_and_grad(x, y)[0] == f(x, y)  # (the caller's value: as written)
+
+
+def half_square_norm(v):
+    return 0.5 * v @ v
+
+
+def test_a_gradient_equal_to_an_argument_is_a_copy_of_it():
+    """The algebra leaves ``v`` for 0.5 * v @ v's gradient: returned as a copy,
+    which the caller may change in place without changing ``v``."""
+    v = RNG.normal(size=4)
+    g = symdiff.grad(half_square_norm)(v)
+    assert np.array_equal(g, v) and g is not v and not np.shares_memory(g, v)
+    g *= 2.0
+    assert not np.array_equal(g, v)

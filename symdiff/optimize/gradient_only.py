@@ -11,7 +11,7 @@ for a later iteration stays as the user wrote it.
 """
 from __future__ import annotations
 
-from ..ir.nodes import If, Loop, Op, Var
+from ..ir.nodes import If, Loop, Op, Var, flatten
 from .common_subexpressions import replace_atoms
 from .dead_code import eliminate_dead_code
 from .direct_forms import substitute
@@ -36,7 +36,7 @@ def read_only_by_gradient(fn, live=None):
                 for atom in _control_reads(stmt):
                     if isinstance(atom, Var):
                         readers.setdefault(atom, []).append(None)
-    kept = {v for v in _flat(fn.result) if isinstance(v, Var)}
+    kept = {v for v in flatten(fn.result) if isinstance(v, Var)}
     only = set()
     changed = True
     while changed:  # (a forward chain: each value's readers decided before it)
@@ -101,11 +101,18 @@ def _shifted_logsumexp(b, op):
                 b.op("squeeze", kept, axis=axis, hint=op.target.hint)
         finally:
             b.backward = saved
+    kept_apart = kept if made[-1].target is not kept else None
+    return under_its_name(b, op, made), kept_apart
+
+
+def under_its_name(b, op, made):
+    """``made``, whose last operation now computes ``op``'s value under
+    ``op``'s name (a rewritten operation keeps its readers)."""
     last = made[-1]
     b.facts.shape[op.target] = b.facts.key(last.target)
     last.target = op.target
     b.facts.defs[op.target] = last
-    return made, (kept if last.target is not kept else None)
+    return made
 
 
 def _control_reads(stmt):
@@ -120,11 +127,3 @@ def _control_reads(stmt):
             yield from (c.init, c.update)
         for tape in stmt.writes:
             yield from tape.items
-
-
-def _flat(value):
-    if isinstance(value, tuple):
-        for v in value:
-            yield from _flat(v)
-    else:
-        yield value

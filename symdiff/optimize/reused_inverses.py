@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from ..ir.nodes import Op
 from .dead_code import eliminate_dead_code
-from .gradient_only import read_only_by_gradient
+from .gradient_only import read_only_by_gradient, under_its_name
 
 
 def reuse_inverses(fn, builder):
@@ -71,8 +71,4 @@ def _product(stmt, inverse, transposed, builder):
             builder.op("matmul", left, stmt.args[1], hint=stmt.target.hint)
         finally:
             builder.backward = saved
-    product = made[-1]
-    builder.facts.shape[stmt.target] = builder.facts.key(product.target)
-    product.target = stmt.target
-    builder.facts.defs[stmt.target] = product
-    return made
+    return under_its_name(builder, stmt, made)
