@@ -216,3 +216,11 @@ ROWS += [
     ("matrix_norm", lambda x: np.linalg.matrix_norm(x, ord="nuc", keepdims=True), (u(2, 3, 2),)),
     ("matrix_norm", lambda x: np.linalg.matrix_norm(x, ord=-INF), (u(3, 2),)),
 ]
+
+ROWS += [
+    # ---- the inverse from a Cholesky factor (LAPACK's potri; the other triangle is c's) ----
+    ("dpotri", lambda c: scipy.linalg.lapack.dpotri(c, lower=1)[0],
+     (np.linalg.cholesky(spd()) + np.triu(u(3, 3), 1),)),
+    ("dpotri", lambda c: scipy.linalg.lapack.dpotri(c)[0],
+     (np.linalg.cholesky(spd()).T + np.tril(u(3, 3), -1),)),
+]

@@ -183,14 +183,63 @@ def cho_factor_upper(K, y):  # the upper factor: the whole product, both triangl
 
 
 @pytest.mark.parametrize("f", [chol_logdet_scipy, chol_logdet_numpy, cho_solve_logdet])
-def test_a_structured_factor_gradient_is_multiplied_term_by_term(f):
-    """log(diag(L)) gives L_bar a diagonal, a solve a masked outer product:
-    L^T L_bar is then a column scaling and matrix-vector products, O(n^2)."""
+def test_a_gaussian_log_density_factor_gradient_needs_no_solve_with_n_columns(f):
+    """log(diag(L)) gives L_bar c / diag(L), whose part of the adjoint is
+    c K^-1 (LAPACK's potri from the factor, NumPy's inverse of L); a quadratic
+    form through a solve a symmetric outer product: K_bar is K^-1 - a a^T on
+    the lower triangle, as a hand-written GP gradient has it."""
     args = (_spd(6), RNG.normal(size=6))
     code = _code(symdiff.source(symdiff.grad(f, wrt=0), *args))
-    assert "L_bar" not in code and "* lower)" not in code, code
-    assert "/ np.diag(" in code and "(1.0 - lower)" not in code, code
+    assert "L_bar" not in code and "phi" not in code and "(1.0 - lower)" not in code, code
+    assert ("scipy.linalg.lapack.dpotri(" in code) != (f is chol_logdet_numpy), code
+    assert ("np.linalg.inv(L)" in code) == (f is chol_logdet_numpy), code
     check_grads(f, args, wrt=(0, 1))
+    check_grads(f, (np.float32(1.0) * args[0], args[1]), wrt=(0, 1))
+
+
+def test_the_inverse_from_a_factor_has_the_precision_of_the_factor():
+    K, y = _spd(5).astype(np.float32), RNG.normal(size=5).astype(np.float32)
+    code = _code(symdiff.source(symdiff.grad(chol_logdet_scipy, wrt=0), K, y))
+    assert "scipy.linalg.lapack.spotri(" in code, code
+    got = symdiff.grad(chol_logdet_scipy, wrt=0)(K, y)
+    assert got.dtype == np.float32
+    exact = symdiff.grad(chol_logdet_scipy, wrt=0)(K.astype(float), y.astype(float))
+    assert np.allclose(got, exact, rtol=1e-3, atol=1e-4)
+
+
+def test_spotri_has_the_derivatives_of_dpotri_to_float32_precision():
+    c = np.linalg.cholesky(_spd(4)) + np.triu(RNG.normal(size=(4, 4)), 1)
+
+    def single(c):
+        return np.sum(np.sin(scipy.linalg.lapack.spotri(c, lower=1)[0]))
+
+    def double(c):
+        return np.sum(np.sin(scipy.linalg.lapack.dpotri(c, lower=1)[0]))
+    assert np.allclose(symdiff.grad(single)(c), symdiff.grad(double)(c), rtol=1e-4, atol=1e-5)
+    direction = RNG.normal(size=(4, 4))
+    assert np.isclose(symdiff.jvp(single)(c, direction)[1], symdiff.jvp(double)(c, direction)[1],
+                      rtol=1e-4, atol=1e-5)
+
+
+def test_the_closed_forms_have_second_derivatives():
+    """The gradient with the closed forms (potri where specialised; the
+    generic one, which second derivatives read, solves with the identity),
+    in both modes, against central differences of the gradient (potri's own
+    rules: its rows in rows_linalg.py)."""
+    def log_det_only(K):
+        L = np.linalg.cholesky(K)
+        v = scipy.linalg.solve_triangular(L, K[:, 0], lower=True)
+        return np.sum(np.log(np.diag(L))) + 0.5 * v @ v
+    K = _spd(5)
+    gradient = symdiff.grad(log_det_only)
+    assert "dpotri(" in symdiff.source(gradient, K)
+    direction, weights = _spd(5) / 10, RNG.normal(size=(5, 5))
+    h = 1e-6
+    expected = (gradient(K + h * direction) - gradient(K - h * direction)) / (2 * h)
+    _, tangent = symdiff.jvp(gradient)(K, direction)
+    assert np.allclose(tangent, expected, rtol=1e-5, atol=1e-7)
+    _, back = symdiff.vjp(gradient)(K, weights)
+    assert np.isclose(np.sum(back * direction), np.sum(weights * expected), rtol=1e-5)
 
 
 @pytest.mark.parametrize("f", [chol_general, cho_factor_upper])

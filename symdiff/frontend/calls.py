@@ -215,6 +215,8 @@ def primitive_of(obj):
     name = getattr(obj, "__name__", None)
     if not isinstance(name, str) or _is_python_builtin(obj):
         return None
+    if type(obj).__name__ == "fortran":  # (f2py's LAPACK wrappers: "function dpotri")
+        name = name.rpartition(" ")[2]
     for module_name in function_modules():  # (np.linalg.outer is not np.outer)
         module = sys.modules.get(module_name)
         if module is not None and getattr(module, name, None) is obj:

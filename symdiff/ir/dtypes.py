@@ -42,6 +42,10 @@ def spelled_math(op, facts):
         for found in map(facts.dtype, op.args))
 
 
+# NumPy's functions that make an array of a dtype given by keyword (float64 if not)
+_FILLED = frozenset({"zeros", "ones", "empty", "full", "eye", "identity", "tri"})
+
+
 def result_dtype(op, facts):
     record = TABLE.get(op.prim)
     if record is None:
@@ -69,11 +73,17 @@ def result_dtype(op, facts):
     if op.prim == "round":  # (of a Python float: builtins.round's int, or np.round's float)
         found = facts.dtype(op.args[0])
         return found if isinstance(found, np.dtype) else None
+    if op.prim == "output" and op.param("index") == 0:  # (cho_factor's c, potri's inverse)
+        made = facts.producer(op.args[0])
+        if made is not None and made.prim == "cho_factor":
+            return promoted(made.args, facts, floating=True)
+        if made is not None and made.prim in _LAPACK_PRECISION:
+            return np.dtype(_LAPACK_PRECISION[made.prim])
     if op.prim in _LINEAR_ALGEBRA:  # (floats of the operands' precision, as LAPACK's)
         return promoted(op.args, facts, floating=True)
     if op.prim == "step":  # (a share: 0, 1/2 or 1 in the operands' precision)
         return promoted(op.args, facts, floating=True)
-    if op.prim == "npcall" and op.param("func") in ("zeros", "ones", "empty", "full"):
+    if op.prim == "npcall" and op.param("func") in _FILLED:
         given = dict(op.param("kwargs")).get("dtype", None if op.param("func") == "full"
                                               else float)
         return np.dtype(given) if given is not None else None
@@ -139,6 +149,7 @@ _SAME_DTYPE = frozenset({"getitem", "T", "transpose", "reshape", "expand_dims", 
 _PYTHON_OPERATORS = frozenset({"add", "subtract", "multiply"})  # (+, -, * of numbers)
 _LINEAR_ALGEBRA = frozenset({"solve", "solve_triangular", "cho_solve", "cholesky",
                              "scipy_cholesky", "inv", "pinv", "det", "expm"})
+_LAPACK_PRECISION = {"dpotri": "float64", "spotri": "float32"}  # (LAPACK casts to it)
 _ARITHMETIC = frozenset({"add", "subtract", "multiply", "where", "maximum", "minimum",
                          "matmul", "dot", "clip", "fmax", "fmin", "einsum", "outer",
                          "inner", "vdot", "tensordot", "kron", "concatenate", "stack"})

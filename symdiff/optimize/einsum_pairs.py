@@ -134,10 +134,30 @@ def _contract(b, a, c, keep, final, hint):
     out = final if final is not None else \
         tuple(x for x in dict.fromkeys(la + lc) if x in keep)
     summed = (set(la) & set(lc)) - keep
+    if la == lc and not out and len(set(la)) == len(la) > 1 and real_floats(b, va, vc):
+        return full_contraction(b, va, vc, hint), out
     value = b.op("einsum", va, vc, subscripts="".join(la) + "," + "".join(lc) + "->" +
                  "".join(out), optimize=bool(summed) and not (set(la) & set(lc) & keep),
                  hint=hint)
     return value, out
+
+
+def full_contraction(b, a, c, hint=None):
+    """The sum of ``a * c`` (real arrays of one shape, two axes or more; of
+    vectors ``a @ c`` says it): np.trace where one is an identity matrix,
+    else np.vdot (BLAS's dot, no einsum path to search)."""
+    for x, y in ((a, c), (c, a)):
+        made = b.facts.producer(x)
+        if made is not None and made.prim == "npcall" and made.param("func") == "eye" and \
+                len(made.args) == 1 and all(k == "dtype" for k, _ in made.param("kwargs")) \
+                and b.facts.rank(y) == 2:
+            return b.op("trace", y, hint=hint)
+    return b.op("vdot", a, c, hint=hint)
+
+
+def real_floats(b, *atoms):
+    """Whether the atoms are surely real floats (np.vdot conjugates complex ones)."""
+    return all(getattr(b.facts.dtype(a), "kind", "") == "f" for a in atoms)
 
 
 def _stacked(b, a, c, keep, hint):

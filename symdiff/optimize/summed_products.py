@@ -27,7 +27,7 @@ from ..ir import patterns as pat
 from ..ir.nodes import Const, Op, Var
 from .common_subexpressions import replace_atoms
 from .direct_forms import rewrite, substitute
-from .einsum_pairs import lower_einsum
+from .einsum_pairs import full_contraction, lower_einsum, real_floats
 from .gradient_only import read_only_by_gradient
 from .reads import all_blocks, live_counts
 
@@ -241,6 +241,10 @@ def _summed(b, value, labels, summed, keep, hint):
 
 def _einsum(b, operands, text, facts, hint):
     """``np.einsum(text, *operands)``, as einsum_pairs.py writes it."""
+    terms = text.split("->")[0].split(",")
+    if text.endswith("->") and len(operands) == 2 and terms[0] == terms[1] and \
+            len(set(terms[0])) == len(terms[0]) > 1 and real_floats(b, *operands):
+        return full_contraction(b, *operands, hint=hint)
     with b.block() as scratch:
         b.op("einsum", *operands, subscripts=text, optimize=False, hint=hint)
     op = scratch[-1]

@@ -27,6 +27,7 @@ from __future__ import annotations
 from ..ir.nodes import Const
 from ..ir.primitive import ARRAY, NEW, SCALAR, define, like
 from .linalg import transposed
+from .cholesky_closed_forms import closed_forms
 from .triangular_products import is_lower_triangular, lower_part_of_lt_times
 
 
@@ -44,13 +45,27 @@ def matrix_size(b, a):
 
 def tri(b, n, k=0):
     """``np.tri(n, k=k)``: ones on and below the k-th diagonal."""
-    return b.op("npcall", n, func="tri", kwargs=(("k", k),) if k else (), hint="lower")
+    kwargs = ((("k", k),) if k else ()) + mask_dtype(b, n)
+    return b.op("npcall", n, func="tri", kwargs=kwargs, hint="lower")
 
 
 def lower_half(b, n):
     """The lower triangle with half the diagonal (Murray's Phi as a mask)."""
-    eye = b.op("npcall", n, func="eye", kwargs=(), hint="eye")
+    eye = b.op("npcall", n, func="eye", kwargs=mask_dtype(b, n), hint="eye")
     return b.sub(tri(b, n), b.mul(Const(0.5), eye), hint="lower_half")
+
+
+def mask_dtype(b, n):
+    """``dtype=`` for a mask of the matrices whose size is ``n``, where they
+    are known to be of a lower precision than float64 (which the mask's
+    product with them would be)."""
+    size = b.facts.producer(n)
+    shape = b.facts.producer(size.args[0]) if size is not None and size.prim == "getitem" \
+        else None
+    found = b.facts.dtype(shape.args[0]) if shape is not None and shape.prim == "shape" \
+        else None
+    return (("dtype", found.name),) if getattr(found, "kind", "") == "f" and \
+        found.itemsize < 8 else ()
 
 
 def _columns(b, v, rhs):
@@ -172,16 +187,24 @@ def read_triangle(b, mask, lower):
 def _cholesky_adjoint(b, f, g, a):
     """A's gradient from the factor's (Murray 2016): with P = Phi(L^T L_bar),
     S = L^-T P L^-1, the symmetric gradient is (S + S^T) / 2; on the triangle
-    read, the off-diagonal entries carry both halves."""
+    read, the off-diagonal entries carry both halves. The terms of L_bar with
+    a closed form skip the solves (cholesky_closed_forms.py)."""
     half = lower_half(b, matrix_size(b, a))
     l_bar = g if f.lower else transposed(b, g)
-    if f.lower and b.facts.rank(a) == 2:  # (term by term: triangular_products.py)
-        product = lower_part_of_lt_times(b, transposed(b, f.L), l_bar)
+    known, product = None, None
+    if f.lower and b.facts.rank(a) == 2:
+        known, rest = closed_forms(b, f, l_bar, a)
+        if rest:
+            product = lower_part_of_lt_times(b, transposed(b, f.L), rest, f)
     else:
         product = b.op("matmul", transposed(b, f.L), l_bar)
-    phi = b.mul(product, half, hint="phi")
-    s_t = f.solve_lt(transposed(b, f.solve_lt(phi, hint="lt_phi")))  # (L^-T phi L^-1)^T
-    return b.mul(b.add(s_t, transposed(b, s_t)), read_triangle(b, half, f.lower))
+    both = known
+    if product is not None:
+        phi = b.mul(product, half, hint="phi")
+        s_t = f.solve_lt(transposed(b, f.solve_lt(phi, hint="lt_phi")))  # (L^-T phi L^-1)^T
+        solved = b.add(s_t, transposed(b, s_t))
+        both = solved if known is None else b.add(known, solved)
+    return b.mul(both, read_triangle(b, half, f.lower))
 
 
 def _cholesky_tangent(b, f, da, a):
