@@ -251,3 +251,25 @@ def test_other_factor_gradients_are_multiplied_whole(f):
     h, u = 1e-9, _spd(5) / 50
     expected = (f(ill[0] + h * u, ill[1]) - f(ill[0] - h * u, ill[1])) / (2 * h)
     assert np.isclose(np.sum(got * u), expected, rtol=1e-4)
+
+
+def _quadratic_cho(K, y):
+    c = scipy.linalg.cho_factor(K, lower=True)
+    return 0.5 * y @ scipy.linalg.cho_solve(c, y)
+
+
+def _bilinear_cho(K, y, z):
+    c = scipy.linalg.cho_factor(K, lower=True)
+    return y @ scipy.linalg.cho_solve(c, z)
+
+
+def test_a_quadratic_form_s_solve_adjoint_is_its_solution():
+    """``y @ K^-1 y``: K is symmetric, so the solve's adjoint of k y is k times
+    the solution (no second cho_solve); ``y @ K^-1 z`` still solves."""
+    K, y, z = _spd(5), RNG.normal(size=5), RNG.normal(size=5)
+    code = _code(symdiff.source(symdiff.grad(_quadratic_cho, wrt=(0, 1)), K, y))
+    assert code.count("cho_solve(") == 1, code
+    check_grads(_quadratic_cho, (K, y), wrt=(0, 1))
+    code = _code(symdiff.source(symdiff.grad(_bilinear_cho, wrt=(0, 1, 2)), K, y, z))
+    assert code.count("cho_solve(") == 2, code
+    check_grads(_bilinear_cho, (K, y, z), wrt=(0, 1, 2))

@@ -96,6 +96,13 @@ def _symmetric_product_part(b, f, found, i, taken):
     u, w = pair
     if u == w:
         return b.op("matmul", u, b.op("matrix_transpose", u))
+    k = multiple(b, u, w)
+    if k is not None:  # (u = k w: the pair is 2 k w w^T)
+        for j in range(i + 1, len(found)):
+            if j not in taken and found[j][0] == found[i][0] and \
+                    _column_row_factor(b, f, found[j][1]) == (w, u):
+                taken.add(j)
+                return b.mul(Const(2.0 * k), b.op("matmul", w, b.op("matrix_transpose", w)))
     for j in range(i + 1, len(found)):
         if j not in taken and found[j][0] == found[i][0] and \
                 _column_row_factor(b, f, found[j][1]) == (w, u):

@@ -27,7 +27,7 @@ from __future__ import annotations
 from ..ir.nodes import Const
 from ..ir.primitive import ARRAY, NEW, SCALAR, define, like
 from .linalg import transposed
-from .cholesky_closed_forms import closed_forms
+from .cholesky_closed_forms import closed_forms, multiple
 from .triangular_products import is_lower_triangular, lower_part_of_lt_times
 
 
@@ -109,19 +109,25 @@ define("from_columns(v, b)", ("helper", "_from_columns"), NEW, reverse=from_colu
        linear=(0,), result=ARRAY, pattern=_columns_pattern)
 
 
-def _rhs_adjoints(r, op, g, solve_transposed, matrix_bar):
+def _rhs_adjoints(r, op, g, solve_transposed, matrix_bar, symmetric=False):
     """The adjoints of a solve ``x = S(matrix) b``: b gets ``S^T g`` (what
     ``solve_transposed`` makes of matrices), the matrix what ``matrix_bar``
-    makes of (that, x), both as matrices."""
+    makes of (that, x), both as matrices. ``symmetric``: S is (S^T = S), so
+    where g is k b, as in a quadratic form ``b @ S b``, S^T g is k x."""
     a, rhs = op.args[0], op.args[1]
     if not (r.wants(a) or r.wants(rhs)):
         return [None, None]
-    rhs_bar = solve_transposed(_columns(r.b, g, rhs))
+    k = multiple(r.b, g, rhs) if symmetric else None
+    x = _columns(r.b, op.target, rhs) if k is not None or r.wants(a) else None
+    if k is not None:
+        rhs_bar = r.b.mul(Const(k), x, hint="rhs_bar")
+    else:
+        rhs_bar = solve_transposed(_columns(r.b, g, rhs))
     grads = [None, None]
     if r.wants(rhs):
         grads[1] = r.unbroadcast(r.b.op("from_columns", rhs_bar, rhs), rhs)
     if r.wants(a):
-        grads[0] = r.unbroadcast(matrix_bar(rhs_bar, _columns(r.b, op.target, rhs)), a)
+        grads[0] = r.unbroadcast(matrix_bar(rhs_bar, x), a)
     return grads
 
 
@@ -310,7 +316,7 @@ def cho_solve_rule(r, op, g):
                             b.op("matmul", b.op("matmul", clean, x), transposed(b, rhs_bar)))
         return b.neg(b.mul(product, mask))
     return _rhs_adjoints(r, op, g, lambda cols: _cho_solve(r.b, c, cols, lower, "rhs_bar"),
-                         factor_bar)
+                         factor_bar, symmetric=True)
 
 
 def cho_solve_tangent(b, op, dargs):
