@@ -273,3 +273,27 @@ def test_a_quadratic_form_s_solve_adjoint_is_its_solution():
     code = _code(symdiff.source(symdiff.grad(_bilinear_cho, wrt=(0, 1, 2)), K, y, z))
     assert code.count("cho_solve(") == 2, code
     check_grads(_bilinear_cho, (K, y, z), wrt=(0, 1, 2))
+
+
+@pytest.mark.parametrize("f", [chol_logdet_scipy, chol_logdet_numpy, cho_solve_logdet,
+                               _quadratic_cho])
+def test_the_closed_forms_hold_on_an_ill_conditioned_matrix(f):
+    """K with condition number 1e8: the gradient against K^-1 - a a^T (a
+    quadratic form alone: -a a^T) on the lower triangle, half on the
+    diagonal, a = K^-1 y, computed with 40 digits by mpmath (independent of
+    NumPy's and LAPACK's rounding)."""
+    import mpmath
+    n = 5
+    q, _ = np.linalg.qr(RNG.normal(size=(n, n)))
+    K = (q * np.logspace(0, -8, n)) @ q.T
+    K = 0.5 * (K + K.T)
+    y = RNG.normal(size=n)
+    with mpmath.workdps(40):
+        inverse = mpmath.matrix(K.tolist()) ** -1
+        a = inverse * mpmath.matrix(y.tolist())
+        exact = -(a * a.T) if f is _quadratic_cho else inverse - a * a.T
+        exact = np.array(exact.tolist(), dtype=float)
+    expected = exact * (np.tri(n) - 0.5 * np.eye(n))
+    got = symdiff.grad(f, wrt=0)(K, y)
+    error = np.max(np.abs(got - expected)) / np.max(np.abs(expected))
+    assert error <= 2e-8, error  # (the condition number times float64's epsilon)
