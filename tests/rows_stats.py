@@ -127,10 +127,27 @@ def dirichlet_in_alpha(alpha):
     return stats.dirichlet.logpdf(DIRICHLET_X, alpha)
 
 
+def summed_gaussian(x, mean, factor):  # np.sum's gradient: one number for every sample
+    return np.sum(gaussian(x, mean, factor))
+
+
+def summed_one_component(x, mean, scale):  # a 1 x 1 covariance: a vector is n samples
+    cov = np.reshape(scale ** 2 + 0.5, (1, 1))
+    return np.sum(stats.multivariate_normal.logpdf(x, mean, cov))
+
+
 with own_draws(1730):
     ROWS += [
         ("multivariate_normal_logpdf", gaussian, (u(4, 3), u(3), u(3, 3))),
         ("multivariate_normal_logpdf", gaussian, (u(3), u(3), u(3, 3))),
         ("multivariate_normal_logpdf", gaussian_frozen, (u(2, 3), u(3, 3))),
         ("dirichlet_logpdf", dirichlet_in_alpha, (pos(3, lo=0.5, hi=3.0),)),
+    ]
+
+with own_draws(1731):
+    ROWS += [
+        ("multivariate_normal_logpdf", summed_gaussian, (u(4, 3), u(3), u(3, 3))),
+        ("multivariate_normal_logpdf", summed_gaussian, (u(1, 3), u(3), u(3, 3))),
+        ("multivariate_normal_logpdf", summed_gaussian, (u(2, 4, 3), u(3), u(3, 3))),
+        ("multivariate_normal_logpdf", summed_one_component, (u(5), u(1), u(1))),
     ]

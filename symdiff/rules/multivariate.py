@@ -2,13 +2,18 @@
 and dirichlet, with array rules (a sample is a vector, not an entry).
 
 multivariate_normal.logpdf(x, mean, cov): x is one sample (k,) or a stack
-(..., k); with d = x - mean and P = inv(cov), logpdf = -(k log 2 pi +
-log det cov + d P d) / 2. Its gradient in cov is the symmetric one,
--(P - P d d P) / 2 summed over samples, as JAX's and autograd's are: the
+(..., k) (with a 1 x 1 covariance, a vector is n samples: SciPy's reading);
+the rules read it as a matrix of samples, one per row. With d = x - mean and
+P = inv(cov), logpdf = -(k log 2 pi + log det cov + d P d) / 2. Its gradient
+in cov is the symmetric one, -(P - P d d P) / 2 summed over samples (one
+product ``Y^T Y`` of the rows Y = d P), as JAX's and autograd's are: the
 derivative along symmetric directions (SciPy reads one triangle of cov, so
 along a direction that is not symmetric its difference quotient differs).
-Written with inv and matmul (no solve or Cholesky factor among the
-primitives yet): fine for the well-conditioned covariances of models.
+P is NumPy's inverse, not a Cholesky factor's: SciPy accepts, by its
+eigenvalues' tolerance, covariances a Cholesky factorisation would refuse.
+The result's shape is SciPy's, its length-one axes squeezed (a pattern: in
+a specialised gradient, np.sum's gradient is one number for every sample,
+and the logpdf is not computed for its shape).
 
 dirichlet.logpdf(x, alpha): the components of x along its first axis, as
 SciPy has them ((k,) or (k, n)); logpdf = sum((alpha - 1) log x) +
@@ -16,6 +21,7 @@ gammaln(sum alpha) - sum gammaln(alpha).
 """
 from __future__ import annotations
 
+from ..ir import patterns
 from ..ir.nodes import Const
 from ..ir.primitive import NEW, define
 
@@ -27,11 +33,18 @@ def _per_sample(b, g):
 
 
 def _mvn_parts(b, op):
-    """d = x - mean, and Y = d P (each sample's P d: P is symmetric)."""
+    """(samples, precision, scaled): x as SciPy reads it, one sample per row
+    ((n,) with a 1 x 1 covariance is n samples, (k,) one, (..., k) a stack;
+    a matrix is itself), P = inv(cov), and each row's P d, d = x - mean (P
+    is symmetric)."""
     x, mean, cov = op.args
+    samples = x
+    if b.facts.rank(x) != 2:
+        k = b.op("getitem", b.op("shape", cov), Const(-1), hint="k")
+        samples = b.op("reshape", x, b.op("tuple", Const(-1), k), hint="samples")
     precision = b.op("inv", cov, hint="precision")
-    deviation = x if _absent(mean) else b.sub(x, mean, hint="deviation")
-    return precision, b.op("matmul", deviation, precision, hint="scaled")
+    deviation = samples if _absent(mean) else b.sub(samples, mean, hint="deviation")
+    return samples, precision, b.op("matmul", deviation, precision, hint="scaled")
 
 
 def _absent(mean):
@@ -39,28 +52,63 @@ def _absent(mean):
     return isinstance(mean, Const) and mean.value is None
 
 
+def _as_rows(r, value, samples):
+    """A value of the result's shape (SciPy squeezes it) as one entry per row
+    of ``samples``, with an axis to broadcast along the components."""
+    if r.facts.rank(value) != 1 or r.facts.rank(samples) != 2:
+        value = r.b.op("reshape", value, Const((-1,)))
+    return r.b.op("expand_dims", value, axis=-1)
+
+
 def mvn_logpdf_rule(r, op, g):
     x, mean, cov = op.args
-    precision, scaled = _mvn_parts(r.b, op)
-    weighted = r.b.mul(_per_sample(r.b, g), scaled)
+    samples, precision, scaled = _mvn_parts(r.b, op)
+    each = _whole(r, g)  # (the gradient of a sum of logpdfs: one number for every sample)
+    weighted = r.b.mul(_as_rows(r, g, samples) if each is None else each, scaled)
     grads = [None, None, None]
     if r.wants(x):
-        grads[0] = r.unbroadcast(r.b.neg(weighted), x)
+        grads[0] = r.b.neg(weighted if samples is x else
+                           r.b.op("reshape", weighted, r.b.op("shape", x)))
     if not _absent(mean) and r.wants(mean):
         grads[1] = r.unbroadcast(weighted, mean)
     if r.wants(cov):
         # (P d d P - P) / 2 per sample, weighted by g and summed over the samples
-        outer = r.b.mul(r.b.op("expand_dims", weighted, axis=-1),
-                        r.b.op("expand_dims", scaled, axis=-2))
-        trace = r.b.mul(r.b.op("sum", g), precision)
-        grads[2] = r.b.mul(Const(0.5), r.b.sub(r.unbroadcast(outer, cov), trace))
+        count = r.b.op("getitem", r.b.op("shape", samples), Const(0))
+        total = r.b.op("sum", g) if each is None else r.b.mul(each, count)
+        outer = r.b.op("matmul", r.b.op("T", weighted), scaled)
+        grads[2] = r.b.mul(Const(0.5), r.b.sub(outer, r.b.mul(total, precision)))
     return grads
+
+
+def _whole(r, g):
+    """The number c where ``g`` is c spread over the result (np.sum's
+    gradient): it broadcasts against each sample, and the logpdf's value,
+    which only the spread would read for its shape, is not computed."""
+    made = r.facts.producer(g)
+    if made is not None and made.prim == "unreduce" and made.param("axis") is None and \
+            r.facts.is_scalar(made.args[0]):
+        return made.args[0]
+    return None
+
+
+def mvn_pattern(op, facts):
+    """SciPy's logpdf has one value per sample, its length-one axes squeezed:
+    x (n, k) gives (n,); one sample (k,) a number; with a 1 x 1 covariance, a
+    vector x is n samples of one component."""
+    x, cov = facts.pattern(op.args[0]), facts.pattern(op.args[2])
+    if x is None or cov is None or len(cov) != 2 or not x or \
+            not all(a == 1 or patterns.is_named(a) for a in x + cov):
+        return None
+    samples = x if len(x) == 1 and cov[-1] == 1 else x[:-1]
+    return tuple(a for a in samples if a != 1)
 
 
 def mvn_logpdf_tangent(b, op, dargs):
     dx, dmean, dcov = dargs
-    precision, scaled = _mvn_parts(b, op)
+    samples, precision, scaled = _mvn_parts(b, op)
     terms = []
+    if dx is not None and samples is not op.args[0]:
+        dx = b.op("reshape", dx, b.op("shape", samples))
     shift = b.total([dx, b.neg(dmean) if dmean is not None else None])
     if shift is not None:
         terms.append(b.neg(b.op("sum", b.mul(scaled, shift), axis=-1)))
@@ -68,12 +116,13 @@ def mvn_logpdf_tangent(b, op, dargs):
         quadratic = b.op("sum", b.mul(b.op("matmul", scaled, dcov), scaled), axis=-1)
         trace = b.op("sum", b.mul(precision, dcov), axis=(-2, -1))
         terms.append(b.mul(Const(0.5), b.sub(quadratic, trace)))
-    return b.total(terms)
+    total = b.total(terms)
+    return None if total is None else b.op("reshape", total, b.op("shape", op.target))
 
 
 define("multivariate_normal_logpdf(x, mean, cov)",
        ("module", "scipy.stats", "multivariate_normal.logpdf"), NEW,
-       reverse=mvn_logpdf_rule, forward=mvn_logpdf_tangent)
+       reverse=mvn_logpdf_rule, forward=mvn_logpdf_tangent, pattern=mvn_pattern)
 
 
 def _samples(b, x):
