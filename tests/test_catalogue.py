@@ -189,7 +189,7 @@ def sorts_in_place(x):
     (lambda x: np.sum(np.pad(x, 1, mode="mean")), NoDerivativeRuleError, "mode='mean'"),
     (lambda x: np.quantile(x, 0.3, method="weibull"), NoDerivativeRuleError, "weibull"),
     (lambda x: np.quantile(x, x[0] ** 2), NoDerivativeRuleError, "respect to q"),
-    (lambda x: np.sum(np.rollaxis(x[None], -1, 1)), NoDerivativeRuleError, "rank"),
+    (lambda x: np.sum(np.rollaxis(x[None], -1, 1) ** 2), NoDerivativeRuleError, "rank"),
     (lambda x: np.sum(np.take(x, [0, 9], mode="clip")), NoDerivativeRuleError, "clip"),
     (lambda x: np.sum(x.astype(np.complex128).real), symdiff.SymdiffError, ""),
     (lambda x: np.median(x, overwrite_input=True), NoDerivativeRuleError, "overwrite"),

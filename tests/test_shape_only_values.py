@@ -6,6 +6,7 @@ reads scipy's value. Reference derivatives: central differences."""
 import numpy as np
 import pytest
 import scipy.special as scipy_special
+import scipy.stats
 
 import symdiff
 from numeric import numeric_grad
@@ -52,3 +53,43 @@ def test_the_gradient_of_a_new_axis_is_a_sum():
     source = symdiff.source(symdiff.grad(new_axis_first), M, X)
     # (summed over the new axis: with the product, an einsum; optimize/summed_products.py)
     assert ".sum(axis=0)" in source or "einsum('abc,abc->bc'" in source, source
+
+
+# ---- a sum of a function's values: the function is not computed for the seed's shape ----
+def _summed_reshape(a):
+    return np.sum(np.reshape(a, (3, 5)) * 2.0)
+
+
+def _summed_moves(a):  # np.sum's gradient through entries moved round: the same number
+    return np.sum(np.flip(np.roll(a.T, 2), axis=0))
+
+
+def _summed_var(a):
+    return np.sum(np.var(a))
+
+
+def _summed_logdet(k):
+    return np.sum(np.linalg.slogdet(k)[1])
+
+
+def _summed_log_densities(mean, cov, x):
+    return np.sum(scipy.stats.multivariate_normal.logpdf(x, mean, cov))
+
+
+_SPD = A.T @ A + np.eye(3)
+
+
+@pytest.mark.parametrize("f, args, call", [
+    (_summed_reshape, (A,), "reshape("), (_summed_moves, (A,), "roll("),
+    (_summed_var, (A,), "var("), (_summed_logdet, (_SPD,), "slogdet("),
+    (_summed_log_densities, (RNG.normal(size=3), _SPD, RNG.normal(size=(4, 3))), "logpdf(")])
+def test_a_summed_function_is_not_computed_for_its_gradient_s_shape(f, args, call):
+    df = symdiff.grad(f)
+    got, expected = df(*args), numeric_grad(f, args)
+    if len(args) == 1:
+        got, expected = (got,), (expected,)
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g, e, rtol=1e-6, atol=1e-7)
+    source = symdiff.source(df, *args)
+    code = "\n".join(line.split("#")[0] for line in source.split('"""')[-1].splitlines())
+    assert call not in code and "full_like(np." not in code, source

@@ -192,7 +192,11 @@ class Reverse(BranchReverse):
         if op.target in self.shift_free:
             self.cancelled = op.args[1]  # its gradient from here is exactly zero
         with self.b.at(op.loc), self.b.math_spelling(op.math):  # (math.sin's: math.cos)
-            grads = rule(self, self._as_seen_backward(op), g)
+            spread = _whole_spread(self.facts, g) if TABLE[op.prim].moves else None
+            if spread is not None:  # (one number everywhere, moved: the same number)
+                grads = [self.b.op("unreduce", spread, op.args[0])] + [None] * (len(op.args) - 1)
+            else:
+                grads = rule(self, self._as_seen_backward(op), g)
             if self.cancelled is not None:
                 grads = [self._cancelled_note(grads[0], op), None]
         self.cone = self.cancelled = None
@@ -242,6 +246,15 @@ class Reverse(BranchReverse):
         while var in self.origin:
             var = self.origin[var]
         return var
+
+
+def _whole_spread(facts, g):
+    """c where ``g`` is the number c spread over an array (np.sum's gradient)."""
+    made = facts.producer(g) if g is not None else None
+    if made is not None and made.prim == "unreduce" and made.param("axis") is None and \
+            not made.param("keepdims") and facts.is_scalar(made.args[0]):
+        return made.args[0]
+    return None
 
 
 def _activity(stmts, active):

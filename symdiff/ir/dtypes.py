@@ -79,6 +79,10 @@ def result_dtype(op, facts):
             return promoted(made.args, facts, floating=True)
         if made is not None and made.prim in _LAPACK_PRECISION:
             return np.dtype(_LAPACK_PRECISION[made.prim])
+    if op.prim == "output" and facts.producer(op.args[0]) is not None and \
+            facts.producer(op.args[0]).prim in _REAL_RESULTS:  # (slogdet, eigh: floats)
+        found = promoted(facts.producer(op.args[0]).args, facts, floating=True)
+        return found if getattr(found, "kind", "") == "f" else None
     if op.prim in _LINEAR_ALGEBRA:  # (floats of the operands' precision, as LAPACK's)
         return promoted(op.args, facts, floating=True)
     if op.prim == "step":  # (a share: 0, 1/2 or 1 in the operands' precision)
@@ -150,6 +154,7 @@ _PYTHON_OPERATORS = frozenset({"add", "subtract", "multiply"})  # (+, -, * of nu
 _LINEAR_ALGEBRA = frozenset({"solve", "solve_triangular", "cho_solve", "cholesky",
                              "scipy_cholesky", "inv", "pinv", "det", "expm"})
 _LAPACK_PRECISION = {"dpotri": "float64", "spotri": "float32"}  # (LAPACK casts to it)
+_REAL_RESULTS = frozenset({"slogdet", "eigh", "svd", "qr"})  # (of real matrices)
 _ARITHMETIC = frozenset({"add", "subtract", "multiply", "where", "maximum", "minimum",
                          "matmul", "dot", "clip", "fmax", "fmin", "einsum", "outer",
                          "inner", "vdot", "tensordot", "kron", "concatenate", "stack"})

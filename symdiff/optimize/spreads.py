@@ -33,7 +33,8 @@ def fold_any(b, prim, args, params):
         g, like = spread.args
         others = args[:i] + args[i + 1:]
         if not any(isinstance(a, Var) and b.facts.same_shape(a, like) for a in others) \
-                and not _broadcast_fills(b.facts, spread, others):
+                and not _broadcast_fills(b.facts, spread, others) \
+                and not (b.facts.is_scalar(like) and spread.param("axis") is None):
             continue
         facts = b.facts
         if facts.signature and isinstance(facts.dtype(g), type) and not _equal(

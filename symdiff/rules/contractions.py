@@ -28,8 +28,37 @@ def _bilinear(signature, spelling=None, **fields):
     return record
 
 
-_bilinear("tensordot(a, b; axes=2)")
-_bilinear("inner(a, b)")
+def _tensordot_pattern(op, facts):
+    """a's axes not contracted, then b's: ``axes=n`` the last n of a and the
+    first n of b, a pair of lists those axes."""
+    a, b = (facts.pattern(x) for x in op.args)
+    axes = op.param("axes", 2)
+    if a is None or b is None:
+        return None
+    if isinstance(axes, int):
+        return a[:len(a) - axes] + b[axes:] if axes <= min(len(a), len(b)) else None
+    try:
+        first, second = ([x] if isinstance(x, int) else list(x) for x in axes)
+        first = {x % len(a) for x in first}
+        second = {x % len(b) for x in second}
+    except (TypeError, ValueError, ZeroDivisionError):
+        return None
+    return tuple(n for i, n in enumerate(a) if i not in first) + \
+        tuple(n for i, n in enumerate(b) if i not in second)
+
+
+def _inner_pattern(op, facts):
+    """Over the last axes: a's others, then b's (a number times anything is it)."""
+    a, b = (facts.pattern(x) for x in op.args)
+    if a is None or b is None:
+        return None
+    if not a or not b:
+        return a or b
+    return a[:-1] + b[:-1]
+
+
+_bilinear("tensordot(a, b; axes=2)", pattern=_tensordot_pattern)
+_bilinear("inner(a, b)", pattern=_inner_pattern)
 _bilinear("kron(a, b)")
 
 

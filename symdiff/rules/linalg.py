@@ -138,4 +138,4 @@ def _swapped_pattern(op, facts):
 
 
 define("matrix_transpose(a)", ("attr", "mT"), NEW, reverse=matrix_transpose_rule,
-       linear=(0,), attribute="mT", pattern=_swapped_pattern)
+       linear=(0,), attribute="mT", pattern=_swapped_pattern, moves=True)

@@ -83,13 +83,14 @@ def _expanded_pattern(op, facts):
 
 
 define("T(a)", ("attr", "T"), NEW, reverse=T_rule, linear=(0,), attribute="T",
-       pattern=_transposed_pattern)
+       pattern=_transposed_pattern, moves=True)
 define("transpose(a; axes=None)", reverse=transpose_rule, linear=(0,),
-       aliases=("permute_dims",), methods=("transpose",), pattern=_transposed_pattern)
+       aliases=("permute_dims",), methods=("transpose",), pattern=_transposed_pattern,
+       moves=True)
 define("reshape(a, shape)", reverse=reshape_rule, linear=(0,), methods=("reshape",),
-       pattern=_reshaped_pattern)
+       pattern=_reshaped_pattern, moves=True)
 define("ravel(a)", reverse=reshape_rule, linear=(0,), methods=("ravel", "flatten"),
-       pattern=lambda op, facts: (None,))
+       pattern=lambda op, facts: (None,), moves=True)
 
 
 def _expanded_key(op, facts):
@@ -103,11 +104,11 @@ def _expanded_key(op, facts):
 
 
 define("expand_dims(a; axis=None)", shape=_expanded_key, reverse=reshape_rule, linear=(0,),
-       pattern=_expanded_pattern)
-define("squeeze(a; axis=None)", reverse=reshape_rule, linear=(0,), methods=("squeeze",))
+       pattern=_expanded_pattern, moves=True)
+define("squeeze(a; axis=None)", reverse=reshape_rule, linear=(0,), methods=("squeeze",), moves=True)
 define("swapaxes(a; axis1=None, axis2=None)", reverse=swapaxes_rule, linear=(0,),
-       methods=("swapaxes",))
-define("flip(a; axis=None)", shape=like(0), reverse=flip_rule, linear=(0,))
+       methods=("swapaxes",), moves=True)
+define("flip(a; axis=None)", shape=like(0), reverse=flip_rule, linear=(0,), moves=True)
 define("broadcast_to(a, shape)", reverse=broadcast_to_rule, linear=(0,))
 
 
@@ -154,14 +155,14 @@ def atleast_rule(r, op, g):
     return [r.b.op("reshape", g, r.b.op("shape", op.args[0]))]
 
 
-define("roll(a, shift; axis=None)", shape=like(0), reverse=roll_rule, linear=(0,))
-define("rot90(m; k=1, axes=(0, 1))", reverse=rot90_rule, linear=(0,))
-define("moveaxis(a; source=None, destination=None)", reverse=moveaxis_rule, linear=(0,))
-define("rollaxis(a; axis=None, start=0)", reverse=rollaxis_rule, linear=(0,))
+define("roll(a, shift; axis=None)", shape=like(0), reverse=roll_rule, linear=(0,), moves=True)
+define("rot90(m; k=1, axes=(0, 1))", reverse=rot90_rule, linear=(0,), moves=True)
+define("moveaxis(a; source=None, destination=None)", reverse=moveaxis_rule, linear=(0,), moves=True)
+define("rollaxis(a; axis=None, start=0)", reverse=rollaxis_rule, linear=(0,), moves=True)
 define("flipud(m)", shape=like(0), reverse=lambda r, op, g: [r.b.op("flipud", g)],
-       linear=(0,))
+       linear=(0,), moves=True)
 define("fliplr(m)", shape=like(0), reverse=lambda r, op, g: [r.b.op("fliplr", g)],
-       linear=(0,))
+       linear=(0,), moves=True)
 for _rank in (1, 2, 3):
     define(f"atleast_{_rank}d(a)", reverse=atleast_rule, linear=(0,))
 
