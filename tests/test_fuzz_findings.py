@@ -70,3 +70,31 @@ def test_reverse_over_reverse_through_two_ifs_and_comprehensions():
     _, wh = symdiff.vjp(gradient)(x0, w)           # reverse over reverse
     wh = wh[0] if isinstance(wh, tuple) else wh
     assert np.isclose(np.sum(wh * u), np.sum(w * hu), rtol=1e-6)
+
+
+
+def number_placed_by_an_empty_mask(x0, x1, x2):  # as the fuzzer wrote it (14:20, quick run)
+    v0 = (sum((np.sum(x2) * np.ones((3,))) @ (np.sum(x2) * np.ones((3,))) for k1 in range(2))) * np.negative((np.sum(x1) * np.ones((2, 3)))).mean()  # noqa: E501
+    for i2 in range(1):
+        v0 = 0.5 * v0 + np.arctan((0.25 if (np.mean((x0 * np.ones((1, 3))))) > 1.0 else 2.0))
+    x0 = np.sum(np.maximum((np.sum(x2) * np.ones((3,))) / (np.sum(x1) * np.ones((2, 3))), np.mean((v0 * np.ones((2, 3)))))[np.maximum((np.sum(x2) * np.ones((3,))) / (np.sum(x1) * np.ones((2, 3))), np.mean((v0 * np.ones((2, 3))))) > 0.5])  # noqa: E501
+    v3 = np.log(np.maximum(np.log((np.sum(x1) * np.ones((2, 3))) ** 2 + 0.5), 0.0) ** 2 + 0.5)
+    return np.sum(np.where(np.logical_not(((((v0 * np.ones((1,))) ** 2 + 0.5) ** np.tanh((np.sum(x2) * np.ones((1,))))) / (np.where(x1 > -0.5, np.sqrt(x1), x1) ** 2 + 1.0)) > 0.0), 0.0, np.sum(np.where(np.logical_not((np.sum(v3) * np.ones((1, 3))) > (x0 * np.ones((1, 1)))), (x0 * np.ones((1, 3))), v3 ** 1.5)[np.where(np.logical_not((np.sum(v3) * np.ones((1, 3))) > (x0 * np.ones((1, 1)))), (x0 * np.ones((1, 3))), v3 ** 1.5) > -0.5]) / ((((v0 * np.ones((1,))) ** 2 + 0.5) ** np.tanh((np.sum(x2) * np.ones((1,))))) / (np.where(x1 > -0.5, np.sqrt(x1), x1) ** 2 + 1.0))))  # noqa: E501
+
+
+def test_reverse_over_reverse_through_a_number_placed_by_an_empty_mask():
+    """``np.sum(w[mask])``'s gradient places one number at the mask's
+    positions (``w_bar[mask] = c``); the gradient of that in c is the sum
+    over the places, here none (was: an empty array broadcast to w's shape)."""
+    args = (np.array(1.2655424029597384), np.array([1.9460352990674994, -1.366755513152532]),
+            np.array([[-1.9291582409371677], [-1.8370076549143244]]))
+    rng = np.random.default_rng(1)
+    u = tuple(rng.normal(size=np.shape(a)) for a in args)
+    w = tuple(rng.normal(size=np.shape(a)) for a in args)
+    gradient = symdiff.grad(number_placed_by_an_empty_mask, wrt=(0, 1, 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        _, hu = symdiff.jvp(gradient, wrt=(0, 1, 2))(*args, *u)
+        _, wh = symdiff.vjp(gradient, wrt=(0, 1, 2))(*args, w)
+    assert np.isclose(sum(np.sum(a * b) for a, b in zip(wh, u)),
+                      sum(np.sum(a * b) for a, b in zip(w, hu)), rtol=1e-6)

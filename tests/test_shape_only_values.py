@@ -64,6 +64,10 @@ def _summed_moves(a):  # np.sum's gradient through entries moved round: the same
     return np.sum(np.flip(np.roll(a.T, 2), axis=0))
 
 
+def _summed_joins(a):  # each entry of a join is one of an operand's
+    return np.sum(np.vstack([a, np.stack([a[0], a[1]])])) + np.sum(np.hstack([a, a ** 2]))
+
+
 def _summed_var(a):
     return np.sum(np.var(a))
 
@@ -81,6 +85,7 @@ _SPD = A.T @ A + np.eye(3)
 
 @pytest.mark.parametrize("f, args, call", [
     (_summed_reshape, (A,), "reshape("), (_summed_moves, (A,), "roll("),
+    (_summed_joins, (A,), "stack("),
     (_summed_var, (A,), "var("), (_summed_logdet, (_SPD,), "slogdet("),
     (_summed_log_densities, (RNG.normal(size=3), _SPD, RNG.normal(size=(4, 3))), "logpdf(")])
 def test_a_summed_function_is_not_computed_for_its_gradient_s_shape(f, args, call):

@@ -192,9 +192,12 @@ class Reverse(BranchReverse):
         if op.target in self.shift_free:
             self.cancelled = op.args[1]  # its gradient from here is exactly zero
         with self.b.at(op.loc), self.b.math_spelling(op.math):  # (math.sin's: math.cos)
-            spread = _whole_spread(self.facts, g) if TABLE[op.prim].moves else None
+            moves = TABLE[op.prim].moves
+            spread = _whole_spread(self.facts, g) if moves else None
             if spread is not None:  # (one number everywhere, moved: the same number)
-                grads = [self.b.op("unreduce", spread, op.args[0])] + [None] * (len(op.args) - 1)
+                grads = [self.b.op("unreduce", spread, a)
+                         if (i == 0 or moves == "all") and self.wants(a) else None
+                         for i, a in enumerate(op.args)]
             else:
                 grads = rule(self, self._as_seen_backward(op), g)
             if self.cancelled is not None:

@@ -67,8 +67,9 @@ class Primitive:
     multilinear: bool = False  # linear in each operand separately (a product)
     zero: bool = False         # derivative zero wherever it exists (floor, >)
     passes: bool = False       # its value and gradient are its first operand's
-    moves: bool = False        # each entry of the result is one of its first operand's,
-    #                            each of those once (reshape, transpose, roll, flip)
+    moves: object = False      # each entry of the result is one of its first operand's,
+    #                            each of those once (reshape, transpose, roll, flip);
+    #                            "all": of one of its operands (concatenate, stack)
     effect: bool = False       # run for what it does (print, input checks)
     boolean: bool = False      # the result is boolean (a mask)
     result: str = OTHER        # ARRAY, OPERANDS, FIRST, SIZED or OTHER (see above)

@@ -24,6 +24,8 @@ def fold_any(b, prim, args, params):
     """The folds for operations of every primitive, before their own."""
     if prim == "unreduce":
         return _lighter_spread(b, args, params)
+    if prim == "unindex":
+        return _number_into_place(b, args, params)
     if not b.backward or not is_elementwise(prim):
         return None
     for i, arg in enumerate(args):
@@ -45,6 +47,21 @@ def fold_any(b, prim, args, params):
             small = _compact(b, g, spread.param("axis"), spread.param("keepdims"))
         return b.op(prim, *args[:i], small, *args[i + 1:], **params)
     return None
+
+
+def _number_into_place(b, args, params):
+    """``_unindex(full_like(x[i], c), x, i)`` writes c into the place of
+    ``x[i]``: ``x_bar[i] = c`` broadcasts it there, with no array of it."""
+    g, like, *index = args
+    c = _whole_value(b, g)
+    slot = b.facts.producer(b.facts.producer(g).args[1]) if c is not None else None
+    if slot is None or slot.prim != "getitem" or slot.args[0] is not like or \
+            tuple(slot.args[1:]) != tuple(index):
+        return None
+    facts = b.facts
+    if facts.signature and not _equal(facts.promoted((like, c)), facts.dtype(like)):
+        return None  # (a Python float would not have like's float32, say)
+    return b.op("unindex", c, like, *index, **params)
 
 
 def _broadcast_fills(facts, spread, others):

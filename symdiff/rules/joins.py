@@ -72,10 +72,10 @@ def column_stack_rule(r, op, g):
     return _blocks(r, op.args, g, 1, width)
 
 
-define("hstack(*arrays)", reverse=hstack_rule, linear="all")
-define("vstack(*arrays)", reverse=vstack_rule, linear="all", aliases=("row_stack",))
-define("dstack(*arrays)", reverse=dstack_rule, linear="all")
-define("column_stack(*arrays)", reverse=column_stack_rule, linear="all")
+define("hstack(*arrays)", reverse=hstack_rule, linear="all", moves="all")
+define("vstack(*arrays)", reverse=vstack_rule, linear="all", aliases=("row_stack",), moves="all")
+define("dstack(*arrays)", reverse=dstack_rule, linear="all", moves="all")
+define("column_stack(*arrays)", reverse=column_stack_rule, linear="all", moves="all")
 
 
 # ---- append ---------------------------------------------------------------------------------
@@ -89,7 +89,7 @@ def append_rule(r, op, g):
                    lambda x: r.b.op("getitem", r.b.op("shape", x), Const(axis)))
 
 
-define("append(arr, values; axis=None)", reverse=append_rule, linear="all")
+define("append(arr, values; axis=None)", reverse=append_rule, linear="all", moves="all")
 
 
 # ---- the split family: one piece each -------------------------------------------------------

@@ -105,7 +105,8 @@ def _expanded_key(op, facts):
 
 define("expand_dims(a; axis=None)", shape=_expanded_key, reverse=reshape_rule, linear=(0,),
        pattern=_expanded_pattern, moves=True)
-define("squeeze(a; axis=None)", reverse=reshape_rule, linear=(0,), methods=("squeeze",), moves=True)
+define("squeeze(a; axis=None)", reverse=reshape_rule, linear=(0,), methods=("squeeze",),
+       moves=True)
 define("swapaxes(a; axis1=None, axis2=None)", reverse=swapaxes_rule, linear=(0,),
        methods=("swapaxes",), moves=True)
 define("flip(a; axis=None)", shape=like(0), reverse=flip_rule, linear=(0,), moves=True)
@@ -157,7 +158,8 @@ def atleast_rule(r, op, g):
 
 define("roll(a, shift; axis=None)", shape=like(0), reverse=roll_rule, linear=(0,), moves=True)
 define("rot90(m; k=1, axes=(0, 1))", reverse=rot90_rule, linear=(0,), moves=True)
-define("moveaxis(a; source=None, destination=None)", reverse=moveaxis_rule, linear=(0,), moves=True)
+define("moveaxis(a; source=None, destination=None)", reverse=moveaxis_rule, linear=(0,),
+       moves=True)
 define("rollaxis(a; axis=None, start=0)", reverse=rollaxis_rule, linear=(0,), moves=True)
 define("flipud(m)", shape=like(0), reverse=lambda r, op, g: [r.b.op("flipud", g)],
        linear=(0,), moves=True)
@@ -234,8 +236,8 @@ def array_rule(r, op, g):
 
 
 define("concatenate(*arrays; axis=0)", reverse=concatenate_rule, linear="all",
-       aliases=("concat",))
-define("stack(*arrays; axis=0)", reverse=stack_rule, linear="all")
+       aliases=("concat",), moves="all")
+define("stack(*arrays; axis=0)", reverse=stack_rule, linear="all", moves="all")
 
 
 def array_tangent(b, op, dargs):
@@ -316,10 +318,13 @@ def _whole(index):
 def unindex_rule(r, op, g):
     """The transpose of ``zeros[index] = g``: ``g[index]``; where an advanced
     index may repeat a position, only the entry whose value stays there."""
-    _, like_, *index = op.args
+    placed, like_, *index = op.args
     if _no_repeats(r.b, index):
-        return [r.b.op("getitem", g, *index), None] + [None] * len(index)
-    return [r.b.op("assigned", g, like_, *index), None] + [None] * len(index)
+        part = r.b.op("getitem", g, *index)
+    else:
+        part = r.b.op("assigned", g, like_, *index)
+    # (a number broadcast into the place, optimize/spreads.py: its sum)
+    return [r.unbroadcast(part, placed), None] + [None] * len(index)
 
 
 def unindex_add_rule(r, op, g):
