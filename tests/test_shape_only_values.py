@@ -68,6 +68,10 @@ def _summed_joins(a):  # each entry of a join is one of an operand's
     return np.sum(np.vstack([a, np.stack([a[0], a[1]])])) + np.sum(np.hstack([a, a ** 2]))
 
 
+def _summed_contractions(a, m):  # tensordot's shape from the arguments': np.full
+    return np.sum(np.tensordot(a, m, axes=1)) + np.sum(np.sin(np.inner(a, m.T)))
+
+
 def _summed_var(a):
     return np.sum(np.var(a))
 
@@ -85,7 +89,7 @@ _SPD = A.T @ A + np.eye(3)
 
 @pytest.mark.parametrize("f, args, call", [
     (_summed_reshape, (A,), "reshape("), (_summed_moves, (A,), "roll("),
-    (_summed_joins, (A,), "stack("),
+    (_summed_joins, (A,), "stack("), (_summed_contractions, (A, M), "tensordot("),
     (_summed_var, (A,), "var("), (_summed_logdet, (_SPD,), "slogdet("),
     (_summed_log_densities, (RNG.normal(size=3), _SPD, RNG.normal(size=(4, 3))), "logpdf(")])
 def test_a_summed_function_is_not_computed_for_its_gradient_s_shape(f, args, call):
@@ -98,3 +102,4 @@ def test_a_summed_function_is_not_computed_for_its_gradient_s_shape(f, args, cal
     source = symdiff.source(df, *args)
     code = "\n".join(line.split("#")[0] for line in source.split('"""')[-1].splitlines())
     assert call not in code and "full_like(np." not in code, source
+    assert "_adjoint" not in code, source  # (the contractions' helpers: einsums written out)

@@ -21,6 +21,7 @@ from .mask_positions import mask_positions
 from .sums_in_place import sums_in_place
 from .fused_forms import fused_forms
 from .selects import branch_free_selects
+from .spread_shapes import spread_shapes
 from .summed_products import summed_products
 from .line_order import group_by_line
 from .sinking import sink_into_branches
@@ -38,6 +39,7 @@ PASSES = (
     eliminate_dead_code,             # what the result does not need, and loop tapes
     reuse_inverses,                  # a solve with A the gradient reads -> inv(A) @ b
     library_forms,                   # scipy's logsumexp the gradient reads -> NumPy's
+    spread_shapes,                   # full_like(t, c) of a t nothing else reads -> np.full
     fresh_results,                   # a gradient that is an argument array -> a copy
     scalar_tapes,                    # a loop over numbers saves one, not a tuple
     fused_forms,                     # JAX: a slice's gradient as a pad, not writes

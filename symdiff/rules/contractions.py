@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from ..errors import NoDerivativeRuleError
 from ..ir.primitive import ARRAY, NEW, define, like
+from ..runtime.linalg_helpers import _tensordot_labels
 from .linalg import matmul_adjoint_rule, matmul_adjoint_tangent, matmul_rule
 
 
-def _bilinear(signature, spelling=None, **fields):
+def _bilinear(signature, spelling=None, reverse=matmul_rule, **fields):
     """A product of two operands whose adjoints are the helpers
     ``_NAME_adjoint_a`` and ``_NAME_adjoint_b`` (same parameters)."""
-    record = define(signature, spelling, NEW, reverse=matmul_rule, multilinear=True,
+    record = define(signature, spelling, NEW, reverse=reverse, multilinear=True,
                     **fields)
     params = signature[signature.index(";"):-1] if ";" in signature else ""
     for side in ("a", "b"):
@@ -57,8 +58,38 @@ def _inner_pattern(op, facts):
     return a[:-1] + b[:-1]
 
 
-_bilinear("tensordot(a, b; axes=2)", pattern=_tensordot_pattern)
-_bilinear("inner(a, b)", pattern=_inner_pattern)
+def _labelled_rule(axes_of):
+    """Where the operands' ranks are known (a specialised gradient), each
+    adjoint is the einsum the helper would make: written out, no helper."""
+    def rule(r, op, g):
+        a, b = op.args
+        ranks = r.facts.rank(a), r.facts.rank(b)
+        axes = axes_of(op, *ranks) if None not in ranks else None
+        if axes is None:
+            return matmul_rule(r, op, g)
+        la, lb, out = _tensordot_labels(*ranks, axes)
+        return [_contraction(r, g, out, b, lb, la) if r.wants(a) else None,
+                _contraction(r, g, out, a, la, lb) if r.wants(b) else None]
+    return rule
+
+
+def _contraction(r, g, out, other, labels, result):
+    summed = set(out) & set(labels) - set(result)
+    return r.b.op("einsum", g, other, subscripts=f"{out},{labels}->{result}",
+                  optimize=bool(summed))
+
+
+def _tensordot_axes(op, rank_a, rank_b):
+    return op.param("axes", 2)
+
+
+def _inner_axes(op, rank_a, rank_b):
+    return ([-1], [-1]) if rank_a and rank_b else None  # (of a number: a product)
+
+
+_bilinear("tensordot(a, b; axes=2)", pattern=_tensordot_pattern,
+          reverse=_labelled_rule(_tensordot_axes))
+_bilinear("inner(a, b)", pattern=_inner_pattern, reverse=_labelled_rule(_inner_axes))
 _bilinear("kron(a, b)")
 
 
