@@ -166,7 +166,7 @@ define("flipud(m)", shape=like(0), reverse=lambda r, op, g: [r.b.op("flipud", g)
 define("fliplr(m)", shape=like(0), reverse=lambda r, op, g: [r.b.op("fliplr", g)],
        linear=(0,), moves=True)
 for _rank in (1, 2, 3):
-    define(f"atleast_{_rank}d(a)", reverse=atleast_rule, linear=(0,))
+    define(f"atleast_{_rank}d(a)", reverse=atleast_rule, linear=(0,), moves=True)
 
 
 # ---- casts: the gradient goes back in the input's precision ---------------------------------
