@@ -148,3 +148,19 @@ def test_a_name_the_compiler_chose_is_one_values():
     a, b = np.array([0.2, -0.1, 0.4]), np.arange(6.0).reshape(2, 3) / 7
     source = symdiff.source(symdiff.grad(_two_logsumexps), a, b)
     assert source.count("    top = ") == 1 and source.count("    top_1 = ") == 1, source
+
+
+def _huber_with_a_parameter(r, delta):
+    a = np.abs(r)
+    return np.sum(np.where(a <= delta, 0.5 * r * r, delta * (a - 0.5 * delta)))
+
+
+def test_an_if_s_test_made_just_before_it_is_written_in_the_if():
+    """``if delta > 0:``, not ``delta_positive = delta > 0`` then
+    ``if delta_positive:`` (the clip's bound known only when the code runs)."""
+    r = np.array([-2.0, 0.3, 1.5])
+    df = symdiff.grad(_huber_with_a_parameter, wrt=0)
+    source = symdiff.source(df, r, 1.0)
+    assert "if delta > 0:" in source and "delta_positive" not in source, source
+    np.testing.assert_allclose(df(r, 1.0), np.clip(r, -1.0, 1.0))
+    np.testing.assert_allclose(df(r, -1.0), -np.sign(r))  # (the other side of the if)

@@ -23,17 +23,28 @@ class Inlining:
         """Fold single-use values into the expression reading them; with a
         ``limit``, not where that makes the expression longer than it."""
         defined_here = set()
+        before = None
         for stmt in stmts:
             if isinstance(stmt, Op):
                 defined_here.add(stmt.target)
                 self._inline_args(stmt, defined_here, limit)
             elif isinstance(stmt, If):
+                self._inline_test(stmt, before)
                 self._decide_inlining(stmt.then, depth + 1, limit)
                 self._decide_inlining(stmt.orelse, depth + 1, limit)
             elif isinstance(stmt, Loop):
                 self._decide_inlining(stmt.cond_block, depth + 1, limit)
                 self._decide_inlining(stmt.body, depth + 1, limit)
                 self._inline_condition(stmt)
+            before = stmt
+
+    def _inline_test(self, branch, before):
+        """``if delta > 0:`` where the test is made by the line just before
+        the ``if`` and read by nothing else."""
+        if isinstance(before, Op) and before.target is branch.cond and \
+                self.counts.get(branch.cond) == 1 and self._inlinable(branch.cond) \
+                and not before.effect:
+            self.inlined[branch.cond] = before
 
     def _inline_condition(self, loop):
         """``while <expr>:`` when the condition's statements all fold into it."""
