@@ -98,3 +98,26 @@ def test_reverse_over_reverse_through_a_number_placed_by_an_empty_mask():
         _, wh = symdiff.vjp(gradient, wrt=(0, 1, 2))(*args, w)
     assert np.isclose(sum(np.sum(a * b) for a, b in zip(wh, u)),
                       sum(np.sum(a * b) for a, b in zip(w, hu)), rtol=1e-6)
+
+
+def cone_read_under_a_where_on_a_number(x1):  # reduced from oracle seed 770188440
+    v9 = x1 * np.ones((3,))
+    v10 = np.sqrt(v9)
+    v16 = np.where(v9 <= 0.25, np.where(x1 <= 0, np.where(v9 <= 0.0, 0.0, v10), 0.0),
+                   v10 * np.ones((2, 3)))
+    return np.sum(v16) + np.sum(v9)
+
+
+@pytest.mark.parametrize("x1", [-1.33, 0.1, 0.8])
+def test_a_cone_s_adjoint_merged_from_an_if_is_summed_to_its_value_s_shape(x1):
+    """The adjoints of a where's cone flow at the where's shape ((2, 3) here,
+    of values of (3,)); an adjoint merged from an `if` (a where on a number)
+    has that shape on one side and the value's on the other, and is summed to
+    the value's shape where it leaves the cone (was: added unsummed, 6.0
+    where the derivative is 3.0)."""
+    from numeric import numeric_grad
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        got = symdiff.grad(cone_read_under_a_where_on_a_number)(x1)
+        expected = numeric_grad(cone_read_under_a_where_on_a_number, (x1,))
+    assert np.isclose(got, expected, rtol=1e-6)

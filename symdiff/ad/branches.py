@@ -145,6 +145,13 @@ class BranchReverse:
         self.b.append(If(owner.cond, *sides, [], loc, backward=True))
         return zero
 
+    def _same_shape(self, a, b):
+        if self.facts.same_shape(a, b):
+            return True
+        found = self.facts.pattern(a)
+        return found is not None and found == self.facts.pattern(b) and \
+            None not in found
+
     def _same_cond(self, a, b):
         return self.cond_key(a) is self.cond_key(b)
 
@@ -178,7 +185,10 @@ class BranchReverse:
                 sides.append(out[var])
             target = Var(var.hint + "_bar")
             merges.append(Merge(target, *sides))
-            self.facts.shape[target] = self.facts.key(var)
+            if all(self._same_shape(side, var) for side in sides):
+                self.facts.shape[target] = self.facts.key(var)
+            # (else: a where's cone hands its values' adjoints on at the where's
+            # shape, which may be larger: the merge's shape is not known)
             self.adj[var].append(target)
         if then or orelse or merges:
             self.b.append(If(stmt.cond, then, orelse, merges, stmt.loc, backward=True))
