@@ -121,3 +121,31 @@ def test_a_cone_s_adjoint_merged_from_an_if_is_summed_to_its_value_s_shape(x1):
         got = symdiff.grad(cone_read_under_a_where_on_a_number)(x1)
         expected = numeric_grad(cone_read_under_a_where_on_a_number, (x1,))
     assert np.isclose(got, expected, rtol=1e-6)
+
+
+def nan_read_by_a_condition_s_loop(x0):  # reduced from oracle seed 770188598
+    v7 = x0 ** 1.5  # NaN at a negative entry; the else side is taken
+    v11 = np.sin(v7) if np.sum(v7) > 0.0 else x0 * 2.0
+    if np.max(np.mean(np.stack([v7 * np.ones((2, 3)) for k in range(3)]), axis=0)) >= 0.5:
+        v18 = np.abs(x0)  # noqa: F841
+    return np.sum(v11)
+
+
+def nan_read_by_a_condition_s_list(x0):  # the same, a list of the value itself
+    v7 = x0 ** 1.5
+    v11 = np.sin(v7) if np.sum(v7) > 0.0 else x0 * 2.0
+    flag = np.max(np.mean(np.stack([v7 for k in range(3)]), axis=0)) >= 0.5
+    return np.sum(v11) + float(flag)
+
+
+@pytest.mark.parametrize("f", [nan_read_by_a_condition_s_loop, nan_read_by_a_condition_s_list])
+def test_a_loop_that_only_feeds_a_condition_does_not_pin_a_value_s_backward(f):
+    """A value read by a branch and, through a loop (a comprehension), only
+    by a condition: the loop hands it no adjoint, so its backward runs only
+    where the branch was taken (was: zero times the NaN local derivative of
+    x ** 1.5 at the negative entry)."""
+    x0 = np.array([0.26597705, 1.04501568, -1.76266804])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        got = symdiff.grad(f)(x0)
+    np.testing.assert_array_equal(got, [2.0, 2.0, 2.0])

@@ -156,6 +156,7 @@ def silent_values(body, result, differentiable):
     a derivative: read by a comparison, a condition, a print, or by nothing),
     and for the others how many of their reads can hand them one."""
     reads, counts = {}, {}
+    loops = {}  # a loop's result -> [its results not yet silent, what the loop reads]
 
     def read(atom, n=1):
         if isinstance(atom, Var):
@@ -172,25 +173,43 @@ def silent_values(body, result, differentiable):
                 reads[m.target] = (m.then, m.orelse)
                 read(m.then)
                 read(m.orelse)
-        elif isinstance(stmt, Loop):  # a loop: every read may hand back an adjoint
-            outside, inside = _loop_reads(stmt)
+        elif isinstance(stmt, Loop):  # a loop: every read may hand back an adjoint,
+            outside, inside = _loop_reads(stmt)  # unless none of its results gets one
             for a in outside + inside:
                 read(a)
+            made = [v for v in made_by(stmt) if isinstance(v, Var)]
+            shared = [set(made), [a for a in outside + inside if isinstance(a, Var)]]
+            for var in made:
+                loops[var] = shared
     for atom in flatten(result):
         read(atom)
     silent = set()
-    todo = [v for v in reads if not counts.get(v)]
+    todo = [v for v in list(reads) + list(loops) if not counts.get(v)]
     while todo:
         var = todo.pop()
         if var in silent:
             continue
         silent.add(var)
-        for atom in reads[var]:
+        for atom in _silenced_reads(var, reads, loops):
             if isinstance(atom, Var) and counts.get(atom):
                 counts[atom] -= 1
-                if not counts[atom] and atom in reads:
+                if not counts[atom] and (atom in reads or atom in loops):
                     todo.append(atom)
     return silent, counts
+
+
+def _silenced_reads(var, reads, loops):
+    """The reads that hand no adjoint once ``var`` is silent: an operation's
+    operands; a loop's reads (before it runs and at the end of each
+    iteration) once every result of it is."""
+    if var in reads:
+        return reads[var]
+    waiting, outside = loops[var]
+    waiting.discard(var)
+    if waiting:
+        return ()
+    found, outside[:] = list(outside), []
+    return found
 
 
 def passing(op):
@@ -296,6 +315,9 @@ def _read_places(stmts, silent, differentiable, sides):
             elif isinstance(stmt, Loop):
                 home[id(stmt)] = path
                 outside, inside = _loop_reads(stmt)
+                made = [v for v in made_by(stmt) if isinstance(v, Var)]
+                if made and all(silent(v) for v in made):
+                    outside, inside = [], []  # (no result of it gets an adjoint)
                 for a in outside:
                     read(a, path, stmt)
                 inner = path + ((id(stmt), None),)
