@@ -193,7 +193,7 @@ class Reverse(BranchReverse):
             self.cancelled = op.args[1]  # its gradient from here is exactly zero
         with self.b.at(op.loc), self.b.math_spelling(op.math):  # (math.sin's: math.cos)
             moves = TABLE[op.prim].moves
-            spread = _whole_spread(self.facts, g) if moves else None
+            spread = self.facts.spread_number(g) if moves else None
             if spread is not None:  # (one number everywhere, moved: the same number)
                 grads = [self.b.op("unreduce", spread, a)
                          if (i == 0 or moves == "all") and self.wants(a) else None
@@ -249,15 +249,6 @@ class Reverse(BranchReverse):
         while var in self.origin:
             var = self.origin[var]
         return var
-
-
-def _whole_spread(facts, g):
-    """c where ``g`` is the number c spread over an array (np.sum's gradient)."""
-    made = facts.producer(g) if g is not None else None
-    if made is not None and made.prim == "unreduce" and made.param("axis") is None and \
-            not made.param("keepdims") and facts.is_scalar(made.args[0]):
-        return made.args[0]
-    return None
 
 
 def _activity(stmts, active):

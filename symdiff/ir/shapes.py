@@ -89,6 +89,15 @@ class Facts:
     def same_shape(self, a, b):
         return self.key(a) == self.key(b)
 
+    def spread_number(self, g):
+        """c where ``g`` is the number c spread over an array (``np.full_like(t,
+        c)``: np.sum's gradient, made by ``unreduce``), else None."""
+        made = self.producer(g) if isinstance(g, Var) else None
+        if made is not None and made.prim == "unreduce" and made.param("axis") is None \
+                and self.is_scalar(made.args[0]):
+            return made.args[0]
+        return None
+
     def is_scalar(self, atom):
         key = self.key(atom)
         if key == SCALAR:

@@ -80,12 +80,8 @@ def _whole_value(b, g):
     """The number ``c`` where ``g`` is itself ``c`` spread over an array
     (``np.full_like(t, c)``, a mean's gradient): broadcast against a value of
     the shape wanted, the number is the same."""
-    made = b.facts.producer(g)
-    if made is not None and made.prim == "unreduce" and made.param("axis") is None \
-            and b.facts.is_scalar(made.args[0]) \
-            and isinstance(b.facts.dtype(made.args[0]), (type, type(None))):
-        return made.args[0]
-    return None
+    c = b.facts.spread_number(g)
+    return c if isinstance(b.facts.dtype(c), (type, type(None))) else None
 
 
 def _equal(a, b):

@@ -63,7 +63,9 @@ def _as_rows(r, value, samples):
 def mvn_logpdf_rule(r, op, g):
     x, mean, cov = op.args
     samples, precision, scaled = _mvn_parts(r.b, op)
-    each = _whole(r, g)  # (the gradient of a sum of logpdfs: one number for every sample)
+    # (the gradient of a sum of logpdfs is one number for every sample: the
+    # logpdf's value, which a spread would read for its shape, is not computed)
+    each = r.facts.spread_number(g)
     weighted = r.b.mul(_as_rows(r, g, samples) if each is None else each, scaled)
     grads = [None, None, None]
     if r.wants(x):
@@ -78,17 +80,6 @@ def mvn_logpdf_rule(r, op, g):
         outer = r.b.op("matmul", r.b.op("T", weighted), scaled)
         grads[2] = r.b.mul(Const(0.5), r.b.sub(outer, r.b.mul(total, precision)))
     return grads
-
-
-def _whole(r, g):
-    """The number c where ``g`` is c spread over the result (np.sum's
-    gradient): it broadcasts against each sample, and the logpdf's value,
-    which only the spread would read for its shape, is not computed."""
-    made = r.facts.producer(g)
-    if made is not None and made.prim == "unreduce" and made.param("axis") is None and \
-            r.facts.is_scalar(made.args[0]):
-        return made.args[0]
-    return None
 
 
 def mvn_pattern(op, facts):
