@@ -167,8 +167,11 @@ def _emit(src, mode, ir_fn, grad_fn, builder, wrt_names, checks=True):
     emitter.device_of = next((name for name, sig in (builder.facts.signature or {}).items()
                               if sig.kind == "array" and sig.library == library), None)
     params = ", ".join(p.hint for p in ir_fn.params)
-    known = [(p, builder.facts.signature.get(p.hint)) for p in ir_fn.params]
-    known = [f"{p.hint}: {sig!r}" for p, sig in known if sig is not None and sig.kind != "other"]
+    known = [(p.hint, builder.facts.signature.get(p.hint)) for p in ir_fn.params]
+    known = [item for name, sig in known for item in [(name, sig)] + [  # and its leaves
+        (_leaf_text(*key), leaf) for key, leaf in builder.facts.signature.items()
+        if isinstance(key, tuple) and key[0] == name]]
+    known = [f"{name}: {sig!r}" for name, sig in known if sig is not None and sig.kind != "other"]
     doc = f"{_WHAT[mode]} of {src.name}({params}) with respect to {_join(wrt_names)}"
     doc += f", for {', '.join(known)}." if known else "."  # (specialised for those)
     if library:
@@ -195,6 +198,12 @@ def _emit(src, mode, ir_fn, grad_fn, builder, wrt_names, checks=True):
                     tuple(deps.values()), tuple(sorted(emitter.modules)),
                     tuple(sorted(builder.container_uses)), library=library,
                     numbers=_wrote_numbers(grad_fn, builder.facts))
+
+
+def _leaf_text(param, path):
+    """``params["W"][0]``: how the user's code reads a container's leaf."""
+    return param + "".join(f".{label}" if step == "attr" else f"[{label!r}]"
+                           for step, label in path)
 
 
 def _wrote_numbers(fn, facts):
