@@ -141,28 +141,33 @@ def _key(value):
 
 
 def _leaf_signature(signature, args, kwargs, trees):
-    """The `ArgSig` of each argument that is not a container and of each
-    array or number at a leaf of one (keyed ``(parameter, path)``), lengths
-    named across all of them; None where one is another library's array
-    (the generic gradient serves those)."""
     bound = signature.bind_partial(*args, **kwargs)
-    keys, values = [], []
-    for name, value in bound.arguments.items():
-        if signature.parameters[name].kind is inspect.Parameter.VAR_KEYWORD:
-            continue
+    return leaf_signature({name: value for name, value in bound.arguments.items()
+                           if signature.parameters[name].kind
+                           is not inspect.Parameter.VAR_KEYWORD}, trees)
+
+
+def leaf_signature(values, trees):
+    """The `ArgSig` of each value of ``values`` (parameter name -> value)
+    that is not a container and of each array or number at a leaf of one
+    (keyed ``(parameter, path)``; ``trees``: the containers' structures),
+    lengths named across all of them; None where one is another library's
+    array (the generic gradient serves those)."""
+    keys, found = [], []
+    for name, value in values.items():
         tree = trees.get(name)
         if tree is None:
             keys.append(name)
-            values.append(value)
+            found.append(value)
             continue
         value = tuple(value) if isinstance(tree, Node) and tree.kind == "tuple" else value
-        for (path, leaf), item in zip(paths(tree), leaves(value, tree)):
-            if leaf.kind in ("float", "array"):
+        for (path, leaf_), item in zip(paths(tree), leaves(value, tree)):
+            if leaf_.kind in ("float", "array"):
                 keys.append((name, path))
-                values.append(item)
-    sigs = signature_of(values)
+                found.append(item)
+    sigs = signature_of(found)
     if any(s.kind == "array" and s.library != "numpy" or s.kind == "other" and hasattr(
-            v, "shape") and hasattr(v, "dtype") for s, v in zip(sigs, values)):
+            v, "shape") and hasattr(v, "dtype") for s, v in zip(sigs, found)):
         return None
     return dict(zip(keys, sigs))
 

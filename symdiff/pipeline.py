@@ -23,7 +23,7 @@ from .emit.backends import BACKENDS, REVIEWED, in_place, unsupported
 from .runtime.namespaces import helper_text
 from .frontend.containers import ContainerUse
 from .frontend.function import lower_function
-from .ir.trees import is_container, structure
+from .ir.trees import is_container, path_text, structure
 from .ad.wrt import regroup, resolve_wrt
 from .ad.forward import jvp_function
 from .ir.nodes import Const, Op, walk
@@ -169,7 +169,7 @@ def _emit(src, mode, ir_fn, grad_fn, builder, wrt_names, checks=True):
     params = ", ".join(p.hint for p in ir_fn.params)
     known = [(p.hint, builder.facts.signature.get(p.hint)) for p in ir_fn.params]
     known = [item for name, sig in known for item in [(name, sig)] + [  # and its leaves
-        (_leaf_text(*key), leaf) for key, leaf in builder.facts.signature.items()
+        (path_text(*key), leaf) for key, leaf in builder.facts.signature.items()
         if isinstance(key, tuple) and key[0] == name]]
     known = [f"{name}: {sig!r}" for name, sig in known if sig is not None and sig.kind != "other"]
     doc = f"{_WHAT[mode]} of {src.name}({params}) with respect to {_join(wrt_names)}"
@@ -198,12 +198,6 @@ def _emit(src, mode, ir_fn, grad_fn, builder, wrt_names, checks=True):
                     tuple(deps.values()), tuple(sorted(emitter.modules)),
                     tuple(sorted(builder.container_uses)), library=library,
                     numbers=_wrote_numbers(grad_fn, builder.facts))
-
-
-def _leaf_text(param, path):
-    """``params["W"][0]``: how the user's code reads a container's leaf."""
-    return param + "".join(f".{label}" if step == "attr" else f"[{label!r}]"
-                           for step, label in path)
 
 
 def _wrote_numbers(fn, facts):
@@ -290,7 +284,6 @@ def _callee_globals(fn, builder):
             if root in builder.free:
                 out[root] = builder.free[root].value
     return out
-
 
 
 _WHAT = {"grad": "Gradient", "value_and_grad": "Value and gradient",

@@ -367,3 +367,13 @@ def test_the_command_line_writes_a_module_for_the_structure_of_an_example(tmp_pa
     r = X @ np.ones(3) + 0.5 - y
     np.testing.assert_allclose(got["w"], 2 * X.T @ r / 5 + 0.2)
     assert np.isclose(got["b"], 2 * np.mean(r))
+    # the module is specialised for the example's leaves: it says so, and
+    # refuses leaves of another signature rather than return a wrong gradient
+    text = (tmp_path / "ridge_grad.py").read_text()
+    assert "params['w']: float64[a], params['b']: float" in " ".join(text.split())
+    refused = subprocess.run([sys.executable, "-c", (
+        "import numpy as np, ridge_grad\n"
+        "ridge_grad.grad_ridge({'w': np.ones((3, 1)), 'b': 0.5}, np.ones((5, 3)), np.ones(5))")],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 1 and "TypeError" in refused.stderr
+    assert "with --like for arguments like them" in refused.stderr
