@@ -88,8 +88,8 @@ def result_dtype(op, facts):
     if op.prim == "step":  # (a share: 0, 1/2 or 1 in the operands' precision)
         return promoted(op.args, facts, floating=True)
     if op.prim == "npcall" and op.param("func") in _FILLED:
-        given = dict(op.param("kwargs")).get("dtype", None if op.param("func") == "full"
-                                              else float)
+        given = dict(op.param("kwargs")).get(
+            "dtype", None if op.param("func") == "full" else float)
         return np.dtype(given) if given is not None else None
     if record.shape == REDUCTION or record.moves is True or op.prim in _KEEPS_FLOATS:
         found = facts.dtype(op.args[0])  # (of floats: the same dtype)
