@@ -161,7 +161,8 @@ _LAPACK_PRECISION = {"dpotri": "float64", "spotri": "float32"}  # (LAPACK casts 
 _REAL_RESULTS = frozenset({"slogdet", "eigh", "svd", "qr"})  # (of real matrices)
 _ARITHMETIC = frozenset({"add", "subtract", "multiply", "where", "maximum", "minimum",
                          "matmul", "dot", "clip", "fmax", "fmin", "einsum", "outer",
-                         "inner", "vdot", "tensordot", "kron", "concatenate", "stack"})
+                         "inner", "vdot", "tensordot", "kron", "concatenate", "stack",
+                         "convolve", "correlate"})
 
 
 # elementwise, but not arithmetic on floats (a float's sign bit, a test)
