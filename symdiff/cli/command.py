@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import argparse
+import inspect
 import keyword
 import os
 import re
@@ -103,7 +104,8 @@ def _run(args):
         examples = _examples(args.like, user)
         targets[0].trees = {name: structure(value) for name, value in examples.items()}
     if shapes or examples:  # a module for arguments like these: no broadcasting helpers
-        targets[0].signature = _signature(shapes, examples, targets[0].trees)
+        targets[0].signature = _signature(shapes, examples, targets[0].trees,
+                                          list(inspect.signature(targets[0].fn).parameters))
     if args.ir:
         target = targets[0]
         sys.stdout.write(show_ir(target.fn, "all", wrt=target.wrt,
@@ -150,12 +152,15 @@ def _examples(likes, user):
     return examples
 
 
-def _signature(shapes, examples, trees):
+def _signature(shapes, examples, trees, order):
     """``--shapes``: float64 arrays of those shapes (a scalar: a Python float),
     and ``--like``: the leaves of the example containers, as a gradient
-    specialised for such arguments sees them."""
+    specialised for such arguments sees them (lengths named in the order of
+    the parameters ``order``)."""
     values = {n: np.zeros(shapes[n]) if shapes[n] else 0.0 for n in shapes}
-    found = leaf_signature({**values, **examples}, trees)
+    values.update(examples)
+    found = leaf_signature(dict(sorted(values.items(), key=lambda kv: order.index(kv[0])
+                                       if kv[0] in order else len(order))), trees)
     if found is None:
         raise CommandLineError("--like: a leaf of the example is an array of another "
                                "library than NumPy",
