@@ -19,11 +19,15 @@ from __future__ import annotations
 
 import ast
 
-from ..ir.nodes import Var
+from ..ir.nodes import Op, Var, walk
+from ..ir.nodes import blocks as stmt_blocks
+from ..ir.primitive import TABLE
+from ..ir.storage import is_fresh
 
 _UFUNCS = {"add": "add", "subtract": "subtract", "multiply": "multiply", "divide": "divide"}
 _AUGMENTED = {"add": ast.Add, "subtract": ast.Sub, "multiply": ast.Mult, "divide": ast.Div}
 _COMMUTE = frozenset({"add", "multiply"})
+_SYMBOLS = {"add": "+", "subtract": "-", "multiply": "*", "divide": "/"}
 
 
 def computed_into(emitter, value, spot, then=None):
@@ -103,3 +107,49 @@ def _store(spot):
     target = ast.parse(ast.unparse(spot), mode="eval").body
     target.ctx = ast.Store()
     return target
+
+
+def augmented(emitter, op):
+    """``x_bar += g`` for ``x_bar = g + x_bar`` where the sum takes over the
+    name of a fresh array of its shape and dtype that only it reads, made in
+    its block (so no loop runs it twice, and no other value holds the array:
+    a tape or a view of it would be another read)."""
+    facts = emitter.facts
+    name = emitter.names.get(op.target)
+    if facts is None or emitter.plain or op.prim not in _AUGMENTED or len(op.args) != 2:
+        return None
+    for k in (0, 1) if op.prim in _COMMUTE else (0,):
+        arg = op.args[k]
+        made = emitter._defs.get(arg) if isinstance(arg, Var) else None
+        if made is None or arg in emitter.inlined or emitter.names.get(arg) != name \
+                or emitter.counts.get(arg) != 1 or not _fresh(emitter, made) \
+                or not _keeps(facts, arg, op.target) or not _siblings(emitter, made, op):
+            continue
+        other = ast.unparse(emitter.atom(op.args[1 - k]))
+        return f"{name} {_SYMBOLS[op.prim]}= {other}"
+    return None
+
+
+def _fresh(emitter, made):
+    """Whether ``made`` makes a new array: itself, or through values spelled
+    as their operand (an override's ``pass_gradient``) that only it reads."""
+    for _ in range(8):
+        if is_fresh(made):
+            return True
+        operand = made.args[0] if made.args else None
+        if TABLE[made.prim].spelling[0] != "identity" or not isinstance(operand, Var) \
+                or emitter.counts.get(operand) != 1:
+            return False
+        made = emitter.inlined.get(operand) or emitter._defs.get(operand)
+        if made is None:
+            return False
+    return False
+
+
+def _siblings(emitter, first, second):
+    blocks = getattr(emitter, "_blocks_of", None)
+    if blocks is None:
+        blocks = emitter._blocks_of = {s.target: k for k, block in enumerate(
+            [emitter.fn.body] + [b for s in walk(emitter.fn.body) for b in stmt_blocks(s)])
+            for s in block if isinstance(s, Op)}
+    return blocks.get(first.target, -1) == blocks.get(second.target, -2)

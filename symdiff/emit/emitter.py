@@ -15,6 +15,7 @@ from ..ir.nodes import Const, FreeVar, If, Loop, Op, Var, blocks, use_counts, wa
 from ..ir.primitive import TABLE
 from ..ir.trees import Rebuild
 from .containers import Containers
+from .destinations import augmented
 from .in_place_writes import IndexWrites, accumulations, scatters, written_in_place
 from .layout import fit_comment, strip_parens, wrap
 from .names import CALLED_BUILTINS, assign_names, builtin_aliases, name_temporaries
@@ -153,6 +154,10 @@ class Emitter(Inlining, Spelling, Containers, IndexWrites):
             return
         if self._written_out(op):
             self._placed(op, lines, pad)
+            return
+        update = augmented(self, op)  # x_bar += g
+        if update is not None:
+            lines.extend(wrap(pad + update))
             return
         value = ast.unparse(self.expr(op))
         if value == self.names.get(op.target) and not op.effect:
