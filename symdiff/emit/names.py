@@ -199,6 +199,7 @@ def assign_names(fn, inlined, fixed, reserved, shared=None, late=None, writes=No
     owner = {name: name for name in names.values()}  # name -> its quantity (None: a temporary)
     shaped, saved = _saved_shapes(fn), _saved_items(fn)
     quantities = {}  # var -> the quantity its name stands for
+    users = {v.hint for v in fn.named} | {p.hint for p in fn.params}  # the user's names
     for start, end, _, root, group in sorted(spans, key=lambda s: (s[0], s[2])):
         primal = next((adjoints[v] for v in group if v in adjoints), None)
         primal = shaped.get(primal, primal)  # (saved as its shape: the value's adjoint)
@@ -211,6 +212,8 @@ def assign_names(fn, inlined, fixed, reserved, shared=None, late=None, writes=No
             not named or of_temporary) else base
         if not named and primal is None:  # (a name the compiler chose: one value's)
             quantity = ("hint", root.uid)
+        elif primal is not None and primal.hint not in users and quantity == base:
+            quantity = ("adjoint", primal.uid)  # (of a value the compiler named: its own)
         item = next((saved[v] for v in group if v in saved), None)
         if item in quantities:  # read back from a tape: the name it was saved under
             base, quantity = names[item], quantities[item]
@@ -307,7 +310,6 @@ def _root(groups, var):
 
 # what generated code calls a value of no name of its own: each such value has one
 _TEMPORARY = re.compile(r"t(_\d+)?(_bar)*")
-
 
 
 def _free_name(base, start, busy, owner=None, quantity=None):
