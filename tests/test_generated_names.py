@@ -204,3 +204,14 @@ def test_a_product_is_named_after_its_factors():
     args = tuple(rng.standard_normal((5, 3)) for _ in range(3))
     source = _specialised(_attention, args, (0, 1, 2))
     assert "a_V_bar = 2.0 * (a @ V)" in source and "matmul" not in source, source
+
+
+def test_a_transpose_of_a_transpose_is_the_value():
+    """``Q @ K.T``: Q's gradient is ``g @ K`` (not ``g @ T_K.T``) and K's is
+    ``g.T @ Q`` (not ``(Q.T @ g).T``)."""
+    rng = np.random.default_rng(2)
+    args = tuple(rng.standard_normal((5, 3)) for _ in range(3))
+    source = _specialised(_attention, args, (0, 1, 2))
+    assert re.search(r"Q_bar = \w+ @ K$", source, re.M), source
+    assert re.search(r"K_bar = \w+\.T @ Q$", source, re.M), source
+    assert ".T.T" not in source and not re.search(r"\)\.T\b", source), source

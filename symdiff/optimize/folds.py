@@ -3,8 +3,9 @@
 Each fold gets the builder, the operands and their constant values (None
 where not a number) and returns a replacement atom, or None to build the
 operation as asked. The user's own code is built as written (``z = x * 1.0``
-is a new array, and keeps ``x * 1.0``'s dtype); derivative code is folded. They only rewrite into something equal (or, for masks,
-into something equal where it is finite: select after multiply).
+is a new array, and keeps ``x * 1.0``'s dtype); derivative code is folded.
+They only rewrite into something equal (or, for masks, into something equal
+where it is finite: select after multiply).
 """
 from __future__ import annotations
 
@@ -357,6 +358,12 @@ def fold_size(b, args, values):
     return b.op("size", x) if x is not args[0] else None
 
 
+def fold_transpose(b, args, values):
+    """``x.T.T`` is ``x``: ``.T`` reverses every axis, twice none."""
+    inner = _producer(b, args[0], "T")
+    return inner.args[0] if inner is not None else None
+
+
 FOLDS = {"*": fold_any, "add": fold_add, "subtract": fold_subtract, "multiply": fold_multiply,
          "divide": fold_divide, "power": fold_power, "negative": fold_negative,
-         "where": fold_where, "size": fold_size}
+         "where": fold_where, "size": fold_size, "T": fold_transpose}
