@@ -10,7 +10,7 @@ from __future__ import annotations
 import keyword
 import re
 
-from ..ir.nodes import If, Loop, Op, Var, flatten, walk
+from ..ir.nodes import If, Loop, Op, Var, flatten, use_counts, walk
 from ..ir.nodes import saved as ir_saved
 
 # Builtins generated code calls (loop headers, len(), float(), slice values):
@@ -178,7 +178,7 @@ def assign_names(fn, inlined, fixed, reserved, shared=None, late=None, writes=No
     given to another value, and one given to a named value only to a later
     value of that name (``h`` updated by a loop, read back from its tape):
     one name, one quantity."""
-    adjoints = getattr(fn, "adjoints", {})
+    adjoints = {**getattr(fn, "adjoints", {}), **_returned_gradients(fn)}
     positions = Positions(fn, inlined, late, writes)
     for var, root in (shared or {}).items():
         if var in positions.defs and root in positions.defs and var not in positions.groups:
@@ -262,6 +262,16 @@ def name_temporaries(fn, inlined, names, temporaries, taken, late=None, writes=N
         spans.setdefault(name, []).append((start, end))
         out[var] = name
     return out
+
+
+def _returned_gradients(fn):
+    """An adjoint returned as the gradient of an argument and read by nothing
+    else -> that argument: ``x_bar``, not ``t_bar`` of ``t = x - y``, is what
+    the reader looks for."""
+    atoms, adjoints = list(flatten(fn.result)), getattr(fn, "adjoints", {})
+    counts = use_counts(fn)
+    return {atom: param for atom, param in zip(atoms, getattr(fn, "returns", ()))
+            if param is not None and atom in adjoints and counts.get(atom) == 1}
 
 
 def _saved_items(fn):
