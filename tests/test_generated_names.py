@@ -232,3 +232,19 @@ def test_an_adjoint_that_is_only_an_argument_s_gradient_takes_its_name():
     # read by y's gradient too, it keeps the name of what it is: t's adjoint
     both = _specialised(_smooth_l1, (x, y, 0.5), (0, 1))
     assert "t_bar = np.sign(t) * d_bar" in both, both
+
+
+def _relu_mlp(W1, b1, W2, b2, X, y):
+    h = np.maximum(X @ W1 + b1, 0.0)
+    out = h @ W2 + b2
+    return np.mean((out - y) ** 2)
+
+
+def test_a_size_is_read_from_an_argument_of_that_shape():
+    """``(out - y).size`` is ``y.size``: read from a product (``h @ W2``), it
+    would give the product a line and a name of its own."""
+    rng = np.random.default_rng(3)
+    args = (rng.standard_normal((4, 5)), rng.standard_normal(5), rng.standard_normal((5, 3)),
+            rng.standard_normal(3), rng.standard_normal((6, 4)), rng.standard_normal((6, 3)))
+    source = _specialised(_relu_mlp, args, (0, 1, 2, 3))
+    assert "y.size" in source and "out = h @ W2 + b2" in source, source

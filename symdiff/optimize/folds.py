@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import math
 
-from ..ir.nodes import Const, const_value
-from ..ir.shapes import is_elementwise
-from .spreads import fold_any
+from ..ir.nodes import Const, Var, const_value
+from .spreads import fold_any, shape_source
 
 
 def _keeps_shape(b, kept, other):
@@ -346,15 +345,7 @@ def _is_signum(b, atom, value, c):
 def fold_size(b, args, values):
     """Only the shape matters: look through elementwise ops that keep it, so
     ``np.size(t ** 2)`` does not compute ``t ** 2``."""
-    x = args[0]
-    op = b.facts.producer(x)
-    while op is not None and is_elementwise(op.prim):
-        same = [a for a in op.args if getattr(a, "hint", None) is not None
-                and b.facts.same_shape(a, x)]
-        if not same:
-            break
-        x = same[0]
-        op = b.facts.producer(x)
+    x = shape_source(b, args[0]) if isinstance(args[0], Var) else args[0]
     return b.op("size", x) if x is not args[0] else None
 
 
