@@ -248,3 +248,17 @@ def test_a_size_is_read_from_an_argument_of_that_shape():
             rng.standard_normal(3), rng.standard_normal((6, 4)), rng.standard_normal((6, 3)))
     source = _specialised(_relu_mlp, args, (0, 1, 2, 3))
     assert "y.size" in source and "out = h @ W2 + b2" in source, source
+
+
+def _cosine(a, b):
+    return 1.0 - np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b))
+
+
+def test_a_rule_s_comment_is_written_once_above_what_it_describes():
+    rng = np.random.default_rng(4)
+    args = (rng.standard_normal(6), rng.standard_normal(6))
+    source = _specialised(_cosine, args, (0, 1))
+    note = "# at x = 0 the norm has a kink: its gradient there is 0"
+    assert source.count(note) == 1, source
+    after = source.split(note)[1].splitlines()[1]
+    assert "np.where(norm_a != 0.0" in after, source
