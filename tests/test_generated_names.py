@@ -164,3 +164,101 @@ def test_an_if_s_test_made_just_before_it_is_written_in_the_if():
     assert "if delta > 0:" in source and "delta_positive" not in source, source
     np.testing.assert_allclose(df(r, 1.0), np.clip(r, -1.0, 1.0))
     np.testing.assert_allclose(df(r, -1.0), -np.sign(r))  # (the other side of the if)
+
+
+# ---- one name per value (issue: generated code a careful person would write) -------------
+def _scores(query_rows, key_rows, value_rows):
+    scores = query_rows @ key_rows.T / 2.0
+    return np.sum((np.tanh(scores) @ value_rows) ** 2)
+
+
+def _attention(Q, K, V):
+    s = Q @ K.T / np.sqrt(Q.shape[1])
+    a = np.exp(s - scipy.special.logsumexp(s, axis=1, keepdims=True))
+    return np.sum((a @ V) ** 2)
+
+
+def _specialised(f, args, wrt):
+    """The specialised gradient's source, after checking its values."""
+    df = symdiff.grad(f, wrt=wrt)
+    for got, i in zip(df(*args), wrt):
+        np.testing.assert_allclose(got, numeric_grad(f, args, i), rtol=1e-6, atol=1e-7)
+    return symdiff.source(df, *args)
+
+
+def test_two_adjoints_of_unnamed_values_never_share_a_name():
+    """The adjoints of two products the user named neither (``matmul_bar``
+    both) are two quantities: a name never stands for two."""
+    rng = np.random.default_rng(0)
+    args = tuple(rng.standard_normal((4, 3)) for _ in range(3))
+    for source in (_specialised(_scores, args, (0, 1, 2)),
+                   symdiff.source(symdiff.grad(_scores, wrt=(0, 1, 2)))):
+        names = _names(source)
+        assert len(names) == len(set(names)), source
+
+
+def test_a_product_is_named_after_its_factors():
+    """``a @ V`` of no name of its own gives ``a_V`` (its adjoint ``a_V_bar``),
+    not the primitive's name ``matmul``."""
+    rng = np.random.default_rng(1)
+    args = tuple(rng.standard_normal((5, 3)) for _ in range(3))
+    source = _specialised(_attention, args, (0, 1, 2))
+    assert "a_V_bar = 2.0 * (a @ V)" in source and "matmul" not in source, source
+
+
+def test_a_transpose_of_a_transpose_is_the_value():
+    """``Q @ K.T``: Q's gradient is ``g @ K`` (not ``g @ T_K.T``) and K's is
+    ``g.T @ Q`` (not ``(Q.T @ g).T``)."""
+    rng = np.random.default_rng(2)
+    args = tuple(rng.standard_normal((5, 3)) for _ in range(3))
+    source = _specialised(_attention, args, (0, 1, 2))
+    assert re.search(r"Q_bar = \w+ @ K$", source, re.M), source
+    assert re.search(r"K_bar = \w+\.T @ Q$", source, re.M), source
+    assert ".T.T" not in source and not re.search(r"\)\.T\b", source), source
+
+
+def _smooth_l1(x, y, beta):
+    d = np.abs(x - y)
+    return np.mean(np.where(d < beta, 0.5 * d ** 2 / beta, d - 0.5 * beta))
+
+
+def test_an_adjoint_that_is_only_an_argument_s_gradient_takes_its_name():
+    """The adjoint of ``t = x - y`` is x's gradient and nothing else here:
+    ``x_bar = np.sign(t) * d_bar``, ``return x_bar``."""
+    x, y = np.array([0.3, -1.2, 2.0, 0.1]), np.array([0.1, 0.4, -0.3, 0.05])
+    source = _specialised(_smooth_l1, (x, y, 0.5), (0,))
+    assert "x_bar = np.sign(t) * d_bar" in source and "return x_bar," in source, source
+    assert "t_bar" not in source, source
+    # read by y's gradient too, it keeps the name of what it is: t's adjoint
+    both = _specialised(_smooth_l1, (x, y, 0.5), (0, 1))
+    assert "t_bar = np.sign(t) * d_bar" in both, both
+
+
+def _relu_mlp(W1, b1, W2, b2, X, y):
+    h = np.maximum(X @ W1 + b1, 0.0)
+    out = h @ W2 + b2
+    return np.mean((out - y) ** 2)
+
+
+def test_a_size_is_read_from_an_argument_of_that_shape():
+    """``(out - y).size`` is ``y.size``: read from a product (``h @ W2``), it
+    would give the product a line and a name of its own."""
+    rng = np.random.default_rng(3)
+    args = (rng.standard_normal((4, 5)), rng.standard_normal(5), rng.standard_normal((5, 3)),
+            rng.standard_normal(3), rng.standard_normal((6, 4)), rng.standard_normal((6, 3)))
+    source = _specialised(_relu_mlp, args, (0, 1, 2, 3))
+    assert "y.size" in source and "out = h @ W2 + b2" in source, source
+
+
+def _cosine(a, b):
+    return 1.0 - np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b))
+
+
+def test_a_rule_s_comment_is_written_once_above_what_it_describes():
+    rng = np.random.default_rng(4)
+    args = (rng.standard_normal(6), rng.standard_normal(6))
+    source = _specialised(_cosine, args, (0, 1))
+    note = "# at x = 0 the norm has a kink: its gradient there is 0"
+    assert source.count(note) == 1, source
+    after = source.split(note)[1].splitlines()[1]
+    assert "np.where(norm_a != 0.0" in after, source

@@ -154,8 +154,8 @@ def grad_logistic_loss(w, b, x, y):
     """Gradient of logistic_loss(w, b, x, y) with respect to w, b."""
     _require_float(w, b, messages=('models.py:16:19: argument `w`',
                                    'models.py:16:22: argument `b`'))
-    matmul = x @ w  # models.py:18
-    z = matmul + b  # models.py:18
+    x_w = x @ w  # models.py:18
+    z = x_w + b  # models.py:18
     t = -y  # models.py:19
     t_1 = t * z  # models.py:19
     # L19: return np.mean(np.logaddexp(0.0, -y * z)) + 0.01 * np.sum(w ** 2)
@@ -163,8 +163,7 @@ def grad_logistic_loss(w, b, x, y):
     z_bar = _sum_to(t * t_1_bar, z)
     # L18: z = x @ w + b
     b_bar = _sum_to(z_bar, b)
-    w_bar_1 = _matmul_adjoint_b(_sum_to(z_bar, matmul), x, w)
-    w_bar = 0.02 * w + w_bar_1
+    w_bar = 0.02 * w + _matmul_adjoint_b(_sum_to(z_bar, x_w), x, w)
     return w_bar, b_bar
 
 
@@ -172,8 +171,8 @@ def value_and_grad_logistic_loss(w, b, x, y):
     """Value and gradient of logistic_loss(w, b, x, y) with respect to w, b."""
     _require_float(w, b, messages=('models.py:16:19: argument `w`',
                                    'models.py:16:22: argument `b`'))
-    matmul = x @ w  # models.py:18
-    z = matmul + b  # models.py:18
+    x_w = x @ w  # models.py:18
+    z = x_w + b  # models.py:18
     t = -y  # models.py:19
     t_1 = t * z  # models.py:19
     # models.py:19
@@ -183,8 +182,7 @@ def value_and_grad_logistic_loss(w, b, x, y):
     z_bar = _sum_to(t * t_1_bar, z)
     # L18: z = x @ w + b
     b_bar = _sum_to(z_bar, b)
-    w_bar_1 = _matmul_adjoint_b(_sum_to(z_bar, matmul), x, w)
-    w_bar = 0.02 * w + w_bar_1
+    w_bar = 0.02 * w + _matmul_adjoint_b(_sum_to(z_bar, x_w), x, w)
     return logistic_loss, (w_bar, b_bar)
 
 

@@ -10,7 +10,7 @@ from collections import defaultdict
 from dataclasses import replace
 
 from ..errors import NoDerivativeRuleError, NonScalarOutputError
-from ..ir.nodes import Const, Function, If, Loop, Op, Var, branch_definitions
+from ..ir.nodes import Const, Function, If, Loop, Op, Var, branch_definitions, flatten
 from ..ir.primitive import TABLE
 from ..ir.shapes import SCALAR, is_elementwise
 from ..rules import NoRule, reverse_rule
@@ -311,5 +311,7 @@ def differentiate(fn, builder, wrt, mode, many=None):
     many = len(grads) > 1 if many is None else many
     grad_value = tuple(grads) if many else grads[0]
     out = grad_value if mode == "grad" else (result, grad_value)
+    values = () if mode == "grad" else (None,) * len(list(flatten(result)))
     return Function(fn.name, params, fn.body + backward, out, fn.loc,
-                    named=set(builder.named), adjoints=builder.adjoints)
+                    named=set(builder.named), adjoints=builder.adjoints,
+                    returns=values + tuple(wrt))

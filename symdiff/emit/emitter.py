@@ -91,7 +91,8 @@ class Emitter(Inlining, Spelling, Containers, IndexWrites):
 
     # -- statements ----------------------------------------------------------------------
     def _block(self, stmts, lines, pad):
-        start = len(lines)
+        start, noted = len(lines), getattr(self, "_noted", set())
+        self._noted = set()  # (the notes written in this block, since its last `# Lnn`)
         for stmt in stmts:
             if isinstance(stmt, Op):
                 if stmt.target not in self.inlined and stmt.target not in self.read_by_unpacking:
@@ -105,6 +106,7 @@ class Emitter(Inlining, Spelling, Containers, IndexWrites):
                 self._loop(stmt, lines, pad)
             else:
                 raise TypeError(f"emit has no method for {type(stmt).__name__}")
+        self._noted = noted
         return len(lines) > start
 
     def _op(self, op, lines, pad):
@@ -264,8 +266,10 @@ class Emitter(Inlining, Spelling, Containers, IndexWrites):
                 where = f"L{loc.lineno}" if loc.filename == self.fn.loc.filename \
                     else f"{os.path.basename(loc.filename)}:{loc.lineno}"
                 lines.append(fit_comment(f"{pad}# {where}: {loc.line.strip()}"))
-        for note in self._notes(stmt):
-            if f"{pad}# {note}" not in lines[-3:]:
+                self._noted = set()
+        for note in self._notes(stmt):  # once in a line's block: above its first statement
+            if note not in self._noted:
+                self._noted.add(note)
                 lines.append(f"{pad}# {note}")
 
     def _notes(self, stmt):

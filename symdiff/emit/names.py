@@ -10,7 +10,7 @@ from __future__ import annotations
 import keyword
 import re
 
-from ..ir.nodes import If, Loop, Op, Var, flatten, walk
+from ..ir.nodes import If, Loop, Op, Var, flatten, use_counts, walk
 from ..ir.nodes import saved as ir_saved
 
 # Builtins generated code calls (loop headers, len(), float(), slice values):
@@ -178,7 +178,7 @@ def assign_names(fn, inlined, fixed, reserved, shared=None, late=None, writes=No
     given to another value, and one given to a named value only to a later
     value of that name (``h`` updated by a loop, read back from its tape):
     one name, one quantity."""
-    adjoints = getattr(fn, "adjoints", {})
+    adjoints = {**getattr(fn, "adjoints", {}), **_returned_gradients(fn)}
     positions = Positions(fn, inlined, late, writes)
     for var, root in (shared or {}).items():
         if var in positions.defs and root in positions.defs and var not in positions.groups:
@@ -199,6 +199,7 @@ def assign_names(fn, inlined, fixed, reserved, shared=None, late=None, writes=No
     owner = {name: name for name in names.values()}  # name -> its quantity (None: a temporary)
     shaped, saved = _saved_shapes(fn), _saved_items(fn)
     quantities = {}  # var -> the quantity its name stands for
+    users = {v.hint for v in fn.named} | {p.hint for p in fn.params}  # the user's names
     for start, end, _, root, group in sorted(spans, key=lambda s: (s[0], s[2])):
         primal = next((adjoints[v] for v in group if v in adjoints), None)
         primal = shaped.get(primal, primal)  # (saved as its shape: the value's adjoint)
@@ -211,6 +212,8 @@ def assign_names(fn, inlined, fixed, reserved, shared=None, late=None, writes=No
             not named or of_temporary) else base
         if not named and primal is None:  # (a name the compiler chose: one value's)
             quantity = ("hint", root.uid)
+        elif primal is not None and primal.hint not in users and quantity == base:
+            quantity = ("adjoint", primal.uid)  # (of a value the compiler named: its own)
         item = next((saved[v] for v in group if v in saved), None)
         if item in quantities:  # read back from a tape: the name it was saved under
             base, quantity = names[item], quantities[item]
@@ -261,6 +264,16 @@ def name_temporaries(fn, inlined, names, temporaries, taken, late=None, writes=N
     return out
 
 
+def _returned_gradients(fn):
+    """An adjoint returned as the gradient of an argument and read by nothing
+    else -> that argument: ``x_bar``, not ``t_bar`` of ``t = x - y``, is what
+    the reader looks for."""
+    atoms, adjoints = list(flatten(fn.result)), getattr(fn, "adjoints", {})
+    counts = use_counts(fn)
+    return {atom: param for atom, param in zip(atoms, getattr(fn, "returns", ()))
+            if param is not None and atom in adjoints and counts.get(atom) == 1}
+
+
 def _saved_items(fn):
     """A reverse loop's read of a value its forward loop saved -> that value."""
     written = {t.var: t.items for s in walk(fn.body) if isinstance(s, Loop) for t in s.writes}
@@ -307,7 +320,6 @@ def _root(groups, var):
 
 # what generated code calls a value of no name of its own: each such value has one
 _TEMPORARY = re.compile(r"t(_\d+)?(_bar)*")
-
 
 
 def _free_name(base, start, busy, owner=None, quantity=None):

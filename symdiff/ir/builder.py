@@ -7,6 +7,7 @@ and `--x` never reach the generated code.
 from __future__ import annotations
 
 import contextlib
+import re
 
 from .nodes import Const, FreeVar, Op, Var, const_value
 from .primitive import TABLE, is_effect
@@ -194,6 +195,9 @@ def _default_hint(prim, args):
             if start > 0 and stop == 0:
                 return names[0] + "_tail"
         return names[0] + "_part"
+    if prim in _PRODUCTS and len(args) == 2 and len(names) == 2 \
+            and all(_short_name(n) for n in names):  # `X_W` for X @ W: its factors
+        return "_".join(names)
     if prim in _ARITHMETIC:  # `t`, not `add_exp_negative_z`: a name of no operator
         return "t"
     if len(names) == 1 and len(names[0]) <= 16 and not names[0].startswith("_") \
@@ -205,6 +209,13 @@ def _default_hint(prim, args):
 _ARITHMETIC = {"add", "subtract", "multiply", "divide", "negative", "power", "square",
                "true_divide", "reciprocal", "positive", "float_power", "sum_to", "unreduce",
                "pass_gradient", "clip", "full_like", "zeros_like"}
+_PRODUCTS = {"matmul", "dot", "outer", "inner"}
+
+
+def _short_name(name):
+    return len(name) <= 8 and not name.startswith("_") and not re.fullmatch(r"t(_\d+)?", name)
+
+
 _NAMED_RESULTS = {"stack", "concatenate", "matmul", "dot", "outer", "where", "array",
                   "maximum", "minimum", "clip", "hstack", "vstack"}
 

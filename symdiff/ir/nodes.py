@@ -203,6 +203,8 @@ class Function:
     trees: object = None
     varargs: object = None  # the parameter that collects ``*args``, if any
     adjoints: dict = field(default_factory=dict)  # var -> the var it is the adjoint of
+    # for each atom of ``result``, in order: the parameter whose gradient it is, or None
+    returns: tuple = ()
 
 
 def const_value(atom):

@@ -324,6 +324,24 @@ class Facts:
     def producer(self, atom):
         return self.defs.get(atom) if isinstance(atom, Var) else None
 
+    def same_shaped(self, value, also=None, limit=16):
+        """``value`` and the values it was computed from entry by entry, of its
+        shape (operands of the elementwise operations that made it), first
+        operands first: each gives its shape. The first without such operands
+        ends the chain of first operands. ``also(a, b)``: operand ``a`` may
+        stand for ``b`` (of the same dtype, say)."""
+        found, stack = [], [value]
+        while stack and len(found) < limit:
+            current = stack.pop()
+            if any(v is current for v in found):
+                continue
+            found.append(current)
+            made = self.producer(current)
+            if made is not None and is_elementwise(made.prim):
+                stack += reversed([a for a in made.args if isinstance(a, Var) and self.same_shape(
+                    a, current) and (also is None or also(a, current))])
+        return found
+
 
 def is_numpy_value(atom, defs, sized=False, depth=12, facts=None):
     """Whether ``atom`` is surely a NumPy array or scalar (never a Python number

@@ -14,6 +14,7 @@ from .dead_code import eliminate_dead_code
 from .scalar_tapes import scalar_tapes
 from .algebra import simplify_regions
 from .direct_forms import direct_forms, fresh_results
+from .transposes import transposed_products
 from .reused_inverses import reuse_inverses
 from .joined_branches import join_branches
 from .gradient_only import library_forms
@@ -30,6 +31,7 @@ from .writes_in_place import writes_in_place
 PASSES = (
     mask_positions,                  # x[m] of a one-axis mask m -> x[m.nonzero()[0]]
     direct_forms,                    # helpers the signature decides -> what they do
+    transposed_products,             # (Q.T @ g).T -> g.T @ Q: fewer transposes
     merge_forward_values,            # x[:-1] written twice is one value: x * x a square
     summed_products,                 # (a * b[:, None]).sum(0) -> b @ a: a contraction
     simplify_regions,                # elementwise regions in normal form (poly.py)

@@ -18,9 +18,9 @@ from ..ir import patterns as pat
 from ..ir.nodes import Const, If, Loop, Op, Var, blocks, walk
 from ..ir.primitive import REDUCTION, TABLE
 from ..ir.reinfer import reinfer
-from ..ir.shapes import is_elementwise
 from .common_subexpressions import replace_atoms
 from .einsum_pairs import lower_einsum
+from .spreads import shape_source
 
 
 def direct_forms(fn, builder):
@@ -274,7 +274,7 @@ def _size(b, op, facts):
     if made is None or TABLE[made.prim].shape != REDUCTION or made.param("keepdims") \
             or not isinstance(made.param("axis"), int) or made.effect:
         return None
-    whole = _lighter(facts, made.args[0])
+    whole = shape_source(b, made.args[0]) if isinstance(made.args[0], Var) else made.args[0]
     rank = facts.rank(whole)
     if not rank:
         return None
@@ -296,20 +296,6 @@ def _new_axis(b, op, facts):
         return None  # (a Python float has no [None])
     index = [Const(slice(None))] * (axis % (rank + 1)) + [Const(None)]
     return b.op("getitem", op.args[0], *index)
-
-
-def _lighter(facts, value):
-    """A value of ``value``'s shape that costs nothing more to read: an
-    operand of the elementwise operation that made it, of the same shape."""
-    for _ in range(8):
-        made = facts.producer(value)
-        if made is None or not is_elementwise(made.prim):
-            return value
-        same = [a for a in made.args if isinstance(a, Var) and facts.same_shape(a, value)]
-        if not same:
-            return value
-        value = same[0]
-    return value
 
 
 _LOWERINGS = {

@@ -3,16 +3,16 @@
 Each fold gets the builder, the operands and their constant values (None
 where not a number) and returns a replacement atom, or None to build the
 operation as asked. The user's own code is built as written (``z = x * 1.0``
-is a new array, and keeps ``x * 1.0``'s dtype); derivative code is folded. They only rewrite into something equal (or, for masks,
-into something equal where it is finite: select after multiply).
+is a new array, and keeps ``x * 1.0``'s dtype); derivative code is folded.
+They only rewrite into something equal (or, for masks, into something equal
+where it is finite: select after multiply).
 """
 from __future__ import annotations
 
 import math
 
-from ..ir.nodes import Const, const_value
-from ..ir.shapes import is_elementwise
-from .spreads import fold_any
+from ..ir.nodes import Const, Var, const_value
+from .spreads import fold_any, shape_source
 
 
 def _keeps_shape(b, kept, other):
@@ -345,18 +345,16 @@ def _is_signum(b, atom, value, c):
 def fold_size(b, args, values):
     """Only the shape matters: look through elementwise ops that keep it, so
     ``np.size(t ** 2)`` does not compute ``t ** 2``."""
-    x = args[0]
-    op = b.facts.producer(x)
-    while op is not None and is_elementwise(op.prim):
-        same = [a for a in op.args if getattr(a, "hint", None) is not None
-                and b.facts.same_shape(a, x)]
-        if not same:
-            break
-        x = same[0]
-        op = b.facts.producer(x)
+    x = shape_source(b, args[0]) if isinstance(args[0], Var) else args[0]
     return b.op("size", x) if x is not args[0] else None
+
+
+def fold_transpose(b, args, values):
+    """``x.T.T`` is ``x``: ``.T`` reverses every axis, twice none."""
+    inner = _producer(b, args[0], "T")
+    return inner.args[0] if inner is not None else None
 
 
 FOLDS = {"*": fold_any, "add": fold_add, "subtract": fold_subtract, "multiply": fold_multiply,
          "divide": fold_divide, "power": fold_power, "negative": fold_negative,
-         "where": fold_where, "size": fold_size}
+         "where": fold_where, "size": fold_size, "T": fold_transpose}

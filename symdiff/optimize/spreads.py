@@ -103,6 +103,29 @@ def _compact(b, g, axis, keepdims):
     return b.op("expand_dims", g, axis=axis, hint=getattr(g, "hint", None))
 
 
+def shape_source(b, value, also=None):
+    """The value to read ``value``'s shape (or size, or dtype) from, of those
+    `Facts.same_shaped` finds: an argument (one the user never reassigns),
+    else a value with the user's name, else the nearest. A shape read from a
+    temporary would give it a line, and a name, of its own."""
+    args = {p.hint: p for p in b.param_locs}
+    reassigned = {v.hint for v in b.named if args.get(v.hint) not in (None, v)}
+
+    def rank(v):
+        argument = v in b.param_locs and v.hint not in reassigned
+        return (not argument, v not in b.named)
+    found = b.facts.same_shaped(value, also)
+    best = min(found, key=rank)
+    if rank(best) == (True, True):  # (no better name: as far back as first operands go)
+        ids = {id(v) for v in found}
+        while best is not None:
+            value, made = best, b.facts.producer(best)
+            best = next((a for a in made.args if id(a) in ids and a is not value), None) \
+                if made is not None and is_elementwise(made.prim) else None
+        best = value
+    return best
+
+
 def _lighter_spread(b, args, params):
     """``_unreduce(g, like)`` with ``like`` an operand of the elementwise
     operation that made it, of the same shape and dtype (its shape is all that
@@ -111,17 +134,8 @@ def _lighter_spread(b, args, params):
     facts = b.facts
     if not facts.signature or facts.dtype(like) is None:
         return None
-    found = like
-    while True:
-        op = facts.producer(found)
-        if op is None or not is_elementwise(op.prim):
-            break
-        same = [a for a in op.args if isinstance(a, Var) and facts.same_shape(a, found)
-                and facts.dtype(a) is not None and facts.same_dtype(a, found)
-                and facts.same_dtype(found, a)]
-        if not same:
-            break
-        found = same[0]
+    found = shape_source(b, like, lambda a, v: facts.dtype(a) is not None
+                         and facts.same_dtype(a, v) and facts.same_dtype(v, a))
     if found is like:
         return None
     return b.op("unreduce", g, found, **params)

@@ -5,10 +5,10 @@ def grad_mlp(W1, b1, W2, b2, X, Y):
         'golden_functions.py:21:13: argument `b1`',
         'golden_functions.py:21:17: argument `W2`',
         'golden_functions.py:21:21: argument `b2`'))
-    matmul = X @ W1  # golden_functions.py:22
-    h = np.tanh(matmul + b1)  # golden_functions.py:22
-    matmul_1 = h @ W2  # golden_functions.py:23
-    logits = matmul_1 + b2  # golden_functions.py:23
+    X_W1 = X @ W1  # golden_functions.py:22
+    h = np.tanh(X_W1 + b1)  # golden_functions.py:22
+    h_W2 = h @ W2  # golden_functions.py:23
+    logits = h_W2 + b2  # golden_functions.py:23
     # golden_functions.py:24
     logits = logits - logits.max(axis=1, keepdims=True)
     exp_logits = np.exp(logits)  # golden_functions.py:25
@@ -25,12 +25,12 @@ def grad_mlp(W1, b1, W2, b2, X, Y):
     # L24: logits = logits - np.max(logits, axis=1, keepdims=True)
     # np.max(...) gets no gradient: the result does not change with it
     # L23: logits = h @ W2 + b2
-    matmul_1_bar = _sum_to(logits_bar, matmul_1)
+    h_W2_bar = _sum_to(logits_bar, h_W2)
     b2_bar = _sum_to(logits_bar, b2)
-    h_bar = _matmul_adjoint_a(matmul_1_bar, h, W2)
-    W2_bar = _matmul_adjoint_b(matmul_1_bar, h, W2)
+    h_bar = _matmul_adjoint_a(h_W2_bar, h, W2)
+    W2_bar = _matmul_adjoint_b(h_W2_bar, h, W2)
     # L22: h = np.tanh(X @ W1 + b1)
     t_bar = (1.0 - h ** 2) * h_bar
     b1_bar = _sum_to(t_bar, b1)
-    W1_bar = _matmul_adjoint_b(_sum_to(t_bar, matmul), X, W1)
+    W1_bar = _matmul_adjoint_b(_sum_to(t_bar, X_W1), X, W1)
     return W1_bar, b1_bar, W2_bar, b2_bar
