@@ -103,3 +103,44 @@ def test_a_summed_function_is_not_computed_for_its_gradient_s_shape(f, args, cal
     code = "\n".join(line.split("#")[0] for line in source.split('"""')[-1].splitlines())
     assert call not in code and "full_like(np." not in code, source
     assert "_adjoint" not in code, source  # (the contractions' helpers: einsums written out)
+
+
+# ---- a triangle keeps its matrix's shape: no _sum_to, no value made for its shape ----
+_SQUARE = RNG.normal(size=(4, 4))
+
+
+def _upper_of_a_ratio(a):      # the pairwise-energy form: the mask meets the arithmetic
+    return np.sum(np.triu(1.0 / (2.0 + np.cos(a)), 1))
+
+
+def _lower_squared(a):         # tril(2.0 * tril(a)): one mask
+    return np.sum(np.tril(a) ** 2)
+
+
+def _mean_of_upper(a):
+    return np.mean(np.triu(a * a))
+
+
+def _stacked_lower(b):         # a stack of matrices: the last two axes
+    return np.sum(np.tril(b ** 2, -1))
+
+
+@pytest.mark.parametrize("f, x", [(_upper_of_a_ratio, _SQUARE), (_lower_squared, _SQUARE),
+                                  (_mean_of_upper, _SQUARE),
+                                  (_stacked_lower, RNG.normal(size=(2, 3, 3)))])
+def test_a_triangle_s_gradient_is_one_mask(f, x):
+    df = symdiff.grad(f)
+    np.testing.assert_allclose(df(x), numeric_grad(f, (x,)), rtol=1e-6, atol=1e-7)
+    source = symdiff.source(df, x)
+    code = "\n".join(line.split("#")[0] for line in source.split('"""')[-1].splitlines())
+    for helper in ("_sum_to", "full_like", "ones_like", ").size"):  # (a.size, not triu(.).size)
+        assert helper not in code, source
+    assert code.count("np.triu(") + code.count("np.tril(") == 1, source
+
+
+def test_a_triangle_of_a_vector_is_summed_back():
+    def upper_of_vector(v):    # np.triu of a vector: a matrix, summed back to the vector
+        return np.sum(np.triu(np.sin(v)) * np.arange(4.0))
+    v = RNG.normal(size=4)
+    df = symdiff.grad(upper_of_vector)
+    np.testing.assert_allclose(df(v), numeric_grad(upper_of_vector, (v,)), rtol=1e-6, atol=1e-7)

@@ -88,8 +88,8 @@ def result_dtype(op, facts):
     if op.prim == "step":  # (a share: 0, 1/2 or 1 in the operands' precision)
         return promoted(op.args, facts, floating=True)
     if op.prim == "npcall" and op.param("func") in _FILLED:
-        given = dict(op.param("kwargs")).get("dtype", None if op.param("func") == "full"
-                                              else float)
+        given = dict(op.param("kwargs")).get(
+            "dtype", None if op.param("func") == "full" else float)
         return np.dtype(given) if given is not None else None
     if record.shape == REDUCTION:  # (of floats: the same dtype)
         found = facts.dtype(op.args[0])
@@ -149,7 +149,7 @@ _MATH_INTS = frozenset({"floor", "ceil", "trunc"})  # math.floor(x) is an int
 _SAME_DTYPE = frozenset({"getitem", "T", "transpose", "reshape", "expand_dims", "squeeze",
                          "stop_gradient", "ravel", "copy", "asarray", "flip", "roll",
                          "matrix_transpose", "sum_to", "negative", "abs", "max", "min",
-                         "as_columns", "from_columns"})
+                         "as_columns", "from_columns", "tril", "triu", "diag", "diagonal"})
 _PYTHON_OPERATORS = frozenset({"add", "subtract", "multiply"})  # (+, -, * of numbers)
 _LINEAR_ALGEBRA = frozenset({"solve", "solve_triangular", "cho_solve", "cholesky",
                              "scipy_cholesky", "inv", "pinv", "det", "expm"})
