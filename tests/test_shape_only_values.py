@@ -144,3 +144,29 @@ def test_a_triangle_of_a_vector_is_summed_back():
     v = RNG.normal(size=4)
     df = symdiff.grad(upper_of_vector)
     np.testing.assert_allclose(df(v), numeric_grad(upper_of_vector, (v,)), rtol=1e-6, atol=1e-7)
+
+
+# ---- a number spread over an array and summed back: the number times the size ----
+def _negative_binomial(theta, y):  # r, a number, broadcast against y
+    r = np.exp(theta[0])
+    return -np.sum(scipy_special.gammaln(y + r) - scipy_special.gammaln(r) + r * np.log(y))
+
+
+def _summed_twice(c, y):
+    return np.sum(np.sum(np.cos(c) - y, axis=0))
+
+
+def _mean_of_a_shift(c, y):        # the mean's 1 / n, summed over n entries: 1
+    return np.mean(y * 2.0 - np.sin(c))
+
+
+@pytest.mark.parametrize("f, args", [(_negative_binomial, (np.array([0.3, 0.1]), A[0] ** 2 + 1)),
+                                     (_summed_twice, (0.7, A)), (_mean_of_a_shift, (0.7, A))])
+def test_a_number_spread_and_summed_is_a_product_with_the_size(f, args):
+    df = symdiff.grad(f)
+    np.testing.assert_allclose(df(*args), numeric_grad(f, args), rtol=1e-6, atol=1e-7)
+    source = symdiff.source(df, *args)
+    code = "\n".join(line.split("#")[0] for line in source.split('"""')[-1].splitlines())
+    for helper in ("full_like", "np.full(", "_unreduce", "(-"):
+        assert helper not in code, source
+    assert code.count(".sum(") <= 2, source  # (of digamma(y + r) and log(y): none of a number)
