@@ -16,6 +16,7 @@ from ..ir.primitive import TABLE
 from ..ir.shapes import is_elementwise
 from .mask_folds import fold_mask, mask_of_product, mask_of_sum
 from .spreads import fold_any
+from .trace_products import fold_trace
 
 
 def _keeps_shape(b, kept, other):
@@ -372,6 +373,8 @@ def _fold_every(b, prim, args, params):
     made = fold_any(b, prim, args, params)
     if made is None and prim in TABLE and TABLE[prim].masks and b.backward:
         made = fold_mask(b, args, prim, tuple(sorted(params.items())))
+    if made is None and prim == "trace" and b.backward:
+        made = fold_trace(b, args, params)
     return made
 
 
