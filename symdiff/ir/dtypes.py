@@ -149,7 +149,8 @@ _MATH_INTS = frozenset({"floor", "ceil", "trunc"})  # math.floor(x) is an int
 _SAME_DTYPE = frozenset({"getitem", "T", "transpose", "reshape", "expand_dims", "squeeze",
                          "stop_gradient", "ravel", "copy", "asarray", "flip", "roll",
                          "matrix_transpose", "sum_to", "negative", "abs", "max", "min",
-                         "as_columns", "from_columns", "tril", "triu", "diag", "diagonal"})
+                         "as_columns", "from_columns", "tril", "triu", "diag", "diagonal",
+                         "diff", "sort", "repeat", "tile", "take", "take_along_axis"})
 _PYTHON_OPERATORS = frozenset({"add", "subtract", "multiply"})  # (+, -, * of numbers)
 _LINEAR_ALGEBRA = frozenset({"solve", "solve_triangular", "cho_solve", "cholesky",
                              "scipy_cholesky", "inv", "pinv", "det", "expm"})
