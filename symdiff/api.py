@@ -260,6 +260,8 @@ def source(df: Callable[..., Any], *args: Any, **kwargs: Any) -> str:
         if specialiser is not None:
             return str(specialiser.function_for(*args, **kwargs).__symdiff_source__)
     text = getattr(df, "__symdiff_source__", None)
+    if text is None and getattr(df, "__symdiff_structure_source__", None) is not None:
+        text = df.__symdiff_structure_source__()  # generic for the last structure seen
     if text is None:
         what = "compiled where it is called, for its arguments: pass them, " \
             "symdiff.source(df, *args)" if hasattr(df, "__symdiff_specialise__") \
@@ -305,4 +307,3 @@ def show_ir(f: Callable[..., Any], stage: str = "optimized", *, wrt: Wrt = 0,
     if len(stages) == 1:
         return IRText(seen[stages[0]])
     return IRText("\n".join(f"# {name}\n{seen[name]}" for name in stages))
-

@@ -83,10 +83,10 @@ def _compile_cached(f, wrt, mode, overrides, checks=True):
         except ContainerUse:  # compiled where it is called, for its arguments
             compiled, fn = None, None
         if compiled is None or compiled.containers or is_specialising(f):
-            fn = specialising(f, wrt, mode, lambda trees: loaded(compile_gradient(
-                specialised_target(f, trees), wrt, mode, overrides, trees=trees, checks=checks),
-                f, wrt,
-                mode, overrides), None if inspect.ismethod(f) else fn)
+            fn = specialising(f, wrt, mode, lambda trees, signature: loaded(compile_gradient(
+                specialised_target(f, trees, signature), wrt, mode, overrides, trees=trees,
+                signature=signature, checks=checks), f, wrt, mode, overrides),
+                None if inspect.ismethod(f) else fn)
             fn.__symdiff_wrt__, fn.__symdiff_mode__ = wrt, mode
             fn.__symdiff_overrides__ = dict(overrides or {})
             compiled = compiled or Deferred(_describe(f))

@@ -23,7 +23,7 @@ from .emit.backends import BACKENDS, REVIEWED, in_place, unsupported
 from .runtime.namespaces import helper_text
 from .frontend.containers import ContainerUse
 from .frontend.function import lower_function
-from .ir.trees import is_container, structure
+from .ir.trees import is_container, path_text, structure
 from .ad.wrt import regroup, resolve_wrt
 from .ad.forward import jvp_function
 from .ir.nodes import Const, Op, walk
@@ -167,8 +167,11 @@ def _emit(src, mode, ir_fn, grad_fn, builder, wrt_names, checks=True):
     emitter.device_of = next((name for name, sig in (builder.facts.signature or {}).items()
                               if sig.kind == "array" and sig.library == library), None)
     params = ", ".join(p.hint for p in ir_fn.params)
-    known = [(p, builder.facts.signature.get(p.hint)) for p in ir_fn.params]
-    known = [f"{p.hint}: {sig!r}" for p, sig in known if sig is not None and sig.kind != "other"]
+    known = [(p.hint, builder.facts.signature.get(p.hint)) for p in ir_fn.params]
+    known = [item for name, sig in known for item in [(name, sig)] + [  # and its leaves
+        (path_text(*key), leaf) for key, leaf in builder.facts.signature.items()
+        if isinstance(key, tuple) and key[0] == name]]
+    known = [f"{name}: {sig!r}" for name, sig in known if sig is not None and sig.kind != "other"]
     doc = f"{_WHAT[mode]} of {src.name}({params}) with respect to {_join(wrt_names)}"
     doc += f", for {', '.join(known)}." if known else "."  # (specialised for those)
     if library:
@@ -281,7 +284,6 @@ def _callee_globals(fn, builder):
             if root in builder.free:
                 out[root] = builder.free[root].value
     return out
-
 
 
 _WHAT = {"grad": "Gradient", "value_and_grad": "Value and gradient",

@@ -8,6 +8,7 @@ import scipy.linalg
 
 from row_inputs import matrix, spd, u
 from symdiff.runtime.helpers import (_as_columns, _cofactor, _cofactor_derivative,
+                                     _cropped_convolution, _full_convolution,
                                      _from_columns, _inner_adjoint_a, _multi_dot_adjoint,
                                      _reduced, _tall_only,
                                      _undefined_beyond, _inner_adjoint_b, _kron_adjoint_a,
@@ -70,6 +71,20 @@ ROWS += [
     ("inner_adjoint_b", lambda g, a, b: _inner_adjoint_b(g, a, b), (u(2, 3), 0.4, u(2, 3))),
     ("kron_adjoint_a", lambda g, a, b: _kron_adjoint_a(g, a, b), (u(4, 6), u(2, 3), u(2, 2))),
     ("kron_adjoint_b", lambda g, a, b: _kron_adjoint_b(g, a, b), (u(6), u(3), u(2))),
+    # ---- convolution and correlation of vectors (NumPy swaps a shorter first operand) --------
+    ("convolve", lambda a, v: np.convolve(a, v), (u(5), u(3))),
+    ("convolve", lambda a, v: np.convolve(a, v, "valid"), (u(5), u(3))),
+    ("convolve", lambda a, v: np.convolve(a, v, mode="valid"), (u(2), u(4))),
+    ("convolve", lambda a, v: np.convolve(a, v, "same"), (u(4), u(6))),
+    ("correlate", lambda a, v: np.correlate(a, v), (u(5), u(3))),
+    ("correlate", lambda a, v: np.correlate(a, v), (u(3), u(5))),
+    ("correlate", lambda a, v: np.correlate(a, v, "same"), (u(4), u(6))),
+    ("correlate", lambda a, v: np.correlate(a, v, "same"), (u(6), u(4))),
+    ("correlate", lambda a, v: np.correlate(a, v, mode="full"), (u(3), u(2))),
+    ("full_convolution", lambda g, a, v: _full_convolution(g, a, v, "same", True),
+     (u(6), u(4), u(6))),
+    ("cropped_convolution", lambda h, a, v: _cropped_convolution(h, a, v, "valid"),
+     (u(7), u(5), u(3))),
 ]
 
 ROWS += [

@@ -186,6 +186,56 @@ def test_a_new_structure_compiles_again_and_arrays_use_the_array_gradient():
     assert inspect.getsource(dp.__symdiff_generic__.__code__) == symdiff.source(dp)
 
 
+def tanh_layer(params, X, y):
+    h = np.tanh(X @ params["W"] + params["b"])
+    return np.sum((h @ params["v"] - y) ** 2)
+
+
+def _layer(d, k, bias_length):
+    return {"W": RNG.normal(size=(d, k)), "b": RNG.normal(size=bias_length),
+            "v": RNG.normal(size=k)}
+
+
+def test_the_leaves_shapes_specialise_the_code_as_arguments_do():
+    params = _layer(3, 4, 4)
+    text = symdiff.source(symdiff.grad(tanh_layer, wrt="params"), params, X, Y)
+    text = " ".join(text.split())  # (the docstring wraps)
+    assert "_sum_to" not in text and "_matmul_adjoint" not in text and "_unreduce" not in text
+    assert "params['W']: float64[a, b]" in text and "X: float64[c, a]" in text
+    assert "b_bar = t_bar_1.sum(axis=0)" in text or ".sum(axis=0)" in text
+    generic = symdiff.source(symdiff.grad(tanh_layer, wrt="params"))
+    assert generic is None or "_sum_to" in generic
+
+
+@pytest.mark.parametrize("bias_length", [4, 1])
+def test_a_leaf_of_another_shape_is_another_gradient_and_right(bias_length):
+    """A bias of length 1 broadcast over four units sums its gradient: the
+    gradient specialised for length 4 must not be reused for it."""
+    df = symdiff.grad(tanh_layer, wrt="params")
+    for length in (4, bias_length, 4):
+        params = _layer(3, 4, length)
+        g = df(params, X, Y)
+        x0, unflatten, flat = _flat(tanh_layer, (params, X, Y), 0)
+        np.testing.assert_allclose(symdiff.flatten(g)[0], _central(flat, x0), rtol=1e-6,
+                                   atol=1e-8)
+        assert g["b"].shape == (length,)
+
+
+def test_leaves_of_python_floats_and_float32_arrays():
+    params = {"W": RNG.normal(size=(3, 2)).astype(np.float32), "scale": 0.5}
+
+    def scaled(params, X):
+        return params["scale"] * np.sum((X.astype(np.float32) @ params["W"]) ** 2)
+    df = symdiff.grad(scaled)
+    g = df(params, X)
+    assert g["W"].dtype == np.float32 and np.ndim(g["scale"]) == 0
+    text = " ".join(symdiff.source(df, params, X).split())  # (the docstring wraps)
+    assert "params['W']: float32[a, b]" in text
+    expected = 2 * params["scale"] * X.astype(np.float32).T @ (X.astype(np.float32)
+                                                               @ params["W"])
+    np.testing.assert_allclose(g["W"], expected, rtol=1e-5)
+
+
 def test_value_and_grad_vjp_jvp_and_a_part_of_a_container():
     (value, g) = symdiff.value_and_grad(regression, wrt=("params", "X"))(DICT, X, Y[:, None])
     assert set(g[0]) == set(DICT) and g[1].shape == X.shape
@@ -317,3 +367,13 @@ def test_the_command_line_writes_a_module_for_the_structure_of_an_example(tmp_pa
     r = X @ np.ones(3) + 0.5 - y
     np.testing.assert_allclose(got["w"], 2 * X.T @ r / 5 + 0.2)
     assert np.isclose(got["b"], 2 * np.mean(r))
+    # the module is specialised for the example's leaves: it says so, and
+    # refuses leaves of another signature rather than return a wrong gradient
+    text = (tmp_path / "ridge_grad.py").read_text()
+    assert "params['w']: float64[a], params['b']: float" in " ".join(text.split())
+    refused = subprocess.run([sys.executable, "-c", (
+        "import numpy as np, ridge_grad\n"
+        "ridge_grad.grad_ridge({'w': np.ones((3, 1)), 'b': 0.5}, np.ones((5, 3)), np.ones(5))")],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 1 and "TypeError" in refused.stderr
+    assert "with --like for arguments like them" in refused.stderr

@@ -307,3 +307,26 @@ def test_a_mask_product_proven_before_a_fold_swapped_the_sides_is_not_made(x):
     # where(~m, g, 0.0) was proven a product g * ~m, then folded into
     # where(m, 0.0, g): written as 0.0 * m, the gradient was 0 where it is 2
     assert_grad(scaled_above_a_bound, symdiff.grad(scaled_above_a_bound), (x,))
+
+
+def test_a_negated_equality_is_the_other_equality():
+    """not (x != 0) is x == 0, NaN included: no np.logical_not call."""
+    code = _code(symdiff.grad(nonzero, wrt=1))
+    assert "logical_not" not in code and "== 0" in code
+
+
+def _log_row_norms(X):
+    return np.sum(np.log(np.linalg.norm(X, axis=1)))
+
+
+def test_a_row_norms_gradient_is_plain_numpy_and_keeps_nan():
+    """The norm's guard of a kept axis: ``n[:, None]``, its select without
+    np.where; a NaN row's gradient is NaN (the guard is != 0, not > 0)."""
+    X = np.array([[3.0, 4.0], [1.0, -2.0], [0.5, 0.25]])
+    df = symdiff.grad(_log_row_norms)
+    np.testing.assert_allclose(df(X), X / np.sum(X ** 2, axis=1, keepdims=True), rtol=1e-14)
+    code = symdiff.source(df, X)
+    assert "expand_dims" not in code and "logical_not" not in code and "[:, None]" in code
+    with np.errstate(all="ignore"):
+        g = df(np.array([[np.nan, 1.0], [1.0, 1.0]]))
+    assert np.isnan(g[0]).all() and np.allclose(g[1], 0.5)

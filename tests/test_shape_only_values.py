@@ -105,6 +105,30 @@ def test_a_summed_function_is_not_computed_for_its_gradient_s_shape(f, args, cal
     assert "_adjoint" not in code, source  # (the contractions' helpers: einsums written out)
 
 
+def _running_sum_mean(x):
+    return np.mean(np.cumsum(x) ** 2)
+
+
+def _running_sum_over(x, n):
+    c = np.cumsum(x, axis=-1)
+    return np.sum(c ** 2) / n
+
+
+@pytest.mark.parametrize("f, args", [(_running_sum_mean, (RNG.normal(size=7),)),
+                                     (_running_sum_mean, (RNG.normal(size=(3, 4)),)),
+                                     (_running_sum_over, (RNG.normal(size=(3, 4)), 4.0))])
+def test_a_running_sum_keeps_floats_so_a_seed_folds_into_its_gradient(f, args):
+    """cumsum keeps a float operand's dtype: the mean's seed is a number in
+    the arithmetic, not np.full_like of the squares; a vector's running sum
+    needs no reshape back."""
+    df = symdiff.grad(f, wrt=0)
+    np.testing.assert_allclose(df(*args), numeric_grad(lambda x: f(x, *args[1:]), args[:1]),
+                               rtol=1e-6, atol=1e-8)
+    source = symdiff.source(df, *args)
+    assert "full_like" not in source and "_sum_to" not in source
+    assert ("reshape" in source) == (np.ndim(args[0]) == 2 and f is _running_sum_mean)
+
+
 # ---- a triangle keeps its matrix's shape: no _sum_to, no value made for its shape ----
 _SQUARE = RNG.normal(size=(4, 4))
 

@@ -18,7 +18,7 @@ from ..version import __version__
 from ..api import show_ir
 from .fd_check import parse_shapes, run_check
 from ..errors import CommandLineError, SymdiffError, report
-from ..ir.patterns import signature_of
+from ..containers import leaf_signature
 from ..ir.trees import is_container, structure
 from .targets import load_file, parse_spec
 from .writer import compile_all, render, write_module
@@ -98,10 +98,12 @@ def _run(args):
     shapes = parse_shapes(args.shapes)
     user = load_file(path)
     targets = user.targets(func, _parse_wrt(args.wrt))
+    examples = {}
     if args.like:
-        targets[0].trees = _structures(args.like, user)
-    if shapes:  # a module for arguments of these shapes: no broadcasting helpers
-        targets[0].signature = _signature(shapes)
+        examples = _examples(args.like, user)
+        targets[0].trees = {name: structure(value) for name, value in examples.items()}
+    if shapes or examples:  # a module for arguments like these: no broadcasting helpers
+        targets[0].signature = _signature(shapes, examples, targets[0].trees)
     if args.ir:
         target = targets[0]
         sys.stdout.write(show_ir(target.fn, "all", wrt=target.wrt,
@@ -125,10 +127,10 @@ def _run(args):
     return 0
 
 
-def _structures(likes, user):
-    """``--like NAME=EXPR``: the structure of each example, EXPR evaluated in
-    the user's module."""
-    trees = {}
+def _examples(likes, user):
+    """``--like NAME=EXPR``: each example container, EXPR evaluated in the
+    user's module."""
+    examples = {}
     for item in likes:
         name, sep, text = item.partition("=")
         if not sep or not name.isidentifier() or not text:
@@ -144,16 +146,21 @@ def _structures(likes, user):
             raise CommandLineError(f"--like {item!r}: {text!r} is not a container",
                                    hint="--like is for dicts, lists, tuples and objects "
                                         "of arrays; arrays need no example")
-        trees[name] = structure(value)
-    return trees
+        examples[name] = value
+    return examples
 
 
-def _signature(shapes):
+def _signature(shapes, examples, trees):
     """``--shapes``: float64 arrays of those shapes (a scalar: a Python float),
-    as a gradient specialised for such arguments sees them."""
-    names = list(shapes)
-    examples = [np.zeros(shapes[n]) if shapes[n] else 0.0 for n in names]
-    return dict(zip(names, signature_of(examples)))
+    and ``--like``: the leaves of the example containers, as a gradient
+    specialised for such arguments sees them."""
+    values = {n: np.zeros(shapes[n]) if shapes[n] else 0.0 for n in shapes}
+    found = leaf_signature({**values, **examples}, trees)
+    if found is None:
+        raise CommandLineError("--like: a leaf of the example is an array of another "
+                               "library than NumPy",
+                               hint="give an example of NumPy arrays")
+    return found
 
 
 def _validate(args, func):

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import textwrap
 
+from ..ir.trees import path_text
+
 
 def signature_check(source, name, signature, np_alias="np"):
     """``source`` with, after its docstring, an ``if not (...): raise``
     checking each argument of ``signature`` (name -> ArgSig)."""
     tests, described = [], []
     for param, sig in signature.items():
+        param = path_text(*param) if isinstance(param, tuple) else param  # a leaf
         parts = _tests(param, sig, np_alias)
         if parts:
             tests += parts
@@ -23,8 +26,12 @@ def signature_check(source, name, signature, np_alias="np"):
     if not tests:
         return source
     condition = textwrap.wrap(" and ".join(tests), 79 - 12, break_long_words=False)
-    message = (f"{name} was written for {', '.join(described)} (symdiff --shapes): "
-               "for other arguments write it without --shapes")
+    leaves, plain = (any(isinstance(p, tuple) == want for p in signature) for want in (1, 0))
+    flags = " and ".join(f for f, given in (("--shapes", plain), ("--like", leaves)) if given)
+    remedy = "write it without --shapes" if not leaves else \
+        f"write it again with {flags} for arguments like them"  # (containers need --like)
+    message = f"{name} was written for {', '.join(described)} (symdiff {flags}): " \
+        f"for other arguments {remedy}"
     lines = ["    if not (" + condition[0]] + ["            " + c for c in condition[1:]]
     lines[-1] += "):"
     lines += ["        raise TypeError("] + [

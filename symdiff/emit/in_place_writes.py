@@ -14,6 +14,7 @@ import numpy as np
 
 from ..ir.nodes import Loop, Op, Var, blocks, walk
 from ..ir.primitive import TABLE
+from .destinations import computed_into, summed_into
 from .layout import wrap
 from .spelling import plus
 
@@ -164,6 +165,14 @@ class IndexWrites:
             and rest is not None and self._same_dtype(op, like) else None
         if ufunc is not None:  # computed into its place: no array for it, and no copy
             spot.ctx = ast.Load()
+            view = ast.Name(self._view_name(op), ast.Load())
+            steps = computed_into(self, op.args[0], view) if op.prim == "unindex" else \
+                summed_into(self, op.args[0], op.args[1], view, value)
+            if steps:  # its own operations in its place too, through a view of it
+                lines.extend(wrap(f"{pad}{view.id} = {ast.unparse(spot)}"))
+                for line in steps:
+                    lines.extend(wrap(f"{pad}{line}"))
+                return
             # (numba takes the output array as an operand, not as out=)
             call = ast.Call(ast.Attribute(ast.Name(self.np, ast.Load()), ufunc, ast.Load()),
                             [value.left, value.right] + ([spot] if self.plain else []),
@@ -171,6 +180,19 @@ class IndexWrites:
             lines.extend(wrap(f"{pad}{ast.unparse(call)}"))
             return
         lines.extend(wrap(f"{pad}{ast.unparse(spot)} = {ast.unparse(value)}"))
+
+    def _view_name(self, op):
+        """A name for the part of an array a gradient is computed into: the
+        name of the value placed there (``x_head_bar``), not one in use."""
+        taken = set(self.names.values())
+        base = getattr(op.args[0], "hint", None) or ""
+        base = base if base.isidentifier() and base.endswith("_bar") else \
+            self.names[op.target] + "_part"
+        name, k = base, 0
+        while name in taken:
+            k += 1
+            name = f"{base}_{k}"
+        return name
 
     def _same_dtype(self, op, like):
         """Whether the value placed is known to have the dtype of ``like``."""

@@ -12,9 +12,10 @@ from ..ir.primitive import TABLE
 
 
 def returned_arrays(fn, values, facts=None):
-    """The variables made by an operation that makes arrays of scalars that ``values`` (part of what
-    ``fn`` returns) are, as they are: directly, as either side of an ``if``'s
-    result, or as a loop's carried value (which may never be updated)."""
+    """The variables made by an operation that makes arrays of scalars that
+    ``values`` (part of what ``fn`` returns) are, as they are: directly, as
+    either side of an ``if``'s result, or as a loop's carried value (which
+    may never be updated)."""
     defs, sources = {}, {}
     for stmt in walk(fn.body):
         if isinstance(stmt, Op):

@@ -21,16 +21,16 @@ def with_defaults(text, name, src, free, taken):
     first = len(positional) - len(defaults)
     parts = []
     for i, a in enumerate(positional):
-        parts.append(a.arg if i < first else
-                     f"{a.arg}={_default(a.arg, defaults[i - first], written.get(a.arg), src, free, taken)}")
+        parts.append(a.arg if i < first else a.arg + "=" + _default(
+            a.arg, defaults[i - first], written.get(a.arg), src, free, taken))
     if args.vararg is not None:
         parts.append("*" + args.vararg.arg)
     if args.kwonlyargs and args.vararg is None:
         parts.append("*")
     if args.kwonlyargs:
         for a in args.kwonlyargs:
-            parts.append(a.arg if a.arg not in kwdefaults else
-                         f"{a.arg}={_default(a.arg, kwdefaults[a.arg], written.get(a.arg), src, free, taken)}")
+            parts.append(a.arg if a.arg not in kwdefaults else a.arg + "=" + _default(
+                a.arg, kwdefaults[a.arg], written.get(a.arg), src, free, taken))
     _, _, rest = text.partition("\n")
     return _wrap_def(f"def {name}(", parts) + "\n" + rest
 

@@ -64,6 +64,7 @@ def _field(lw, var, path):
     from ..ir.trees import hint
     leaf = lw.b.op("field", var, path=path, hint=hint(var.hint, path))
     lw.b.leaves[leaf] = (var, path)
+    lw.b.facts.seed_leaf(leaf, var.hint, path)
     return leaf
 
 

@@ -9,8 +9,7 @@ import ast
 import builtins
 
 
-from ..errors import (InPlaceWriteError, NonScalarOutputError, UnknownNameError,
-                      UnsupportedSyntaxError)
+from ..errors import NonScalarOutputError, UnknownNameError, UnsupportedSyntaxError
 from ..ir.nodes import Const, FreeVar, If, Var
 from . import calls, fence, gradient_calls, lists, loops, tapes, writes
 from .branches import FELL_THROUGH, lower_if, merge

@@ -91,8 +91,8 @@ def result_dtype(op, facts):
         given = dict(op.param("kwargs")).get(
             "dtype", None if op.param("func") == "full" else float)
         return np.dtype(given) if given is not None else None
-    if record.shape == REDUCTION:  # (of floats: the same dtype)
-        found = facts.dtype(op.args[0])
+    if record.shape == REDUCTION or record.moves is True or op.prim in _KEEPS_FLOATS:
+        found = facts.dtype(op.args[0])  # (of floats: the same dtype)
         return found if found is not None and not isinstance(found, type) \
             and found.kind == "f" else None
     if op.prim in _SAME_DTYPE or type(record.shape) is tuple and record.shape[0] == "like" \
@@ -149,8 +149,11 @@ _MATH_INTS = frozenset({"floor", "ceil", "trunc"})  # math.floor(x) is an int
 _SAME_DTYPE = frozenset({"getitem", "T", "transpose", "reshape", "expand_dims", "squeeze",
                          "stop_gradient", "ravel", "copy", "asarray", "flip", "roll",
                          "matrix_transpose", "sum_to", "negative", "abs", "max", "min",
-                         "as_columns", "from_columns", "tril", "triu", "diag", "diagonal",
-                         "diff", "sort", "repeat", "tile", "take", "take_along_axis"})
+                         "as_columns", "from_columns"})
+# what makes floats of floats of the same precision (an integer cumsum widens)
+_KEEPS_FLOATS = frozenset({"cumsum", "cumprod", "diff", "sort", "triu", "tril", "diag",
+                           "diagonal", "trace", "tile", "repeat", "pad", "broadcast_to",
+                           "take", "take_along_axis"})
 _PYTHON_OPERATORS = frozenset({"add", "subtract", "multiply"})  # (+, -, * of numbers)
 _LINEAR_ALGEBRA = frozenset({"solve", "solve_triangular", "cho_solve", "cholesky",
                              "scipy_cholesky", "inv", "pinv", "det", "expm"})
@@ -158,7 +161,8 @@ _LAPACK_PRECISION = {"dpotri": "float64", "spotri": "float32"}  # (LAPACK casts 
 _REAL_RESULTS = frozenset({"slogdet", "eigh", "svd", "qr"})  # (of real matrices)
 _ARITHMETIC = frozenset({"add", "subtract", "multiply", "where", "maximum", "minimum",
                          "matmul", "dot", "clip", "fmax", "fmin", "einsum", "outer",
-                         "inner", "vdot", "tensordot", "kron", "concatenate", "stack"})
+                         "inner", "vdot", "tensordot", "kron", "concatenate", "stack",
+                         "convolve", "correlate"})
 
 
 # elementwise, but not arithmetic on floats (a float's sign bit, a test)

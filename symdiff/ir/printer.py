@@ -155,4 +155,3 @@ def _constant(value):
 
 def _short(loc):
     return f"{os.path.basename(loc.filename)}:{loc.lineno}"
-

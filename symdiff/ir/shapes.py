@@ -39,18 +39,25 @@ class Facts:
     def seed(self, params):
         """What the signature says of the function's parameters."""
         for param in params:
-            sig = self.signature.get(param.hint)
-            if sig is None:
-                continue
-            self.kinds[param] = sig
-            if sig.kind == "array":
-                self.dtypes[param] = np.dtype(sig.dtype)
-            elif sig.kind in ("float", "int", "bool"):
-                self.dtypes[param] = {"float": float, "int": int, "bool": bool}[sig.kind]
-            if sig.pattern == ():
-                self.shape[param] = SCALAR
-            elif sig.pattern is not None:
-                self.patterns[self.key(param)] = sig.pattern
+            self._seed(param, self.signature.get(param.hint))
+
+    def seed_leaf(self, leaf, param, path):
+        """What the signature says of the leaf at ``path`` of the container
+        argument ``param`` (keyed ``(param, path)``: containers.py)."""
+        self._seed(leaf, self.signature.get((param, path)))
+
+    def _seed(self, var, sig):
+        if sig is None:
+            return
+        self.kinds[var] = sig
+        if sig.kind == "array":
+            self.dtypes[var] = np.dtype(sig.dtype)
+        elif sig.kind in ("float", "int", "bool"):
+            self.dtypes[var] = {"float": float, "int": int, "bool": bool}[sig.kind]
+        if sig.pattern == ():
+            self.shape[var] = SCALAR
+        elif sig.pattern is not None:
+            self.patterns[self.key(var)] = sig.pattern
 
     def pattern(self, atom):
         """The shape pattern of ``atom`` (patterns.py), or None."""

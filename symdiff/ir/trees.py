@@ -185,5 +185,11 @@ def hint(base, path):
     return name if name.isidentifier() else "leaf"
 
 
+def path_text(base, path):
+    """``params['W'][0]``: how code reads the leaf at ``path`` of ``base``."""
+    return base + "".join(f".{label}" if step == "attr" else f"[{label!r}]"
+                          for step, label in path)
+
+
 def float_paths(tree):
     return [p for p, leaf_ in paths(tree) if leaf_.kind == "float"]

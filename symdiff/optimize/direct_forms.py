@@ -71,6 +71,7 @@ def _argument_array(fn, builder, value):
     sig = builder.facts.kinds.get(value) if isinstance(value, Var) else None
     return sig is not None and sig.kind == "array" and value in fn.params
 
+
 def _adjoint_names(fn, subst):
     """An adjoint that a helper passed on unchanged (``A_bar = _sum_to(t, A)``
     with ``t`` of A's shape) is that value: it takes the adjoint's name."""
@@ -286,6 +287,17 @@ def _size(b, op, facts):
     return result if result is not None else Const(1)
 
 
+def _new_axis(b, op, facts):
+    """``np.expand_dims(n, axis=1)`` of a vector is ``n[:, None]``."""
+    axis, rank = op.param("axis"), facts.rank(op.args[0])
+    found = facts.dtype(op.args[0])
+    if not isinstance(axis, int) or isinstance(axis, bool) or rank is None \
+            or not -rank - 1 <= axis <= rank or found is None or isinstance(found, type):
+        return None  # (a Python float has no [None])
+    index = [Const(slice(None))] * (axis % (rank + 1)) + [Const(None)]
+    return b.op("getitem", op.args[0], *index)
+
+
 def _lighter(facts, value):
     """A value of ``value``'s shape that costs nothing more to read: an
     operand of the elementwise operation that made it, of the same shape."""
@@ -306,5 +318,5 @@ _LOWERINGS = {
     "matmul_adjoint_a": _product_adjoint, "matmul_adjoint_b": _product_adjoint,
     "dot_adjoint_a": _product_adjoint, "dot_adjoint_b": _product_adjoint,
     "einsum": lower_einsum, "as_columns": _columns, "from_columns": _columns,
-    "undiag": _undiag,
+    "undiag": _undiag, "expand_dims": _new_axis,
 }

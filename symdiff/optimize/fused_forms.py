@@ -23,8 +23,8 @@ def fused_forms(fn, builder):
     if not facts.signature or not facts.fuses():
         return fn
     for op in walk(fn.body):
-        if isinstance(op, Op) and op.prim == "unindex" and _slices(op.args[2:], facts,
-                                                                  op.args[1]):
+        if isinstance(op, Op) and op.prim == "unindex" \
+                and _slices(op.args[2:], facts, op.args[1]):
             op.prim = "padded"
     return fn
 

@@ -159,16 +159,19 @@ def _rewrite(stmt, defs, facts):
         other = mask  # the constant is taken where the mask holds
     elif defs.get(mask) is not None and defs[mask].prim == "logical_not":
         other = defs[mask].args[0]
+    elif defs.get(mask) is not None and defs[mask].prim in _OPPOSITE:
+        # x != 0 negated is x == 0 (also where x is NaN: not so for <, >=)
+        other = _op(made, stmt, _OPPOSITE[defs[mask].prim], *defs[mask].args, mask.hint + "_not")
     else:
         other = _op(made, stmt, "logical_not", mask, mask.hint + "_not")
     if prim != "not_equal":
         pick = ("maximum" if nan_taken else "fmax") if prim.startswith("greater") \
             else ("minimum" if nan_taken else "fmin")
         x = _op(made, stmt, pick, x, Const(float(bound)), x.hint + "_bounded")
-    made.append(Op(stmt.target, "add", (x, other), (), stmt.loc, stmt.note,
-                   stmt.backward))
-    if not made[0].note:  # say what the three calls are
-        made[0].note = "a select without np.where's branch per element"
+    made.append(Op(stmt.target, "add", (x, other), (), stmt.loc, "", stmt.backward))
+    # the statement's note above the first line; or say what the calls are
+    made[0].note = stmt.note or ("a select without np.where's branch per element"
+                                 if len(made) > 1 else "")
     return made
 
 
@@ -201,6 +204,9 @@ def _op(made, where, prim, *args_and_hint):
     op = Op(Var(hint), prim, tuple(args), (), where.loc, "", where.backward)
     made.append(op)
     return op.target
+
+
+_OPPOSITE = {"not_equal": "equal", "equal": "not_equal"}
 
 
 def _number(value):

@@ -7,6 +7,6 @@ turns a record into its reverse and forward rules.
 from . import (containers, elementwise, gradient_flow, joins, kinks,  # noqa: F401 (records)
                linalg, multivariate, opaque, ordering, outputs, positions, python_values,
                randomness, reductions, shapes, special, statistics, stats)
-from . import (cholesky_inverse, contractions, decompositions,  # noqa: F401 (more)
+from . import (cholesky_inverse, contractions, convolutions, decompositions,  # noqa: F401
                determinants, einsum, lists, matrix_functions, norms, solves, writes)
 from .derive import NoRule, forward_rule, reverse_rule  # noqa: F401

@@ -70,6 +70,8 @@ def slogdet_tangent(b, op, dargs):
 
 
 define("inv(a)", ("np.linalg", "inv"), like(0), reverse=inv_rule, forward=inv_tangent)
+
+
 def _per_matrix(op, facts):
     """One number per matrix of a stack: the stack's leading axes."""
     matrices = facts.pattern(op.args[0])

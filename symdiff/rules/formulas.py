@@ -149,7 +149,7 @@ _EXPONENTS = (2, 3, 4, 0.5, 1.5, -1, -2, -0.5)
 # derivatives reach (sinc: spherical_jn of order 1, then 0 and 2), and those
 # people write.
 ORDERS = {"polygamma": range(5), "iv": range(4), "ive": range(4),
-           "spherical_jn": range(4)}
+          "spherical_jn": range(4)}
 
 
 def shipped_keys():

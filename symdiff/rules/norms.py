@@ -36,7 +36,7 @@ def norm_rule(r, op, g):
     x, out = op.args[0], op.target
     axis, keep = op.param("axis"), op.param("keepdims")
     if axis is not None and not keep:
-        out = r.b.op("expand_dims", out, axis=axis)
+        out = r.b.op("expand_dims", out, axis=axis, hint=f"{out.hint or 'norm'}_kept")
         g = r.b.op("expand_dims", g, axis=axis)
     with r.b.noting("at x = 0 the norm has a kink: its gradient there is 0"):
         # != rather than >: a NaN norm keeps its NaN gradient

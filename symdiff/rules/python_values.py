@@ -14,6 +14,8 @@ define("ndim(a)", shape=SCALAR, zero=True, result=OTHER, attribute="ndim")
 define("size(a)", shape=SCALAR, zero=True, result=OTHER, attribute="size")
 define("len(a)", ("call", "len"), SCALAR, zero=True)
 define("float(a)", ("call", "float"), SCALAR, passes=True)
+
+
 # any other NumPy function, for values that need no gradient (np.arange, ...)
 def _made_pattern(op, facts):
     """The pattern of ``np.zeros(shape)`` and its kin, and of ``np.eye(n)``,

@@ -140,13 +140,16 @@ def cumsum_rule(r, op, g):
     x, axis = op.args[0], op.param("axis")
     if axis is None:  # (NumPy sums the flattened array)
         backward = r.b.op("flip", r.b.op("cumsum", r.b.op("flip", g)))
+        if r.facts.rank(x) == 1:  # (flat already)
+            return [backward]
         return [r.b.op("reshape", backward, r.b.op("shape", x))]
     return [r.b.op("flip", r.b.op("cumsum", r.b.op("flip", g, axis=axis), axis=axis),
                    axis=axis)]
 
 
 def _cumulative_shape(op, facts):
-    return facts.key(op.args[0]) if op.param("axis") is not None else op.target
+    flat = op.param("axis") is None and facts.rank(op.args[0]) != 1
+    return op.target if flat else facts.key(op.args[0])
 
 
 define("cumsum(a; axis=None)", shape=_cumulative_shape, reverse=cumsum_rule, linear=(0,),

@@ -225,8 +225,8 @@ def _logsumexp_pattern(op, facts):
 # ---- logsumexp(..., return_sign=True): (log|s|, sign(s)), s = sum(b exp(a)) ---------------
 def _signed_parts(b, op):
     """The value log|s| and sign(s) of a signed logsumexp, as atoms."""
-    return [b.op("output", op.target, index=k, hint=h) for k, h in ((0, "log_abs"),
-                                                                     (1, "sign"))]
+    return [b.op("output", op.target, index=k, hint=h)
+            for k, h in ((0, "log_abs"), (1, "sign"))]
 
 
 def signed_logsumexp_rule(r, op, g):

@@ -9,6 +9,7 @@ import numpy as np
 from .checks import (  # noqa: F401 (helpers too: see HELPERS)
     _broadcast_shape, _fail, _require_float, _require_scalar, _scalar_predicate)
 from .layout_adjoints import (  # noqa: F401 (helpers too)
+    _convolution_start, _cropped_convolution, _full_convolution,
     _undiag, _undiagonal, _unpad, _unrepeat, _unsplit, _untake_along_axis, _untile,
     _weights_along, _zeros_for)
 from .order_adjoints import (  # noqa: F401 (helpers too)

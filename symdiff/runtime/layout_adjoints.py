@@ -134,3 +134,33 @@ def _weights_along(weights, like, axis=None):
     if weights.shape[0] != shape[axis]:
         raise ValueError("Length of weights not compatible with specified axis.")
     return weights.reshape((1,) * axis + (-1,) + (1,) * (len(shape) - 1 - axis))
+
+
+def _convolution_start(n, m, mode, flipped):
+    """Where ``np.convolve(a, v, mode)`` (``np.correlate``'s if ``flipped``)
+    of lengths n and m starts in the full convolution."""
+    if mode == "full":
+        return 0
+    short = min(n, m)
+    if mode == "valid":
+        return short - 1
+    return short // 2 if flipped and m > n else (short - 1) // 2  # "same"
+
+
+def _full_convolution(g, a, v, mode="full", flipped=False):
+    """The gradient ``g`` of ``np.convolve(a, v, mode)`` (of ``np.correlate``
+    if ``flipped``) in its place in the full convolution, zeros elsewhere."""
+    n, m = len(a), len(v)
+    out = np.zeros(n + m - 1, dtype=np.result_type(g, a, v, 0.0))
+    start = _convolution_start(n, m, mode, flipped)
+    out[start:start + len(g)] = g
+    return out
+
+
+def _cropped_convolution(h, a, v, mode="full", flipped=False):
+    """The part of the full convolution ``h`` that ``np.convolve(a, v, mode)``
+    (``np.correlate`` if ``flipped``) returns: the adjoint of the above."""
+    n, m = len(a), len(v)
+    length = {"full": n + m - 1, "valid": abs(n - m) + 1}.get(mode, max(n, m))
+    start = _convolution_start(n, m, mode, flipped)
+    return h[start:start + length]

@@ -5,6 +5,9 @@ def grad_rosenbrock(x):
     # L12: return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1])...
     x_bar = np.empty_like(x)
     x_bar[-1:] = 0.0
-    np.subtract(-2.0 * (1.0 - x_head), 400.0 * (x_head * t), out=x_bar[:-1])
+    x_head_bar = x_bar[:-1]
+    np.subtract(1.0, x_head, out=x_head_bar)
+    x_head_bar *= -2.0
+    x_head_bar -= 400.0 * (x_head * t)
     x_bar[1:] += 200.0 * t
     return x_bar
