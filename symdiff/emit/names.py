@@ -309,7 +309,6 @@ def _root(groups, var):
 _TEMPORARY = re.compile(r"t(_\d+)?(_bar)*")
 
 
-
 def _free_name(base, start, busy, owner=None, quantity=None):
     """The first of ``base``, ``base_1``, ... free at ``start`` and never held
     by another quantity."""

@@ -28,8 +28,8 @@ def _direct_readers(fn):
         if isinstance(stmt, If):
             direct.update(_atoms([(m.then, m.orelse) for m in stmt.merges]))
         if isinstance(stmt, Loop):
-            direct.update(_atoms([c.update for c in stmt.carried] + [c.init for c in
-                                                                      stmt.carried]))
+            direct.update(_atoms([c.update for c in stmt.carried] +
+                                 [c.init for c in stmt.carried]))
             direct.update(_atoms([a for t in stmt.writes for a in t.items]))
             direct.update(_atoms([stmt.cond, stmt.exit, list(stmt.bounds)]))
         for var in direct:

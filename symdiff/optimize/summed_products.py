@@ -202,8 +202,8 @@ class _Product:
         outside = []
         for value_, _, drop, exponent, _, axes_ in (f for f in self.factors if not f[4]):
             gone = tuple(i for i in drop if axes_[i] not in order)  # (summed, of length one)
-            outside.append((_squeezed(b, value_, gone), [a for i, a in enumerate(axes_)
-                                                          if i not in gone], exponent))
+            kept = [a for i, a in enumerate(axes_) if i not in gone]
+            outside.append((_squeezed(b, value_, gone), kept, exponent))
         union = sorted(set(axes).union(*(part[1] for part in outside)))
         for part, part_axes, exponent in outside:
             value = (b.mul if exponent > 0 else b.div)(
