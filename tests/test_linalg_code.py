@@ -297,3 +297,46 @@ def test_the_closed_forms_hold_on_an_ill_conditioned_matrix(f):
     got = symdiff.grad(f, wrt=0)(K, y)
     error = np.max(np.abs(got - expected)) / np.max(np.abs(expected))
     assert error <= 2e-8, error  # (the condition number times float64's epsilon)
+
+
+# ---- the trace of a product is never a matrix (optimize/trace_products.py) ----------------
+def _ridge(lam, X, y):
+    A = X.T @ X + lam * np.eye(X.shape[1])
+    return np.sum((X @ np.linalg.solve(A, X.T @ y) - y) ** 2)
+
+
+def _ridge_identity(lam, X, y):
+    A = X.T @ X + lam * np.identity(X.shape[1])
+    return np.sum(np.linalg.solve(A, X.T @ y) ** 2)
+
+
+def _ridge_column(lam, X, y):      # the solve of a column, its column read
+    A = X.T @ X + np.eye(X.shape[1]) * lam
+    return np.sum(np.linalg.solve(A, (X.T @ y)[:, None])[:, 0] ** 2)
+
+
+def _ridge_matrix(lam, X, B):      # of a matrix: sum(P * Q^T), one vdot
+    A = X.T @ X + lam * np.eye(X.shape[1])
+    return np.sum(np.linalg.solve(A, B) ** 2)
+
+
+def _ridge_inverse(lam, X, y):
+    A = X.T @ X + lam * np.eye(X.shape[1])
+    return np.sum(np.sin(np.linalg.inv(A) @ (X.T @ y)))
+
+
+@pytest.mark.parametrize("f, last", [(_ridge, RNG.normal(size=8)),
+                                     (_ridge_identity, RNG.normal(size=8)),
+                                     (_ridge_column, RNG.normal(size=8)),
+                                     (_ridge_matrix, RNG.normal(size=(3, 2))),
+                                     (_ridge_inverse, RNG.normal(size=8))],
+                         ids=lambda v: getattr(v, "__name__", ""))
+def test_the_gradient_of_a_diagonal_shift_is_no_matrix_product(f, last):
+    args = (0.5, RNG.normal(size=(8, 3)), last)
+    source = symdiff.source(symdiff.grad(f), *args)
+    code = source.split('"""')[-1].split("# L", 1)[-1]
+    assert "trace" not in code and "identity, " not in code, source
+    assert "[:, None]" not in code.split("\n", 2)[-1], source
+    if last.ndim == 1 and f is not _ridge_inverse:  # -solve(A^T, w_bar) @ w: two vectors
+        assert "@ w" in code or "@ t" in code, source
+    check_grads(f, args, wrt=(0, 1))

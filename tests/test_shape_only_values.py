@@ -127,3 +127,70 @@ def test_a_running_sum_keeps_floats_so_a_seed_folds_into_its_gradient(f, args):
     source = symdiff.source(df, *args)
     assert "full_like" not in source and "_sum_to" not in source
     assert ("reshape" in source) == (np.ndim(args[0]) == 2 and f is _running_sum_mean)
+
+
+# ---- a triangle keeps its matrix's shape: no _sum_to, no value made for its shape ----
+_SQUARE = RNG.normal(size=(4, 4))
+
+
+def _upper_of_a_ratio(a):      # the pairwise-energy form: the mask meets the arithmetic
+    return np.sum(np.triu(1.0 / (2.0 + np.cos(a)), 1))
+
+
+def _lower_squared(a):         # tril(2.0 * tril(a)): one mask
+    return np.sum(np.tril(a) ** 2)
+
+
+def _mean_of_upper(a):
+    return np.mean(np.triu(a * a))
+
+
+def _stacked_lower(b):         # a stack of matrices: the last two axes
+    return np.sum(np.tril(b ** 2, -1))
+
+
+@pytest.mark.parametrize("f, x", [(_upper_of_a_ratio, _SQUARE), (_lower_squared, _SQUARE),
+                                  (_mean_of_upper, _SQUARE),
+                                  (_stacked_lower, RNG.normal(size=(2, 3, 3)))])
+def test_a_triangle_s_gradient_is_one_mask(f, x):
+    df = symdiff.grad(f)
+    np.testing.assert_allclose(df(x), numeric_grad(f, (x,)), rtol=1e-6, atol=1e-7)
+    source = symdiff.source(df, x)
+    code = "\n".join(line.split("#")[0] for line in source.split('"""')[-1].splitlines())
+    for helper in ("_sum_to", "full_like", "ones_like", ").size"):  # (a.size, not triu(.).size)
+        assert helper not in code, source
+    assert code.count("np.triu(") + code.count("np.tril(") == 1, source
+
+
+def test_a_triangle_of_a_vector_is_summed_back():
+    def upper_of_vector(v):    # np.triu of a vector: a matrix, summed back to the vector
+        return np.sum(np.triu(np.sin(v)) * np.arange(4.0))
+    v = RNG.normal(size=4)
+    df = symdiff.grad(upper_of_vector)
+    np.testing.assert_allclose(df(v), numeric_grad(upper_of_vector, (v,)), rtol=1e-6, atol=1e-7)
+
+
+# ---- a number spread over an array and summed back: the number times the size ----
+def _negative_binomial(theta, y):  # r, a number, broadcast against y
+    r = np.exp(theta[0])
+    return -np.sum(scipy_special.gammaln(y + r) - scipy_special.gammaln(r) + r * np.log(y))
+
+
+def _summed_twice(c, y):
+    return np.sum(np.sum(np.cos(c) - y, axis=0))
+
+
+def _mean_of_a_shift(c, y):        # the mean's 1 / n, summed over n entries: 1
+    return np.mean(y * 2.0 - np.sin(c))
+
+
+@pytest.mark.parametrize("f, args", [(_negative_binomial, (np.array([0.3, 0.1]), A[0] ** 2 + 1)),
+                                     (_summed_twice, (0.7, A)), (_mean_of_a_shift, (0.7, A))])
+def test_a_number_spread_and_summed_is_a_product_with_the_size(f, args):
+    df = symdiff.grad(f)
+    np.testing.assert_allclose(df(*args), numeric_grad(f, args), rtol=1e-6, atol=1e-7)
+    source = symdiff.source(df, *args)
+    code = "\n".join(line.split("#")[0] for line in source.split('"""')[-1].splitlines())
+    for helper in ("full_like", "np.full(", "_unreduce", "(-"):
+        assert helper not in code, source
+    assert code.count(".sum(") <= 2, source  # (of digamma(y + r) and log(y): none of a number)

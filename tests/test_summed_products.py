@@ -169,3 +169,29 @@ def test_a_sum_the_caller_sees_is_computed_as_written():
     body = symdiff.source(value_and_grad, *args).split('"""')[-1]
     assert "(d ** 2).sum(axis=-1)" in body and "einsum('abc,abc" not in body, body
     assert value_and_grad(*args)[0] == squares_of_a_difference(*args)
+
+
+def _pairs_of_points(p):       # the product rule of d * d, and of a difference's two sides
+    d = p[:, None, :] - p[None, :, :]
+    return np.sum(np.cos(np.sum(d * d, axis=-1)))
+
+
+def _pairs_written_with_power(p):
+    d = p[None, :, :] - p[:, None, :]
+    return np.sum(np.cos((d ** 2).sum(-1) + 1.0))
+
+
+def _pairs_with_einsum(p):
+    d = p[:, None, :] - p[None, :, :]
+    return np.sum(np.sin(np.einsum('ijk,ijk->ij', d, d)))
+
+
+@pytest.mark.parametrize("f", [_pairs_of_points, _pairs_written_with_power, _pairs_with_einsum])
+def test_the_two_terms_of_a_square_and_of_a_difference_meet(f):
+    args = (RNG.standard_normal((5, 3)),)
+    code = _code(f, args)
+    # the two terms of d * d: one term, 2 * d * g (not d * (g_1 + g_1)); the gradient
+    # of d's two sides: one sum less the other (not -x.sum(0) + y.sum(1))
+    assert "2.0 * " in code and "_1 + " not in code, code
+    assert "p_bar = d_bar.sum(axis=" in code and " - d_bar.sum(axis=" in code, code
+    check_grads(f, args)

@@ -300,3 +300,41 @@ def test_differentiated_values_written_into_an_integer_array_are_an_error():
     assert "`out` written into" in str(info.value)
     assert np.allclose(symdiff.grad(f)(X, np.array([1.0, 2.0, 3.0]))[:3],
                        [2 * X[0], 0.0, 0.0] + np.array([X[0], 0, 0]) * 0)
+
+
+# ---- index gradients added into one array (optimize/scatter_sums.py) ----------------------
+def _total_variation(u, f):        # np.diff twice: four slices of one gradient
+    return 0.5 * np.sum((u - f) ** 2) + np.sum(np.sqrt(np.diff(u, axis=0) ** 2 + 1e-3)) \
+        + np.sum(np.sqrt(np.diff(u, axis=1) ** 2 + 1e-3))
+
+
+def _slices_written_out(u):        # the same differences, as slices
+    return np.sum((u[1:] - u[:-1]) ** 2) + np.sum(np.sin(u))
+
+
+def _picked_twice(v):              # an index with a repeat: np.add.at into the sum
+    return np.sum(np.sin(v[[0, 2, 2]])) + np.sum(v ** 2)
+
+
+def _from_an_argument(u, c):       # c is the caller's: never written into
+    return np.sum(u * c) + np.sum(np.diff(u, axis=0) ** 2)
+
+
+@pytest.mark.parametrize("f, args, lines", [
+    (_total_variation, (M, M[::-1] / 2), ("u_bar = u - f", "u_bar[1:] += ",
+                                                  "u_bar[:-1] -= ", "u_bar[:, :-1] -= ")),
+    (_slices_written_out, (M,), ("u_bar = np.cos(u)", "u_bar[:-1] -= 2.0 * ")),
+    (_picked_twice, (X,), ("v_bar = 2.0 * v", "np.add.at(v_bar, [0, 2, 2], ")),
+    (_from_an_argument, (M, M[::-1].copy()), ("u_bar[:-1] -= ",)),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_index_gradients_are_added_into_one_array(f, args, lines):
+    source = symdiff.source(symdiff.grad(f), *args)
+    code = source.split('"""')[-1]
+    for line in lines:
+        assert line in code, source
+    assert "+= -" not in code and "empty_like" not in code.replace(
+        "t = np.empty_like(u)", ""), source  # (the one zero-padded buffer of an argument's sum)
+    kept = [a.copy() for a in args]
+    check_grads(f, args, wrt=tuple(range(len(args))))
+    symdiff.grad(f)(*args)
+    assert all(np.array_equal(a, k) for a, k in zip(args, kept))

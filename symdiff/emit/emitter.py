@@ -41,7 +41,7 @@ class Emitter(Inlining, Spelling, Containers, IndexWrites):
 
     # -- the whole function ------------------------------------------------------------
     def function(self, name, doc):
-        self.scatters = scatters(self.fn.body, self.counts)
+        self.scatters = scatters(self.fn.body, self.counts, self.facts)
         self.unpacked = _unpacked_outputs(self.fn.body, self.counts)
         self.read_by_unpacking = {out.target for outs in self.unpacked.values() for out in outs}
         self.accumulations = accumulations(self.fn.body, self.counts,

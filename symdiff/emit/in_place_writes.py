@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import ast
 
+import numpy as np
+
 from ..ir.nodes import Loop, Op, Var, blocks, walk
 from ..ir.primitive import TABLE
 from .destinations import computed_into, summed_into
@@ -44,11 +46,13 @@ def accumulations(stmts, counts, placing=True):
     return found
 
 
-def scatters(stmts, counts):
-    """``add`` target -> (buffer, placed): ``buffer`` is a fresh array of the
-    shape of ``x`` (an `_unindex`, or another such sum) and ``placed`` the
-    `_unindex` op of ``x`` to add into it in place. Both are read only by the
-    sum and made in its block, so the sum may take over the buffer."""
+def scatters(stmts, counts, facts=None):
+    """``add`` (or ``subtract``) target -> (buffer, placed): ``buffer`` is a
+    fresh array of the shape of ``x`` (an `_unindex`, another such sum, or in
+    a specialised NumPy gradient the result of arithmetic of that shape and
+    dtype: optimize/scatter_sums.py) and ``placed`` the `_unindex` op of ``x``
+    to add into it (or subtract) in place. Both are read only by the sum and
+    made in its block, so the sum may take over the buffer."""
     found = {}
     for block in [stmts] + [b for s in walk(stmts) for b in blocks(s)]:
         defs = {s.target: s for s in block if isinstance(s, Op)}
@@ -58,15 +62,30 @@ def scatters(stmts, counts):
                 continue
             if op.prim in _BUFFERS:
                 like[op.target] = op.args[_BUFFERS[op.prim]]
-            elif op.prim == "add" and all(counts.get(a) == 1 for a in op.args):
-                for buffer, other in (op.args, op.args[::-1]):
+            elif op.prim in ("add", "subtract") and all(counts.get(a) == 1 for a in op.args):
+                for buffer, other in (op.args, op.args[::-1])[:2 if op.prim == "add" else 1]:
                     placed = defs.get(other)
-                    if buffer in like and placed is not None and placed.prim in _PLACED \
-                            and placed.args[1] is like[buffer]:
+                    if placed is None or placed.prim not in _PLACED:
+                        continue
+                    if buffer in like and placed.args[1] is like[buffer] or \
+                            _fresh(defs.get(buffer), placed, facts):
                         found[op.target] = (buffer, placed)
-                        like[op.target] = like[buffer]
+                        like[op.target] = placed.args[1]
                         break
     return found
+
+
+def _fresh(made, placed, facts):
+    """Whether ``made`` makes a new NumPy array of the shape of ``placed``'s
+    array, whose dtype adding ``placed``'s value keeps (a ufunc's result, in
+    a specialised gradient, whose facts know both)."""
+    shape = placed.args[1]
+    if made is None or made.effect or made.math or facts is None or not facts.signature \
+            or facts.fuses() or not isinstance(getattr(np, made.prim, None), np.ufunc) \
+            or not facts.same_shape(made.target, shape) or not (facts.rank(shape) or 0):
+        return False
+    return isinstance(facts.dtype(made.target), np.dtype) and \
+        facts.same_dtype(made.target, placed.args[0])
 
 
 def _integer(index):
@@ -101,6 +120,9 @@ class IndexWrites:
         spot = ast.Subscript(ast.Name(name, ast.Load()),
                              self._slices([self.atom(i) for i in index]), ast.Load())
         sign = "=" if self._still_zero(buffer, index) else "+="
+        if op.prim == "subtract":  # (x_bar[i] -= g, not += -g)
+            sign, g = ("-=", g) if sign == "+=" else (
+                "=", ast.unparse(ast.UnaryOp(ast.USub(), self.atom(placed.args[0]))))
         lines.extend(wrap(f"{pad}{ast.unparse(spot)} {sign} {g}"))
 
     def _still_zero(self, buffer, index):

@@ -70,6 +70,8 @@ class Primitive:
     moves: object = False      # each entry of the result is one of its first operand's,
     #                            each of those once (reshape, transpose, roll, flip);
     #                            "all": of one of its operands (concatenate, stack)
+    masks: bool = False        # its first operand with some entries zero, in place (triu):
+    #                            shaped like it, where its rank is known to be 2 or more
     effect: bool = False       # run for what it does (print, input checks)
     boolean: bool = False      # the result is boolean (a mask)
     result: str = OTHER        # ARRAY, OPERANDS, FIRST, SIZED or OTHER (see above)

@@ -94,7 +94,19 @@ class Facts:
         return self.shape.get(atom, atom)
 
     def same_shape(self, a, b):
-        return self.key(a) == self.key(b)
+        ka, kb = self.key(a), self.key(b)
+        if ka == kb:
+            return True
+        # two classes whose patterns name every axis alike (x.sum(0) and
+        # x.sum(1) of a square x): one shape, known from here on
+        if isinstance(ka, Const) or isinstance(kb, Const):
+            return False
+        found = self.patterns.get(ka)
+        if found and found == self.patterns.get(kb) and \
+                all(n == 1 or pat.is_named(n) for n in found):
+            self._unite(ka, kb)
+            return True
+        return False
 
     def spread_number(self, g):
         """c where ``g`` is the number c spread over an array (``np.full_like(t,

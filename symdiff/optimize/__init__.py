@@ -19,6 +19,7 @@ from .reused_inverses import reuse_inverses
 from .joined_branches import join_branches
 from .gradient_only import library_forms
 from .mask_positions import mask_positions
+from .scatter_sums import scatter_sums
 from .sums_in_place import sums_in_place
 from .fused_forms import fused_forms
 from .selects import branch_free_selects
@@ -45,6 +46,7 @@ PASSES = (
     fresh_results,                   # a gradient that is an argument array -> a copy
     scalar_tapes,                    # a loop over numbers saves one, not a tuple
     fused_forms,                     # JAX: a slice's gradient as a pad, not writes
+    scatter_sums,                    # t + (u1 + u2), u placed -> t + u1 + u2: one buffer
     sums_in_place,                   # _unindex(a + b, ...) -> _unindex_sum(a, b, ...)
     sink_into_branches,              # what one side of an `if` needs, on that side
     group_by_line,                   # a line's backward statements together: # Lnn once

@@ -29,7 +29,7 @@ from .direct_forms import substitute
 from .kink_algebra import support
 from .poly import Algebra
 from .gradient_only import read_only_by_gradient
-from .reads import live_counts
+from .reads import live_counts, views_alike
 from .writer import Writer
 
 LIMIT = 64
@@ -91,6 +91,7 @@ class _Region:
 
     def run(self, block):
         self.defs = {s.target: s for s in block if isinstance(s, Op)}
+        self.same = views_alike(block)
         region = {v for v, op in self.defs.items() if _algebraic(op)}
         users = {}
         for op in block:
@@ -206,6 +207,7 @@ class _Region:
 
     def poly(self, atom):
         """The normal form of the value ``atom``, reading through the region."""
+        atom = self.same.get(atom, atom)
         if not isinstance(atom, Var) or atom not in self.defs:
             return self._forward(atom)
         shared = self.tree and atom not in self.inline

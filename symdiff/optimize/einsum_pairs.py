@@ -148,11 +148,14 @@ def full_contraction(b, a, c, hint=None):
     else np.vdot (BLAS's dot, no einsum path to search)."""
     for x, y in ((a, c), (c, a)):
         made = b.facts.producer(x)
-        if made is not None and made.prim == "npcall" and made.param("func") == "eye" and \
+        if made is not None and made.prim == "npcall" and made.param("func") in _IDENTITIES and \
                 len(made.args) == 1 and all(k == "dtype" for k, _ in made.param("kwargs")) \
                 and b.facts.rank(y) == 2:
             return b.op("trace", y, hint=hint)
     return b.op("vdot", a, c, hint=hint)
+
+
+_IDENTITIES = ("eye", "identity")  # (of one length: np.eye(n), np.identity(n))
 
 
 def real_floats(b, *atoms):

@@ -5,14 +5,17 @@ where not a number) and returns a replacement atom, or None to build the
 operation as asked. The user's own code is built as written (``z = x * 1.0``
 is a new array, and keeps ``x * 1.0``'s dtype); derivative code is folded.
 They only rewrite into something equal (or, for masks, into something equal
-where it is finite: select after multiply).
+where it is finite: select after multiply, ``p * triu(g)`` as ``triu(p * g)``).
 """
 from __future__ import annotations
 
 import math
 
 from ..ir.nodes import Const, Var, const_value
+from ..ir.primitive import TABLE
+from .mask_folds import fold_mask, mask_of_product, mask_of_sum
 from .spreads import fold_any, shape_source
+from .trace_products import fold_trace
 
 
 def _keeps_shape(b, kept, other):
@@ -80,6 +83,11 @@ def fold_add(b, args, values):
                     hint=ux.target.hint)
     if not b.backward:
         return None  # the forward pass computes exactly what the user wrote
+    if x is y and (b.facts.is_float(x) or not b.facts.signature):
+        return b.mul(Const(2.0), x)  # g + g is 2.0 * g, to the last bit (and reads so)
+    masked = mask_of_sum(b, x, y)
+    if masked is not None:
+        return masked
     mx, my = _masked(b, x), _masked(b, y)
     if mx and my and mx[0] is my[0] and mx[2] != my[2]:
         # where(c, p, 0) + where(c, 0, q) is where(c, p, q)
@@ -146,6 +154,9 @@ def fold_multiply(b, args, values):
             inner = b.mul(p, value)
             zero = Const(0.0)
             return b.op("where", cond, *((zero, inner) if zero_first else (inner, zero)))
+        masked = mask_of_product(b, p, q)
+        if masked is not None:
+            return masked
     return None
 
 
@@ -355,6 +366,15 @@ def fold_transpose(b, args, values):
     return inner.args[0] if inner is not None else None
 
 
-FOLDS = {"*": fold_any, "add": fold_add, "subtract": fold_subtract, "multiply": fold_multiply,
+def _fold_every(b, prim, args, params):
+    made = fold_any(b, prim, args, params)
+    if made is None and prim in TABLE and TABLE[prim].masks and b.backward:
+        made = fold_mask(b, args, prim, tuple(sorted(params.items())))
+    if made is None and prim == "trace" and b.backward:
+        made = fold_trace(b, args, params)
+    return made
+
+
+FOLDS = {"*": _fold_every, "add": fold_add, "subtract": fold_subtract, "multiply": fold_multiply,
          "divide": fold_divide, "power": fold_power, "negative": fold_negative,
          "where": fold_where, "size": fold_size, "T": fold_transpose}

@@ -1,9 +1,10 @@
 """Where the statement lists of a function are, how many times what the result
-needs reads each value, and reading one value instead of another everywhere
-(optimize/writes_in_place.py's copies)."""
+needs reads each value, reading one value instead of another everywhere
+(optimize/writes_in_place.py's copies), and views made twice."""
 from __future__ import annotations
 
 from ..ir.nodes import If, Loop, Op, Var, use_counts
+from ..ir.primitive import TABLE
 from .dead_code import _DeadCode, _atoms
 
 
@@ -72,3 +73,19 @@ def _outside_loops(stmts):
         if isinstance(stmt, If):
             yield from _outside_loops(stmt.then)
             yield from _outside_loops(stmt.orelse)
+
+
+def views_alike(block):
+    """Each view made twice (``g[..., None]`` for each term of the product
+    rule of ``d * d``) -> the first: one atom, so like terms meet (``2 * d *
+    g[..., None]``). Only views: an operation of its own stays."""
+    first, same = {}, {}
+    for stmt in block:
+        if isinstance(stmt, Op) and not stmt.effect and (
+                stmt.prim == "getitem" or getattr(TABLE.get(stmt.prim), "moves", False) is True):
+            key = (stmt.prim, stmt.params, tuple(
+                ("v", a) if isinstance(a, Var) else ("k", repr(a.value)) for a in stmt.args))
+            found = first.setdefault(key, stmt.target)
+            if found is not stmt.target:
+                same[stmt.target] = found
+    return same

@@ -23,9 +23,14 @@ from ..ir.shapes import is_elementwise, is_numpy_value
 def fold_any(b, prim, args, params):
     """The folds for operations of every primitive, before their own."""
     if prim == "unreduce":
+        c = b.facts.spread_number(args[0])
+        if c is not None and b.backward:  # one number spread, spread again: the number
+            return b.op("unreduce", c, args[1])
         return _lighter_spread(b, args, params)
     if prim == "unindex":
         return _number_into_place(b, args, params)
+    if prim in ("sum_to", "sum") and b.backward:
+        return _summed_number(b, prim, args, params)
     if not b.backward or not is_elementwise(prim):
         return None
     for i, arg in enumerate(args):
@@ -62,6 +67,33 @@ def _number_into_place(b, args, params):
     if facts.signature and not _equal(facts.promoted((like, c)), facts.dtype(like)):
         return None  # (a Python float would not have like's float32, say)
     return b.op("unindex", c, like, *index, **params)
+
+
+def _summed_number(b, prim, args, params):
+    """A number c spread over ``like``, summed to a number: ``c * like.size``
+    (``np.full_like(y, -1.0).sum()`` is ``-y.size``), with no array of it;
+    of its negation, ``-c * like.size``."""
+    negated = b.facts.producer(args[0])
+    if negated is not None and negated.prim == "negative" and \
+            _whole_value(b, negated.args[0]) is not None:
+        made = _summed_number(b, prim, (negated.args[0],) + tuple(args[1:]), params)
+        return b.neg(made) if made is not None else None
+    c = _whole_value(b, args[0])
+    if c is None or not (prim == "sum_to" and b.facts.is_scalar(args[1]) or
+                         prim == "sum" and params.get("axis") is None and
+                         not params.get("keepdims")):
+        return None
+    facts = b.facts
+    like = facts.producer(args[0]).args[1]
+    if facts.signature and not (facts.dtype(c) is float and facts.is_float(like)
+                                and getattr(facts.dtype(like), "name", "") == "float64"):
+        return None  # (a number of another precision: its sum keeps the array's)
+    mean = facts.producer(c)
+    size = facts.producer(mean.args[1]) if mean is not None and mean.prim == "divide" else None
+    if size is not None and size.prim == "size" and facts.same_shape(size.args[0], like) \
+            and facts.dtype(mean.args[0]) is float:
+        return mean.args[0]  # a mean's seed k / n spread over n entries: k
+    return b.mul(c, b.op("size", like))
 
 
 def _broadcast_fills(facts, spread, others):

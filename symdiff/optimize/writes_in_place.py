@@ -20,6 +20,8 @@ computed before the write from the array are not folded into a line after it.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..ir.nodes import If, Loop, Op, Var, flatten, use_counts
 from ..ir.storage import FIRST_ONLY, is_fresh, shape_only
 from .dead_code import eliminate_dead_code
@@ -60,7 +62,8 @@ class _Plan:
             buffer = op.args[1 - k]
             if placed is None or placed.prim not in ("unindex", "unindex_add") \
                     or counts.get(placed.target) != 1 or placed not in block \
-                    or not (self.written(buffer) or placed.args[1] is buffer) \
+                    or not (self.written(buffer) or placed.args[1] is buffer or
+                            self.made_for_it(buffer, placed)) \
                     or not self.facts.same_shape(buffer, placed.args[1]):
                 continue
             if self.in_place(op, block, buffer):
@@ -69,6 +72,14 @@ class _Plan:
                 block.remove(placed)
                 self.survey()
             return
+
+    def made_for_it(self, buffer, placed):
+        """An array arithmetic made, of the dtype adding ``placed`` keeps
+        (``v_bar = 2.0 * v`` then ``np.add.at(v_bar, i, g)``: scatter_sums.py)."""
+        facts = self.facts
+        return buffer in self.fresh and placed.prim == "unindex_add" and \
+            (facts.rank(buffer) or 0) > 0 and isinstance(facts.dtype(buffer), np.dtype) \
+            and facts.same_dtype(buffer, placed.args[0])
 
     def written(self, buffer):
         """An array a write made (the sums into other arrays are emit's:

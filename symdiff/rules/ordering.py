@@ -155,5 +155,20 @@ define("diagonal(a; offset=0, axis1=0, axis2=1)", reverse=diagonal_rule, linear=
        methods=("diagonal",))
 define("undiagonal(g, like; offset=0, axis1=0, axis2=1)", ("helper", "_undiagonal"), like(1),
        reverse=undiagonal_rule, linear=(0,), result=ARRAY)
-define("tril(m; k=0)", reverse=triangle_rule, linear=(0,))
-define("triu(m; k=0)", reverse=triangle_rule, linear=(0,))
+
+
+def _triangle_shape(op, facts):
+    """A matrix's triangle has its shape (a vector's is a square matrix)."""
+    rank = facts.rank(op.args[0])
+    return facts.key(op.args[0]) if rank is not None and rank >= 2 else op.target
+
+
+def _triangle_pattern(op, facts):
+    made = facts.pattern(op.args[0])
+    return made if made is not None and len(made) >= 2 else None
+
+
+define("tril(m; k=0)", shape=_triangle_shape, pattern=_triangle_pattern,
+       reverse=triangle_rule, linear=(0,), masks=True)
+define("triu(m; k=0)", shape=_triangle_shape, pattern=_triangle_pattern,
+       reverse=triangle_rule, linear=(0,), masks=True)
