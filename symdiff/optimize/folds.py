@@ -354,9 +354,14 @@ def _is_signum(b, atom, value, c):
 
 
 def fold_size(b, args, values):
-    """Only the shape matters: look through elementwise ops that keep it, so
-    ``np.size(t ** 2)`` does not compute ``t ** 2``."""
-    x = shape_source(b, args[0]) if isinstance(args[0], Var) else args[0]
+    """Only the shape matters: look through elementwise ops and masks that
+    keep it, so ``np.size(t ** 2)`` does not compute ``t ** 2``."""
+    x = args[0]
+    made = b.facts.producer(x) if isinstance(x, Var) else None
+    while made is not None and TABLE[made.prim].masks and b.facts.same_shape(made.args[0], x):
+        x = made.args[0]  # (np.triu(a * a).size is (a * a).size)
+        made = b.facts.producer(x) if isinstance(x, Var) else None
+    x = shape_source(b, x) if isinstance(x, Var) else x
     return b.op("size", x) if x is not args[0] else None
 
 
