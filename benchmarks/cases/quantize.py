@@ -69,13 +69,12 @@ CASE = Case(
      Spelling("straight_through", quantize_straight_through)],
     why={
         "override, literal":
-            "the hand-written code works in place (one buffer for `2 (q - y) + 0.02 x`); "
-            "the generated one makes a temporary per operation, and at n=10 adds the "
-            "argument check and a `_sum_to` (the shape of `y` is not known)",
+            "the hand-written code works in place (one buffer for `2 (q - y) + 0.02 x`, "
+            "from `x * 8.0` on); the generated one computes the user's forward line as "
+            "written (`np.floor(x * 8.0) / 8.0`: two arrays) and `x_bar += 0.02 * x`",
         "override, param":
-            "`q_bar / levels` then `levels * t_bar` do not cancel across the identity "
-            "override when `levels` is a parameter (they do for the literal 8.0): two "
-            "extra passes and two `_sum_to` calls",
+            "as the literal spelling: `0.02 * x + 2.0 * (q - y)` with a temporary per "
+            "operation where the hand-written code works in place",
         "x + stop_gradient":
             "the forward `x + (np.floor(x * 8.0) / 8.0 - x)` is computed as written (in "
             "floating point it is not `np.floor(x * 8.0) / 8.0`, and the gradient reads it): "
