@@ -41,6 +41,7 @@ def place_in_branches(rev, stmts):
                                       rev.differentiable, sides.of_reads)
     placed = {}  # id(op) -> its place: ((id(If), side), ...)
     either = {}  # id(op) -> (its block's place, the branches reading it)
+    lifted = {}  # id(op) -> the later branches that read the `if` result it is
     ifs = {id(s): s for s in walk(stmts) if isinstance(s, If)}
     ifs.update((id(s), _Choice(s.args[0])) for s in choosing.values())
     tapes = {t.var for s in walk(stmts) if isinstance(s, Loop) for t in s.writes}
@@ -56,6 +57,17 @@ def place_in_branches(rev, stmts):
                 len(found) != sum(rev.reads.get(rev.origin_of(v), 0) for v in made):
             continue
         base = home[id(op)]
+        later = _merged_reads(rev, op, found, base, ifs, reads, order)
+        if later is None and found and all(  # read only by such ops: tested alike
+                path == base and reader is not None and id(reader) in lifted
+                for path, reader in found):
+            tested = {id(reader): lifted[id(reader)] for _, reader in found}
+            later = next(iter(tested.values())) if len(
+                {repr(w) for w in tested.values()}) == 1 else None
+        if later is not None:  # read only as an `if`'s result, itself read only by
+            lifted[id(op)] = later  # branches of later `if`s: its backward runs
+            either[id(op)] = (base, later)  # under the test that one was taken
+            continue
         if any(path[:len(base)] != base for path, _ in found):
             continue  # read by a later `if` on its own branch's condition
         found = [(path, reader) for path, reader in found  # (an if's own reads)
@@ -64,7 +76,7 @@ def place_in_branches(rev, stmts):
             continue
         paths = []
         for path, reader in found:
-            paths += _where_read(path, reader, len(base), placed, either)
+            paths += _where_read(path, reader, len(base), placed, either, lifted)
         if any(path[:len(base)] != base for path in paths):
             continue  # read by a later `if` on its own branch's condition
         tails = [path[len(base):] for path in paths]
@@ -88,6 +100,8 @@ def place_in_branches(rev, stmts):
                                  for k, _ in (w[0] for w in ways)):
             either[id(op)] = (base, sorted(ways.values(),
                                            key=lambda w: [(order[i], s) for i, s in w]))
+    for key in [k for k in lifted if any(i in placed or i in either for i, _ in either[k][0])]:
+        del either[key]  # (its `if` is differentiated in that branch already, as a whole)
     groups = {}  # the same branches, by condition: one `if` for all their ops
     for op in (s for s in walk(stmts) if id(s) in either):
         base, ways = either[id(op)]
@@ -97,6 +111,39 @@ def place_in_branches(rev, stmts):
     for tests, ops in groups.values():  # (ops in program order)
         rev.deferred.update(id(op) for op in ops)
         rev.conditional_at[id(ops[-1])] = (ops, tests)
+
+
+def _merged_reads(rev, op, found, base, ifs, reads, order):
+    """The branches of later `if`s reading ``op``'s value where it is read
+    only as a result of the `if` around it (``x0 = ...`` in a branch, ``x0``
+    then read only by a side not taken of a later `if`): its backward runs
+    under the test that one of them was taken, else None. (Its zero adjoint
+    would meet its local derivative, NaN where the value is.)"""
+    if not base or not isinstance(ifs.get(base[-1][0]), If) or not isinstance(op, Op) \
+            or any(path != base or reader is not None for path, reader in found):
+        return None
+    owner, side = ifs[base[-1][0]], base[-1][1]
+    merged = [m.target for m in owner.merges if getattr(m, side) is op.target]
+    if len(merged) != 1 or len(found) != 1:
+        return None
+    later = reads.get(merged[0], [])
+    outer = base[:-1]
+    if not later or len(later) != rev.reads.get(rev.origin_of(merged[0]), 0) or any(
+            path[:len(outer)] != outer or len(path) == len(outer) or path[len(outer)][1] is None
+            or path[len(outer)][0] == id(owner) for path, _ in later):
+        return None
+    ways = {}
+    for path, _ in later:
+        way = _testable(rev, tuple(itertools.takewhile(
+            lambda b: b[1] is not None and isinstance(ifs[b[0]], If), path[len(outer):])),
+            ifs, outer)
+        if not way:
+            return None
+        ways.setdefault(tuple((rev.cond_key(ifs[i].cond), s) for i, s in way), way)
+    if any(((k, "then"),) in ways and ((k, "orelse"),) in ways for k, _ in
+           (w[0] for w in ways)):
+        return None
+    return sorted(ways.values(), key=lambda w: [(order[i], s) for i, s in w])
 
 
 def _testable(rev, way, ifs, base):
@@ -114,7 +161,7 @@ def _testable(rev, way, ifs, base):
     return way
 
 
-def _where_read(path, reader, depth, placed, either):
+def _where_read(path, reader, depth, placed, either, lifted=()):
     """Where a read at ``path`` by ``reader`` hands its adjoint over, as
     paths: inside an `if` or loop that is itself differentiated elsewhere
     (``placed``, ``either``), there; by an operation, where it is."""
@@ -127,7 +174,7 @@ def _where_read(path, reader, depth, placed, either):
             return [at + way + path[k:] for way in ways]
         if path[k][1] is None:  # a loop's body: where the loop is
             break
-    if reader is not None and id(reader) in either:
+    if reader is not None and id(reader) in either and id(reader) not in lifted:
         at, ways = either[id(reader)]
         return [at + way for way in ways]
     return [placed.get(id(reader), path)]

@@ -34,6 +34,10 @@ class BranchReverse:
                 taken = both if taken is None else \
                     self.b.op("logical_or", taken, both, hint="taken")
         stmt = If(taken, list(ops), [], [], ops[-1].loc)
+        # run where the ops are: inside the branches that define them, which
+        # the zeros it hands on need not test again (branch_placement.py)
+        self.running_inside[id(stmt)] = {(id(owner), side) for op in ops for v in made_by(op)
+                                         for owner, side in self.branch_of.get(v, ())}
         for op in ops:
             for var in made_by(op):
                 self.branch_of[var] = ((stmt, "then"),) + self.branch_of.get(var, ())
@@ -125,8 +129,10 @@ class BranchReverse:
         gradient made in one side of an `if`, read by a later one on its
         condition): elsewhere ``var`` does not exist, and its backward, which
         alone reads the zero, runs there too."""
+        inside = self.running_inside.get(id(stmt), ())
         outside = [(owner, side) for owner, side in reversed(self.branch_of.get(var, ()))
                    if owner is not stmt and not any(s is stmt for s in walk(getattr(owner, side)))
+                   and (id(owner), side) not in inside
                    and var in branch_definitions(getattr(owner, side), ((owner, side),))]
         return self._zeros_under(var, outside, stmt.loc)
 

@@ -42,6 +42,7 @@ class Reverse(BranchReverse):
         self.origin = {}  # var of a loop's copy of its body -> the var it copies
         self.placed_in = {}  # id(If) -> {side: ops differentiated in that branch}
         self.conditional_at = {}  # id(op) -> (ops, branches): backward_conditional there
+        self.running_inside = {}  # id(If) -> the branches it runs in (branches.py)
         self.deferred = set()  # id(op) of the ops backward_conditional differentiates
         self.shift_free = set()  # subtractions whose shift gets no gradient (cancelled_shifts.py)
         self.cancelled = None  # that shift, while its subtraction is differentiated
