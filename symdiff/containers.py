@@ -141,6 +141,7 @@ def _key(value):
 
 
 def _leaf_signature(signature, args, kwargs, trees):
+    """`leaf_signature` of a call's arguments (bound to ``signature``)."""
     bound = signature.bind_partial(*args, **kwargs)
     return leaf_signature({name: value for name, value in bound.arguments.items()
                            if signature.parameters[name].kind
