@@ -88,6 +88,20 @@ def _fresh(made, placed, facts):
         facts.same_dtype(made.target, placed.args[0])
 
 
+def _negated(node):
+    """``a / b`` for ``-a / b`` (or ``-2.0 * g``, ``-g``): the term whose
+    negation ``node`` is, when its leading factor has the sign; else None.
+    (The sign of a product is exact: ``x -= a / b`` is ``x += -a / b``.)"""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return node.operand
+    if isinstance(node, ast.Constant) and isinstance(node.value, float) and node.value < 0:
+        return ast.Constant(-node.value)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div)):
+        left = _negated(node.left)
+        return None if left is None else ast.BinOp(left, node.op, node.right)
+    return None
+
+
 def _integer(index):
     """The integer of an index of one integer constant, or None."""
     if len(index) != 1 or isinstance(index[0], Var):
@@ -123,6 +137,8 @@ class IndexWrites:
         if op.prim == "subtract":  # (x_bar[i] -= g, not += -g)
             sign, g = ("-=", g) if sign == "+=" else (
                 "=", ast.unparse(ast.UnaryOp(ast.USub(), self.atom(placed.args[0]))))
+        elif sign == "+=" and _negated(self.atom(placed.args[0])) is not None:
+            sign, g = "-=", ast.unparse(_negated(self.atom(placed.args[0])))
         lines.extend(wrap(f"{pad}{ast.unparse(spot)} {sign} {g}"))
 
     def _still_zero(self, buffer, index):
@@ -145,6 +161,17 @@ class IndexWrites:
     def _placed(self, op, lines, pad):
         """``x_bar = np.zeros_like(x)`` and ``x_bar[i] = g`` (or ``= a + b``)."""
         name = self.names[op.target]
+        if op.prim == "unindex_add":  # (positions may repeat: each adds its value)
+            lines.append(f"{pad}{name} = {self.np}.zeros_like({self._text(op.args[1])})")
+            at = ast.Attribute(self._np_attr("add"), "at", ast.Load())
+            parts = [self.atom(i) for i in op.args[2:]]
+            index = self._slices(parts)
+            if isinstance(index, ast.Slice) or isinstance(index, ast.Tuple) and any(
+                    isinstance(e, ast.Slice) for e in index.elts):
+                index = self._index(parts)  # (a slice is no value: np.s_[1:])
+            call = ast.Call(at, [ast.Name(name, ast.Load()), index, self.atom(op.args[0])], [])
+            lines.extend(wrap(pad + ast.unparse(call)))
+            return
         if op.prim == "unindex":
             value, like, index = self.atom(op.args[0]), op.args[1], op.args[2:]
         else:

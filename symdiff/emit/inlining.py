@@ -118,7 +118,10 @@ class Inlining:
 
     def _written_out(self, op):
         """An index gradient a specialised gradient writes as two statements,
-        ``x_bar = np.zeros_like(x)`` and ``x_bar[i] = g``: it has a name."""
-        if self.facts is None or op.prim not in ("unindex", "unindex_sum"):
+        ``x_bar = np.zeros_like(x)`` and ``x_bar[i] = g`` (``np.add.at(x_bar,
+        i, g)`` where positions may repeat): it has a name."""
+        if self.facts is None or op.prim not in ("unindex", "unindex_add", "unindex_sum"):
             return False
-        return self.facts.is_float(op.args[1 if op.prim == "unindex" else 2])
+        like = op.args[2 if op.prim == "unindex_sum" else 1]
+        return self.facts.is_float(like) and (
+            op.prim != "unindex_add" or self.facts.same_dtype(like, op.args[0]))

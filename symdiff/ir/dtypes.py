@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .indexing import index_tuple
 from .primitive import ELEMENTWISE, REDUCTION, TABLE
 
 
@@ -64,6 +65,8 @@ def result_dtype(op, facts):
         if shape is not None and shape.prim in ("shape", "array_shape"):
             return int if len(op.args) == 2 and isinstance(op.args[1].value if hasattr(
                 op.args[1], "value") else None, int) else None
+        if index_tuple(facts, op.args[0]) is not None and shape.param("func") != "meshgrid":
+            return np.dtype(np.intp)  # (np.triu_indices(n)[0], np.nonzero(x)[1])
     if op.prim == "where":  # (an array, even of Python numbers: never a Python float)
         return _as_numpy(promoted(op.args[1:], facts))
     if op.prim == "logsumexp":  # (scipy's: floats of the operands' precision)
@@ -87,6 +90,15 @@ def result_dtype(op, facts):
         return promoted(op.args, facts, floating=True)
     if op.prim == "step":  # (a share: 0, 1/2 or 1 in the operands' precision)
         return promoted(op.args, facts, floating=True)
+    if op.prim in ("full_like", "zeros_like", "ones_like"):  # (a's dtype, as an array)
+        return _as_numpy(facts.dtype(op.args[0]))
+    if op.prim == "unreduce":  # (g spread over like's shape: where both agree, that)
+        found = _as_numpy(promoted(op.args, facts))
+        return found if found is not None and found == _as_numpy(facts.dtype(op.args[1])) \
+            else None
+    if op.prim == "npcall" and op.param("func") == "arange":
+        given = dict(op.param("kwargs")).get("dtype")
+        return np.dtype(given) if given is not None else _as_numpy(promoted(op.args, facts))
     if op.prim == "npcall" and op.param("func") in _FILLED:
         given = dict(op.param("kwargs")).get(
             "dtype", None if op.param("func") == "full" else float)

@@ -13,6 +13,7 @@ import numpy as np
 
 from . import patterns as pat
 from .dtypes import PYTHON_NUMBERS, promoted, result_dtype, spelled_math
+from .indexing import index_key, index_pattern, kept_again
 from .nodes import Const, Var
 from .primitive import (ARRAY, ELEMENTWISE, FIRST, INDEX, OPERANDS, REDUCTION, SCALAR,
                         SIZED, TABLE)
@@ -209,15 +210,7 @@ class Facts:
         if kind == SCALAR:
             return ()
         if kind == INDEX:
-            parts = []
-            for part in op.args[1:]:
-                if isinstance(part, Const):
-                    parts.append(part.value)
-                elif self.dtype(part) is int and self.is_scalar(part):
-                    parts.append(0)  # an int known when the code runs (a loop's index)
-                else:
-                    return None
-            return pat.indexed(self.pattern(op.args[0]), parts)
+            return index_pattern(self, op)
         return None
 
     def _infer(self, op):
@@ -240,52 +233,15 @@ class Facts:
         if kind == SCALAR:
             return SCALAR
         if kind == INDEX:
-            return self._index_key(op)
+            return index_key(self, op)
         if callable(kind):
             return kind(op, self)
         return op.target
 
-    def _index_key(self, op):
-        """x[1:] and x[:-1] have the same shape; so do x[0] and x[-1]."""
-        base = self.producer(op.args[0])
-        if base is not None and base.prim == "shape" and len(op.args) == 2 \
-                and isinstance(op.args[1], Const) and isinstance(op.args[1].value, int):
-            return SCALAR  # one entry of a shape: an int
-        if all(isinstance(p, Const) and isinstance(p.value, tuple) and not p.value
-               for p in op.args[1:]):
-            return self.key(op.args[0])  # x[()]: x's shape
-        kept = self.kept_again(base, op.args[1:])
-        if kept is not None:
-            return kept
-        parts = []
-        for part in op.args[1:]:
-            value = part.value if isinstance(part, Const) else part
-            if isinstance(value, slice) and value.step is None \
-                    and (value.start or 0) >= 0 and (value.stop or 0) <= 0:
-                parts.append(("drop", (value.start or 0) - (value.stop or 0)))
-            elif isinstance(value, int) and not isinstance(value, bool):
-                parts.append(("int",))
-            elif value is None or value is Ellipsis:
-                parts.append((repr(value),))
-            elif isinstance(part, Var):  # x[i] and y[i]: the same i, the same shape
-                parts.append(("at", id(part)))
-            else:
-                return op.target
-        return ("index", self.key(op.args[0]), tuple(parts))
-
-    def kept_again(self, base, index):
-        """``m[:, None]`` of ``m = np.max(x, axis=1)``: the shape of
-        ``np.max(x, axis=1, keepdims=True)``."""
-        if base is None or TABLE.get(base.prim) is None or \
-                TABLE[base.prim].shape != REDUCTION or base.param("keepdims"):
-            return None
-        axis = base.param("axis")
-        parts = [p.value if isinstance(p, Const) else p for p in index]
-        if not isinstance(axis, int) or isinstance(axis, bool) or axis < 0 or \
-                len(parts) != axis + 1 or parts[axis] is not None or \
-                any(not isinstance(p, slice) or p != slice(None) for p in parts[:axis]):
-            return None
-        return ("kept", self.key(base.args[0]), axis)
+    def kept_again(self, value, index):
+        """``m[:, None]`` of a value of the shape of ``np.max(x, axis=1)``: the
+        shape class of ``np.max(x, axis=1, keepdims=True)`` (indexing.py)."""
+        return kept_again(self, value, index)
 
     def broadcast(self, target, *args):
         keys = {self.key(a) for a in args} - {SCALAR}

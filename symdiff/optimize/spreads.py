@@ -15,7 +15,10 @@ not ``x * 2.0``).
 """
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from ..ir import patterns as pat
+from ..ir.indexing import index_pattern
 from ..ir.nodes import Const, Var
 from ..ir.shapes import is_elementwise, is_numpy_value
 
@@ -27,8 +30,8 @@ def fold_any(b, prim, args, params):
         if c is not None and b.backward:  # one number spread, spread again: the number
             return b.op("unreduce", c, args[1])
         return _lighter_spread(b, args, params)
-    if prim == "unindex":
-        return _number_into_place(b, args, params)
+    if prim in ("unindex", "unindex_add"):
+        return _number_into_place(b, prim, args, params)
     if prim in ("sum_to", "sum") and b.backward:
         return _summed_number(b, prim, args, params)
     if not b.backward or not is_elementwise(prim):
@@ -54,19 +57,33 @@ def fold_any(b, prim, args, params):
     return None
 
 
-def _number_into_place(b, args, params):
+def _number_into_place(b, prim, args, params):
     """``_unindex(full_like(x[i], c), x, i)`` writes c into the place of
-    ``x[i]``: ``x_bar[i] = c`` broadcasts it there, with no array of it."""
+    ``x[i]``: ``x_bar[i] = c`` broadcasts it there, with no array of it
+    (``np.add.at(x_bar, i, -c)`` for ``-full_like(x[i], c)``)."""
     g, like, *index = args
-    c = _whole_value(b, g)
-    slot = b.facts.producer(b.facts.producer(g).args[1]) if c is not None else None
-    if slot is None or slot.prim != "getitem" or slot.args[0] is not like or \
-            tuple(slot.args[1:]) != tuple(index):
+    made = b.facts.producer(g)
+    negated = made is not None and made.prim == "negative"
+    spread = b.facts.producer(made.args[0]) if negated else made
+    c = _whole_value(b, spread.target) if spread is not None else None
+    if c is None or not _fills_place(b.facts, spread.args[1], like, index):
         return None
     facts = b.facts
     if facts.signature and not _equal(facts.promoted((like, c)), facts.dtype(like)):
         return None  # (a Python float would not have like's float32, say)
-    return b.op("unindex", c, like, *index, **params)
+    return b.op(prim, b.neg(c) if negated else c, like, *index, **params)
+
+
+def _fills_place(facts, spread_like, like, index):
+    """Whether a value of ``spread_like``'s shape has the shape of ``like[index]``:
+    it is that value, or the patterns of both name every axis alike."""
+    slot = facts.producer(spread_like)
+    if slot is not None and slot.prim == "getitem" and slot.args[0] is like and \
+            tuple(slot.args[1:]) == tuple(index):
+        return True
+    place = index_pattern(facts, SimpleNamespace(args=(like, *index)))
+    return place is not None and place == facts.pattern(spread_like) and \
+        all(n == 1 or pat.is_named(n) for n in place)
 
 
 def _summed_number(b, prim, args, params):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..ir.indexing import index_tuple
 from ..ir.nodes import Var
 from ..ir.primitive import ARRAY, TABLE, define
 
@@ -46,3 +47,33 @@ def is_index_array(facts, atom):
     if made is not None and made.prim in ("mask_positions", "flatnonzero", "slice"):
         return False
     return not (facts.is_scalar(atom) or is_mask(facts, atom))
+
+
+def unique_together(facts, arrays):
+    """Whether the integer arrays ``arrays`` of one index name each position
+    at most once: one is ``np.arange(...)`` and all have its shape (one axis),
+    as in ``z[np.arange(n), labels]``; or they are the arrays of one
+    ``np.triu_indices(n)`` (its pairs are distinct; likewise ``tril_indices``,
+    ``nonzero``, and any one array of ``diag_indices``)."""
+    made = [facts.producer(a) for a in arrays]
+    counters = [a for a, m in zip(arrays, made) if m is not None and m.prim == "npcall"
+                and m.param("func") == "arange" and facts.rank(a) == 1]
+    if counters and all(facts.same_shape(a, counters[0]) for a in arrays):
+        return True
+    if any(m is None for m in made):
+        return False
+    sources = {id(index_tuple(facts, m.args[0])) if m.prim == "getitem" else None
+               for m in made}
+    source = index_tuple(facts, made[0].args[0]) if made[0].prim == "getitem" else None
+    if source is None or sources != {id(source)}:
+        return False
+    parts = {m.args[1].value for m in made if len(m.args) == 2 and hasattr(m.args[1], "value")}
+    func = source.param("func")
+    if func == "diag_indices":
+        return True
+    if func in ("triu_indices", "tril_indices"):
+        return parts == {0, 1} and len(arrays) == 2
+    if func in ("nonzero", "where") and source.args:
+        return parts == set(range(facts.rank(source.args[0]) or -1)) and \
+            len(arrays) == len(parts)
+    return False

@@ -18,9 +18,11 @@ define("float(a)", ("call", "float"), SCALAR, passes=True)
 
 # any other NumPy function, for values that need no gradient (np.arange, ...)
 def _made_pattern(op, facts):
-    """The pattern of ``np.zeros(shape)`` and its kin, and of ``np.eye(n)``,
-    ``np.identity(n)``, ``np.tri(n)`` (ir/patterns.py)."""
+    """The pattern of ``np.zeros(shape)`` and its kin, of ``np.eye(n)``,
+    ``np.identity(n)``, ``np.tri(n)`` and ``np.arange(n)`` (ir/patterns.py)."""
     func = op.param("func")
+    if func == "arange" and op.args:  # (np.arange(len(x)): a vector of x's length)
+        return (facts.length(op.args[0]),) if len(op.args) == 1 else (None,)
     if func in ("eye", "identity", "tri") and op.args:
         n = facts.length(op.args[0])
         columns = dict(op.param("kwargs") or ()).get("M")

@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import NoDerivativeRuleError
-from ..ir.nodes import Const
+from ..ir.nodes import Const, Var
 from ..ir import patterns
 from ..ir.primitive import ARRAY, INDEX, NEW, TABLE, define, like
-from .positions import is_index_array
+from .positions import is_index_array, unique_together
 
 
 # ---- transposes and reshapes ---------------------------------------------------------------
@@ -97,7 +97,7 @@ def _expanded_key(op, facts):
     """``np.expand_dims(np.max(x, axis=1), 1)`` has the shape of ``np.max(x,
     axis=1, keepdims=True)``."""
     axis = op.param("axis")
-    kept = facts.kept_again(facts.producer(op.args[0]),
+    kept = facts.kept_again(op.args[0],
                             [Const(slice(None))] * axis + [Const(None)]) \
         if isinstance(axis, int) and not isinstance(axis, bool) and axis >= 0 else None
     return kept if kept is not None else op.target
@@ -271,8 +271,10 @@ def _no_repeats(b, index):
     """Whether ``index`` names each entry at most once, so the gradient is
     placed, not added up: slices, integers, masks (``x[m]``, ``x[:, m]``,
     ``x[m, 1:]``), and the positions of a mask; not an integer array."""
-    return all(isinstance(i, Const) and _basic(i.value) or _one_position(b, i)
-               or not is_index_array(b.facts, i) for i in index)
+    arrays = [i for i in index if not (isinstance(i, Const) and _basic(i.value)
+                                       or _one_position(b, i)) and is_index_array(b.facts, i)]
+    return not arrays or all(isinstance(i, Var) for i in arrays) and \
+        unique_together(b.facts, arrays)
 
 
 def _basic(part):

@@ -1,0 +1,118 @@
+"""Shapes through advanced indexing, in a gradient specialised for its
+arguments: ``z[np.arange(n), labels]``, the two halves of ``np.triu_indices``,
+``P[1:] - P[:-1]`` of a matrix. Where the shapes follow from the arguments'
+signature, the gradient has no broadcasting or indexing helper, and an index
+whose positions cannot repeat is written in place (``z_bar[rows, labels] -=
+c``) rather than by ``np.add.at``. Patterns are checked against NumPy's own
+result shapes; gradients against central differences."""
+import numpy as np
+import pytest
+import scipy.special as scipy_special
+
+import symdiff
+from numeric import numeric_grad
+from symdiff.ir import patterns as pat
+from symdiff.ir.indexing import indexed
+
+RNG = np.random.default_rng(23)
+
+
+# ---- patterns of x[index] against NumPy's result shapes ----------------------------------
+def _take(shape):
+    return ("take", pat.named_patterns([shape])[0]), np.zeros(shape, dtype=int)
+
+
+@pytest.mark.parametrize("x_shape, parts", [
+    ((4, 5), [_take((3,)), _take((3,))]),                    # z[rows, cols]
+    ((4, 5, 6), [slice(None), _take((2, 3))]),               # x[:, i] with i of (2, 3)
+    ((4, 5, 6), [_take((3,)), slice(None), _take((3,))]),    # not adjacent: advanced first
+    ((4, 5, 6), [0, slice(None), _take((3,))]),              # an int joins the advanced group
+    ((4, 5, 6), [_take((3,)), 0]),                           # adjacent with an int
+    ((4, 5), [None, _take((2,))]),                           # a new axis before
+    ((4, 5, 6), [Ellipsis, _take((3,))]),                    # after an ellipsis
+    ((4, 1), [_take((3,)), slice(None)]),                    # a length-one axis kept
+])
+def test_patterns_of_advanced_indices_match_numpy(x_shape, parts):
+    pattern = pat.named_patterns([x_shape])[0]
+    symbolic = [p[0] if type(p) is tuple else p for p in parts]
+    concrete = tuple(p[1] if type(p) is tuple else p for p in parts)
+    # (names of the index arrays: ``named_patterns`` of their own shapes, checked by rank
+    # and by the axes of length one, which is what a pattern promises)
+    found = indexed(pattern, symbolic)
+    shape = np.zeros(x_shape)[concrete].shape
+    assert found is not None and len(found) == len(shape), (found, shape)
+    assert all((entry == 1) == (n == 1) for entry, n in zip(found, shape) if entry is not None)
+
+
+def test_a_mask_gives_an_axis_of_unknown_length():
+    found = indexed(("a", "b", "c"), [("mask", 2)])
+    assert found == (None, "c")
+    assert np.zeros((4, 5, 6))[np.ones((4, 5), bool)].shape == (20, 6)
+
+
+# ---- generated code ------------------------------------------------------------------------
+def cross_entropy_of_labels(W, X, labels):
+    z = X @ W
+    return np.mean(scipy_special.logsumexp(z, axis=1) - z[np.arange(X.shape[0]), labels])
+
+
+def pair_energy(P):
+    i, j = np.triu_indices(P.shape[0], 1)
+    r2 = np.sum((P[i] - P[j]) ** 2, axis=1)
+    return np.sum(1.0 / r2 ** 3)
+
+
+def chain_of_springs(P, rest):
+    d = P[1:] - P[:-1]
+    return 0.5 * np.sum((np.linalg.norm(d, axis=1) - rest) ** 2)
+
+
+W = RNG.normal(size=(4, 3))
+X = RNG.normal(size=(10, 4))
+LABELS = np.array([0, 2, 1, 1, 0, 2, 2, 1, 0, 0])
+P = RNG.normal(size=(5, 3)) * 2.0
+CASES = [(cross_entropy_of_labels, (W, X, LABELS)), (pair_energy, (P,)),
+         (chain_of_springs, (P, 0.5))]
+HELPERS = ("_sum_to", "_unindex", "_unreduce", "full_like", "expand_dims")
+
+
+@pytest.mark.parametrize("f, args", CASES, ids=lambda c: getattr(c, "__name__", ""))
+def test_gradients_match_central_differences_with_no_helper(f, args):
+    df = symdiff.grad(f)
+    np.testing.assert_allclose(df(*args), numeric_grad(f, args), rtol=1e-6, atol=1e-8)
+    source = symdiff.source(df, *args)
+    assert not [h for h in HELPERS if h in source], source
+
+
+def test_distinct_positions_are_written_in_place():
+    """Rows ``np.arange(n)`` with one label each name distinct entries: no
+    np.add.at (which is slower), one subtraction into the softmax's array."""
+    source = symdiff.source(symdiff.grad(cross_entropy_of_labels), W, X, LABELS)
+    assert "np.add.at" not in source and "labels] -= " in source, source
+
+
+def test_positions_that_may_repeat_are_added_up():
+    """``P[i]`` and ``P[j]`` of the pairs of rows: a row appears in many pairs."""
+    source = symdiff.source(symdiff.grad(pair_energy), P)
+    assert source.count("np.add.at(P_bar, ") == 2 and "np.zeros_like(P)" in source, source
+
+
+def test_labels_that_repeat_a_row_are_added_up():
+    """The same row twice (not ``np.arange``): its gradient is the sum of both."""
+    def picked(z, rows, cols):
+        return np.sum(z[rows, cols] ** 2)
+
+    z = RNG.normal(size=(3, 4))
+    rows, cols = np.array([0, 0, 2]), np.array([1, 1, 3])
+    df = symdiff.grad(picked)
+    np.testing.assert_allclose(df(z, rows, cols), numeric_grad(picked, (z, rows, cols)),
+                               rtol=1e-6, atol=1e-8)
+    assert "np.add.at" in symdiff.source(df, z, rows, cols)
+
+
+def test_a_single_row_of_pairs_still_broadcasts_right():
+    """Two points: one pair, rows of length one; three points: three pairs."""
+    for n in (2, 3):
+        points = RNG.normal(size=(n, 2))
+        np.testing.assert_allclose(symdiff.grad(pair_energy)(points),
+                                   numeric_grad(pair_energy, (points,)), rtol=1e-6)
