@@ -26,6 +26,8 @@ from .selects import branch_free_selects
 from .spread_shapes import spread_shapes
 from .summed_products import summed_products
 from .line_order import group_by_line
+from .implicit_axes import implicit_leading_axes
+from .shared_factors import shared_factors
 from .sinking import sink_into_branches
 from .writes_in_place import writes_in_place
 
@@ -34,10 +36,12 @@ PASSES = (
     direct_forms,                    # helpers the signature decides -> what they do
     transposed_products,             # (Q.T @ g).T -> g.T @ Q: fewer transposes
     merge_forward_values,            # x[:-1] written twice is one value: x * x a square
+    implicit_leading_axes,           # x - mu[None] -> x - mu: broadcasting adds the axis
     summed_products,                 # (a * b[:, None]).sum(0) -> b @ a: a contraction
     simplify_regions,                # elementwise regions in normal form (poly.py)
     branch_free_selects,             # np.where against a constant without a branch
     eliminate_common_subexpressions,  # computed twice -> once; pass-throughs -> names
+    shared_factors,                  # a @ c + b @ c -> (a + b) @ c: one product
     join_branches,                   # two ifs in a row on one condition -> one
     eliminate_dead_code,             # what the result does not need, and loop tapes
     reuse_inverses,                  # a solve with A the gradient reads -> inv(A) @ b

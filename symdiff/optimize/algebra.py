@@ -26,6 +26,7 @@ from ..ir.primitive import TABLE
 from ..ir.shapes import is_elementwise
 from .common_subexpressions import replace_atoms
 from .direct_forms import substitute
+from .expanded_numbers import numbers_out_of_expansions, numeric as _numeric
 from .kink_algebra import support
 from .poly import Algebra
 from .gradient_only import read_only_by_gradient
@@ -40,7 +41,7 @@ _NOT_CALLS = {"pass_gradient", "stop_gradient", "require_float", "require_scalar
 def simplify_regions(fn, builder):
     """``fn`` with its backward elementwise regions in normal form."""
     counts, live = _read_counts(fn), live_counts(fn)
-    _numbers_out_of_expansions(fn, builder.facts, counts)
+    numbers_out_of_expansions(fn, builder.facts, counts)
     subst = {}
     ours = read_only_by_gradient(fn, live[1])  # (forward sums it may read through)
     for block in [fn.body] + [b for s in walk(fn.body) for b in blocks(s)]:
@@ -49,35 +50,6 @@ def simplify_regions(fn, builder):
         substitute(fn.body, subst)
         fn.result = replace_atoms(fn.result, subst)
     return fn
-
-
-def _numbers_out_of_expansions(fn, facts, counts):
-    """``(c * x)[..., None]`` read once is ``c * x[..., None]``: a getitem ends
-    a region, and the number then joins the region reading it, where it may
-    fold (``-2.0 * (-0.5 * x)[..., None]`` is ``x[..., None]``)."""
-    for stmt in walk(fn.body):
-        if not isinstance(stmt, Op) or stmt.prim != "getitem" or not stmt.backward:
-            continue
-        inner = facts.producer(stmt.args[0])
-        if inner is None or inner.prim != "multiply" or not inner.backward or inner.effect \
-                or counts.get(inner.target) != 1 or stmt.target in counts and \
-                not counts[stmt.target] or not all(isinstance(a, Const) for a in stmt.args[1:]) \
-                or not _adds_axes([a.value for a in stmt.args[1:]]):
-            continue
-        numbers = [a for a in inner.args if _numeric(a)]
-        if len(numbers) != 1:
-            continue
-        x = inner.args[1] if inner.args[0] is numbers[0] else inner.args[0]
-        facts.shape[inner.target] = facts.key(stmt.target)  # (inner: x[...]; stmt: c * it)
-        inner.prim, inner.args, inner.params = "getitem", (x, *stmt.args[1:]), stmt.params
-        stmt.prim, stmt.args, stmt.params = "multiply", (numbers[0], inner.target), ()
-
-
-def _adds_axes(index):
-    """Whether ``x[index]`` only adds axes of length one, whatever ``x``'s rank."""
-    return sum(p is Ellipsis for p in index) <= 1 and all(
-        p is None or p is Ellipsis or isinstance(p, slice) and p == slice(None)
-        for p in index)
 
 
 class _Region:
@@ -280,16 +252,31 @@ class _Region:
             poly = A.scale(self._forward(v, depth - 1), float(c.value))
         elif made.prim == "divide" and _numeric(args[1]) and args[1].value:
             poly = A.div(self._forward(args[0], depth - 1), A.const(args[1].value))
+        elif made.prim == "multiply" and all(isinstance(a, Var) for a in args):
+            poly = self._scaled_product(atom, args, depth)  # (0.5 * lam) * w
+            if poly is None:
+                return A.atom(atom)
         else:
             return A.atom(atom)
-        if poly is None or not self.facts.same_shape(atom, made.args[0] if not
-                                                     _numeric(made.args[0]) else made.args[1]):
+        if poly is None or not any(self.facts.same_shape(atom, a) for a in made.args
+                                   if not _numeric(a)):
             return A.atom(atom)
         single = poly.single()
         if single is not None:
             A.forward.setdefault((single[0], single[1]), atom)
         self.opened = True
         return poly
+
+    def _scaled_product(self, atom, args, depth):
+        """A forward product one factor of which is a constant times a value
+        (``t * w`` with ``t = 0.5 * lam``), as ``0.5 * lam * w``: its
+        constant may meet the gradient's (``t * w + t * w`` is ``lam * w``)."""
+        A = self.algebra
+        parts = [self._forward(a, depth - 1) for a in args]
+        if any(p is None for p in parts) or not any(
+                (p.single() or (None, 1.0))[1] != 1.0 for p in parts):
+            return None
+        return A.mul(*parts)
 
     def _sum(self, atom, depth):
         """(normal form, number of terms read, operations nothing else reads)
@@ -349,11 +336,6 @@ def _read_counts(fn):
                     if isinstance(a, Var):
                         counts[a] -= 1
     return counts
-
-
-def _numeric(atom):
-    return isinstance(atom, Const) and isinstance(atom.value, (int, float)) \
-        and not isinstance(atom.value, bool)
 
 
 def _algebraic(op):

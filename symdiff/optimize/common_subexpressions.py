@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from ..ir.nodes import If, Loop, Op, Var, walk
+from ..ir.nodes import Const, If, Loop, Op, Var, walk
 
 # Operations whose value is their first operand (their meaning was for the
 # reverse pass only).
@@ -64,6 +64,8 @@ class _SharedValues:
                 if key is not None and key in seen:
                     subst[stmt.target] = seen[key]
                     continue
+                if not stmt.effect and _kept_again(stmt, seen) and key is not None:
+                    key = _key(stmt, self.facts)
                 if key is not None:
                     seen[key] = stmt.target
                 out.append(stmt)
@@ -125,6 +127,29 @@ class _SharedValues:
                 first[keys] = tape
                 kept.append(tape)
         return kept
+
+
+_REDUCTIONS = frozenset({"mean", "sum", "max", "min", "amax", "amin", "prod"})
+
+
+def _kept_again(op, seen):
+    """``np.mean(x, axis=1, keepdims=True)`` where ``m = np.mean(x, axis=1)``
+    was computed: ``m[:, None]``, a view (a variance's gradient centres x by
+    the mean the function computed). Rewrites ``op``; whether it did."""
+    params = dict(op.params)
+    axis = params.get("axis")
+    if op.prim not in _REDUCTIONS or not params.get("keepdims") \
+            or not isinstance(axis, int) or isinstance(axis, bool) or axis < 0:
+        return False
+    args = tuple(atom_key(a) for a in op.args)
+    plain = {k: v for k, v in params.items() if k != "keepdims"}
+    for variant in (plain, dict(plain, keepdims=False)):
+        found = seen.get((op.prim, args, tuple(sorted(variant.items())), op.math))
+        if isinstance(found, Var):
+            op.prim, op.params = "getitem", ()
+            op.args = (found,) + (Const(slice(None)),) * axis + (Const(None),)
+            return True
+    return False
 
 
 def _checked_before(op, seen):

@@ -30,11 +30,22 @@ def matmul_rule(r, op, g):
 
 
 def outer_rule(r, op, g):
+    """np.outer(a, b) is ravel(a)[:, None] * ravel(b): ``g @ b`` and ``a @ g``
+    for vectors, raveled and shaped back for any other operands."""
     a, b = op.args
-    return [r.b.op("reshape", r.b.op("matmul", g, r.b.op("ravel", b)), r.b.op("shape", a))
-            if r.wants(a) else None,
-            r.b.op("reshape", r.b.op("matmul", r.b.op("ravel", a), g), r.b.op("shape", b))
-            if r.wants(b) else None]
+    vectors = all(r.b.facts.rank(x) == 1 for x in op.args)
+    return [_outer_part(r, g, b, a, vectors) if r.wants(a) else None,
+            _outer_part(r, a, g, b, vectors, first=True) if r.wants(b) else None]
+
+
+def _outer_part(r, left, right, like, vectors, first=False):
+    if vectors:
+        return r.b.op("matmul", left, right)
+    if first:
+        left = r.b.op("ravel", left)
+    else:
+        right = r.b.op("ravel", right)
+    return r.b.op("reshape", r.b.op("matmul", left, right), r.b.op("shape", like))
 
 
 def vdot_rule(r, op, g):

@@ -1,0 +1,52 @@
+"""Two products with a common factor, summed: one product of the sum.
+
+The gradient of a value read twice is the sum of what each reading gives
+it; where both are matrix products with the same factor on the same side,
+``S_bar @ A + S_bar.T @ A`` (the gradient of ``A`` in ``A @ A.T``) is
+``(S_bar + S_bar.T) @ A``: one matrix product, as one writes it by hand.
+Only products of the gradient that nothing else reads, made in the block of
+the sum, are joined, and only where the other factors have one shape (so
+their sum is elementwise, with no broadcasting the products did not do).
+"""
+from __future__ import annotations
+
+from ..ir.nodes import Op, use_counts
+from .direct_forms import rewrite, substitute
+from .reads import all_blocks
+
+
+def shared_factors(fn, builder):
+    """``fn`` with ``a @ c + b @ c`` written ``(a + b) @ c`` (and ``c @ a - c
+    @ b`` as ``c @ (a - b)``) in its derivative code."""
+    if not builder.facts.signature:
+        return fn
+    counts, subst = use_counts(fn), {}
+    for stmts in all_blocks(fn.body):
+        here, new = {}, []
+        for stmt in stmts:
+            made = None
+            if isinstance(stmt, Op) and stmt.prim in ("add", "subtract") and stmt.backward:
+                made = rewrite(stmt, builder, _joined(counts, here), subst)
+            new += made if made is not None else [stmt]
+            if isinstance(stmt, Op):
+                here[stmt.target] = stmt
+        stmts[:] = new
+    if subst:
+        substitute(fn.body, subst)
+    return fn
+
+
+def _joined(counts, here):
+    def lower(b, op, facts):
+        left, right = (here.get(a) for a in op.args)
+        if not all(p is not None and p.prim == "matmul" and p.backward and not p.effect
+                   and counts.get(p.target) == 1 for p in (left, right)):
+            return None
+        for side in (1, 0):  # the common factor on the right, then on the left
+            common, a, c = left.args[side], left.args[1 - side], right.args[1 - side]
+            if right.args[side] is common and facts.same_shape(a, c) \
+                    and facts.same_dtype(a, c) and facts.rank(a) is not None:
+                total = b.op(op.prim, a, c)
+                return b.op("matmul", *((total, common) if side == 1 else (common, total)))
+        return None
+    return lower

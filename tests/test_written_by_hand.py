@@ -1,0 +1,101 @@
+"""Gradients of functions nobody tuned for, written as a careful person
+writes them (issue 16): np.outer of vectors by two products, a variance's
+gradient centred by the mean the function computed, one matrix product of a
+sum where two shared a factor, constants of a forward product meeting the
+gradient's, no leading new axis broadcasting adds anyway. Each gradient is
+checked against central differences; the source for what it must not have."""
+import numpy as np
+import pytest
+
+import symdiff
+from numeric import numeric_grad
+
+RNG = np.random.default_rng(31)
+
+
+def planar_flow(u, w, b, z):
+    h = np.tanh(z @ w + b)
+    f = z + np.outer(h, u)
+    psi = np.outer(1 - h ** 2, w)
+    return np.sum(f ** 2) - np.sum(np.log(np.abs(1 + psi @ u)))
+
+
+def batch_norm(x, gamma, beta):
+    mu = np.mean(x, axis=0)
+    var = np.var(x, axis=0)
+    out = gamma * (x - mu) / np.sqrt(var + 1e-5) + beta
+    return np.mean(out ** 2)
+
+
+def layer_norm_rows(x):
+    mu = x.mean(axis=1)
+    var = x.var(axis=1)
+    return np.sum(((x - mu[:, None]) / np.sqrt(var[:, None] + 1e-5)) ** 3)
+
+
+def cholesky_logdet(A):
+    L = np.linalg.cholesky(A @ A.T + 3.0 * np.eye(A.shape[0]))
+    return 2.0 * np.sum(np.log(np.diag(L)))
+
+
+def elastic_net(w, X, y, l1, l2):
+    r = X @ w - y
+    return 0.5 * r @ r / len(y) + l1 * np.sum(np.abs(w)) + 0.5 * l2 * w @ w
+
+
+U, W = 0.3 * RNG.normal(size=3), RNG.normal(size=3)
+Z = RNG.normal(size=(7, 3))
+XB = RNG.normal(size=(12, 4))
+A = RNG.normal(size=(4, 4))
+XE, YE = RNG.normal(size=(12, 4)), RNG.normal(size=12)
+CASES = {
+    "planar_flow": (planar_flow, (U, W, 0.1, Z), (0, 1, 2)),
+    "batch_norm": (batch_norm, (XB, RNG.normal(size=4), RNG.normal(size=4)), (0, 1, 2)),
+    "layer_norm_rows": (layer_norm_rows, (XB,), (0,)),
+    "cholesky_logdet": (cholesky_logdet, (A,), (0,)),
+    "elastic_net": (elastic_net, (RNG.normal(size=4), XE, YE, 0.1, 0.2), (0,)),
+}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_gradients_match_central_differences(name):
+    f, args, wrt = CASES[name]
+    grads = symdiff.grad(f, wrt=wrt)(*args)
+    for k, g in zip(wrt, grads):
+        np.testing.assert_allclose(g, numeric_grad(f, args, wrt=k), rtol=1e-6, atol=1e-8)
+
+
+def _source(name):
+    f, args, wrt = CASES[name]
+    return symdiff.source(symdiff.grad(f, wrt=wrt), *args)
+
+
+def _code(source):
+    return "\n".join(line.split("#")[0] for line in source.split('"""')[-1].splitlines())
+
+
+def test_outer_products_of_vectors_are_two_products():
+    code = _code(_source("planar_flow"))
+    assert "ravel" not in code and "reshape" not in code and ".shape" not in code, code
+
+
+def test_a_variance_is_centred_by_the_functions_own_mean():
+    code = _code(_source("batch_norm"))
+    # the difference x - mu, once; no second mean with keepdims; no leading [None]
+    assert code.count("x - mu") == 1 and "keepdims" not in code and "mu[None]" not in code, code
+
+
+def test_a_mean_over_rows_is_read_as_a_column():
+    code = _code(_source("layer_norm_rows"))
+    assert "mean(axis=1, keepdims=True)" not in code and code.count("mean(") == 1, code
+
+
+def test_two_products_with_a_common_factor_are_one():
+    code = _code(_source("cholesky_logdet"))
+    # (A @ A.T in the function; one product in the gradient, not two)
+    assert code.count("@ A") == 2 and ".T) @ A" in code, code
+
+
+def test_constants_of_a_forward_product_meet_the_gradients():
+    code = _code(_source("elastic_net"))
+    assert "l2 * w" in code and "0.5" not in code and " + t + " not in code, code
