@@ -116,3 +116,24 @@ def test_a_single_row_of_pairs_still_broadcasts_right():
         points = RNG.normal(size=(n, 2))
         np.testing.assert_allclose(symdiff.grad(pair_energy)(points),
                                    numeric_grad(pair_energy, (points,)), rtol=1e-6)
+
+
+def packed_covariance(L_flat, X):
+    n = X.shape[1]
+    L = np.zeros((n, n))
+    L[np.tril_indices(n)] = L_flat
+    S = L @ L.T + 1e-3 * np.eye(n)
+    sign, logdet = np.linalg.slogdet(S)
+    return logdet + np.trace(np.linalg.solve(S, X.T @ X)) / X.shape[0]
+
+
+def test_values_written_at_distinct_positions_read_their_gradient_back():
+    """``L[np.tril_indices(n)] = L_flat``: each position once, so L_flat's
+    gradient is ``L_bar[tril_indices]`` (no helper for repeated positions);
+    a trace of a matrix is a number, so no check of the result's shape."""
+    args = (RNG.normal(size=6), RNG.normal(size=(8, 3)))
+    df = symdiff.grad(packed_covariance)
+    np.testing.assert_allclose(df(*args), numeric_grad(packed_covariance, args), rtol=1e-6)
+    source = symdiff.source(df, *args)
+    assert "_assigned" not in source and "_require_scalar" not in source, source
+    assert "L_bar[tril_indices]" in source, source

@@ -43,6 +43,15 @@ def elastic_net(w, X, y, l1, l2):
     return 0.5 * r @ r / len(y) + l1 * np.sum(np.abs(w)) + 0.5 * l2 * w @ w
 
 
+def polynomial_features(w, x, y):
+    Phi = np.stack([x ** k for k in range(4)], axis=1)
+    return np.mean((Phi @ w - y) ** 2)
+
+
+def swapped_products(A, B):
+    return np.sum(np.swapaxes(A, 0, 1) @ B) + np.sum(np.moveaxis(A, 0, -1) * B[0])
+
+
 U, W = 0.3 * RNG.normal(size=3), RNG.normal(size=3)
 Z = RNG.normal(size=(7, 3))
 XB = RNG.normal(size=(12, 4))
@@ -54,6 +63,10 @@ CASES = {
     "layer_norm_rows": (layer_norm_rows, (XB,), (0,)),
     "cholesky_logdet": (cholesky_logdet, (A,), (0,)),
     "elastic_net": (elastic_net, (RNG.normal(size=4), XE, YE, 0.1, 0.2), (0,)),
+    "polynomial_features": (polynomial_features, (RNG.normal(size=4), RNG.normal(size=9),
+                                                  RNG.normal(size=9)), (0,)),
+    "swapped_products": (swapped_products, (RNG.normal(size=(3, 4)), RNG.normal(size=(3, 3))),
+                         (0, 1)),
 }
 
 
@@ -99,3 +112,35 @@ def test_two_products_with_a_common_factor_are_one():
 def test_constants_of_a_forward_product_meet_the_gradients():
     code = _code(_source("elastic_net"))
     assert "l2 * w" in code and "0.5" not in code and " + t + " not in code, code
+
+
+def test_an_array_stacked_from_a_loop_has_its_shape_known():
+    """np.stack of a list a comprehension fills: rows of x's length, so the
+    gradient of w in Phi @ w is a product, the mean's seed a number."""
+    code = _code(_source("polynomial_features"))
+    for helper in ("_matmul_adjoint", "_sum_to", "full_like", "_unreduce"):
+        assert helper not in code, code
+    assert "@ Phi" in code, code
+
+
+def test_moved_and_swapped_axes_keep_their_shapes():
+    code = _code(_source("swapped_products"))
+    assert "_sum_to" not in code and "_matmul_adjoint" not in code, code
+
+
+def chained_rosenbrock(x):
+    total = 0.0
+    for i in range(len(x) - 1):
+        total += 100.0 * (x[i + 1] - x[i] ** 2) ** 2 + (1 - x[i]) ** 2
+    return total
+
+
+def test_a_loop_adds_each_entrys_gradient_in_place():
+    """``x[i]`` and ``x[i + 1]`` read in one iteration: two additions into the
+    gradient array, not a zero-filled array per iteration (quadratic time)."""
+    x = RNG.normal(size=7)
+    df = symdiff.grad(chained_rosenbrock)
+    np.testing.assert_allclose(df(x), numeric_grad(chained_rosenbrock, (x,)), rtol=1e-6)
+    code = _code(symdiff.source(df, x))
+    assert "zeros_like" in code and code.count("zeros_like") == 1, code
+    assert "x_bar[i] += " in code and "x_bar[t_1] += " in code, code

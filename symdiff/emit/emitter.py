@@ -44,8 +44,9 @@ class Emitter(Inlining, Spelling, Containers, IndexWrites):
         self.scatters = scatters(self.fn.body, self.counts, self.facts)
         self.unpacked = _unpacked_outputs(self.fn.body, self.counts)
         self.read_by_unpacking = {out.target for outs in self.unpacked.values() for out in outs}
+        chains = {}
         self.accumulations = accumulations(self.fn.body, self.counts,
-                                           placing=self.facts is not None)
+                                           placing=self.facts is not None, chains=chains)
         self._decide_inlining(self.fn.body, depth=0, limit=None)
         fixed = {p: p.hint for p in self.fn.params}
         fixed.update({v: v.hint for v in free_variables(self.fn)})
@@ -54,6 +55,7 @@ class Emitter(Inlining, Spelling, Containers, IndexWrites):
         self.builtins = builtin_aliases(set(fixed.values()), reserved)
         reserved |= set(self.builtins.values())
         shared = {t: buffer for t, (buffer, _) in self.scatters.items()}
+        shared.update(chains)  # (acc[i] += g1, then acc[j] += g2: one array, one name)
         writes = written_in_place(self.fn.body)  # `a[i] = v`: the result is a
         _name_entries(self.fn.body)
         # Names are chosen as if every value that can be were folded into the

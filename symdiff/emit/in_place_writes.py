@@ -23,27 +23,44 @@ _PLACED = ("unindex",)  # `x_bar[i] += g` adds g once to a repeated position
 _UFUNCS = {ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply", ast.Div: "divide"}
 
 
-def accumulations(stmts, counts, placing=True):
+def accumulations(stmts, counts, placing=True, chains=None):
     """Updates ``acc = acc + g`` of in-place carries, written ``acc += g``: the
     array is fresh and nothing else holds it, so no new array per iteration.
     Maps the update to the `_unindex` that ``g`` is, if it is one made for the
     sum only (then ``acc[i] += part``: no zero-filled array per iteration;
     ``placing`` code only: generic code is read back, and written so), else
-    to None."""
+    to None. ``chains`` (a dict) gets the first sum of an update that adds
+    several gradients -> the carried array, whose name it takes."""
     found = {}
     for stmt in walk(stmts):
         if isinstance(stmt, Loop):
             defs = {s.target: s for s in stmt.body if isinstance(s, Op)}
             for carry in stmt.carried:
-                op = defs.get(carry.update)
+                op = _first_of_sums(defs, counts, defs.get(carry.update), carry.param)
                 if carry.inplace and op is not None and op.prim == "add" \
                         and op.args[0] is carry.param and counts.get(carry.param) == 1 \
                         and counts.get(carry.update) == 1 and counts.get(carry.init) == 1:
                     placed = defs.get(op.args[1])
+                    if chains is not None and op.target is not carry.update:
+                        chains[op.target] = carry.param
                     found[op.target] = placed if placing and placed is not None and \
                         placed.prim in ("unindex", "unindex_add") and \
                         counts.get(placed.target) == 1 else None
     return found
+
+
+def _first_of_sums(defs, counts, op, param):
+    """The first sum of ``((param + g1) + g2) + ...``, an iteration's update of
+    a carried array that adds several gradients to it (``x[i]`` and
+    ``x[i + 1]`` read in one iteration): each sum read only by the next, so
+    the first may add into the carried array, the others into that."""
+    while op is not None and op.prim == "add" and op.args[0] is not param \
+            and counts.get(op.args[0]) == 1:
+        inner = defs.get(op.args[0])
+        if inner is None or inner.prim != "add":
+            break
+        op = inner
+    return op
 
 
 def scatters(stmts, counts, facts=None):

@@ -107,6 +107,7 @@ class Inlining:
                 and (var not in self.fn.named or self._unnamed_adjoint(var)) and not op.effect
                 and var not in self.fn.pinned
                 and op.prim not in _NEVER_INLINE and var not in self.scatters
+                and var not in getattr(self, "accumulations", ())  # (acc[i] += g: a line)
                 and var not in self.read_by_unpacking  # (named by `w, v = eigh(a)`)
                 and not isinstance(var, FreeVar) and not self._written_out(op))
 

@@ -11,6 +11,8 @@ it. Facts are only added, never changed: what was proved before stays.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .nodes import If, Loop, Op, walk
 from .patterns import CONFLICT
 from .primitive import SCALAR
@@ -51,7 +53,8 @@ class _Pass:
             if found is not None and found != CONFLICT:
                 self.set_pattern(key, found)
         if op.target not in facts.dtypes:
-            found = facts.result_dtype(op)
+            found = self.stacked_dtype(op) if op.prim == "stack_list" else \
+                facts.result_dtype(op)
             if found is not None:
                 self.set_dtype(op.target, found)
 
@@ -66,6 +69,15 @@ class _Pass:
         if len(appended) != 1 or len(patterns) != 1 or None in patterns:
             return None
         return (None,) + patterns.pop()
+
+    def stacked_dtype(self, op):
+        """The dtype of a stacked list whose values (arrays) share one; else None."""
+        before = op.param("before") or 0
+        appended = self.written.get(op.args[before], ())
+        values = [*op.args[:before], *appended[:1], *op.args[before + 1:]]
+        dtypes = {self.facts.dtype(v) for v in values}
+        found = dtypes.pop() if len(dtypes) == 1 else None
+        return found if isinstance(found, np.dtype) else None
 
     def join(self, target, *sources, dtype=True):
         """A value that is one of ``sources``: their pattern and dtype, if they

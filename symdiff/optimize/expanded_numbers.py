@@ -20,8 +20,8 @@ def numbers_out_of_expansions(fn, facts, counts):
             continue
         inner = facts.producer(stmt.args[0])
         if inner is None or inner.prim != "multiply" or not inner.backward or inner.effect \
-                or counts.get(inner.target) != 1 or stmt.target in counts and \
-                not counts[stmt.target] or not all(isinstance(a, Const) for a in stmt.args[1:]) \
+                or counts.get(inner.target) != 1 or not counts.get(stmt.target) \
+                or not all(isinstance(a, Const) for a in stmt.args[1:]) \
                 or not _adds_axes([a.value for a in stmt.args[1:]]):
             continue
         numbers = [a for a in inner.args if numeric(a)]

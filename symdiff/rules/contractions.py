@@ -11,6 +11,7 @@ the trace's adjoint puts the gradient on the diagonal (``_untrace``).
 from __future__ import annotations
 
 from ..errors import NoDerivativeRuleError
+from ..ir import patterns
 from ..ir.primitive import ARRAY, NEW, define, like
 from ..runtime.linalg_helpers import _tensordot_labels
 from .linalg import matmul_adjoint_rule, matmul_adjoint_tangent, matmul_rule
@@ -133,8 +134,17 @@ def _diagonal(op):
             "axis2": op.param("axis2", 1)}
 
 
+def _trace_pattern(op, facts):
+    """The axes other than the two the diagonal runs along (none: a number)."""
+    found = facts.pattern(op.args[0])
+    axes = patterns.normal_axes((op.param("axis1", 0), op.param("axis2", 1)), len(found or ()))
+    if found is None or axes is None or len(set(axes)) != 2:
+        return None
+    return tuple(p for k, p in enumerate(found) if k not in axes)
+
+
 define("trace(a; offset=0, axis1=0, axis2=1, dtype=None)", shape=NEW, reverse=trace_rule,
-       linear=(0,), methods=("trace",))
+       linear=(0,), methods=("trace",), pattern=_trace_pattern)
 # the gradient of a trace: g on that diagonal of an array like `like`, zeros elsewhere
 define("untrace(g, like; offset=0, axis1=0, axis2=1)", ("helper", "_untrace"), like(1),
        reverse=untrace_rule, linear=(0,), result=ARRAY)

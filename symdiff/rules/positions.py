@@ -62,6 +62,9 @@ def unique_together(facts, arrays):
         return True
     if any(m is None for m in made):
         return False
+    if len(arrays) == 1 and index_tuple(facts, arrays[0]) is not None \
+            and made[0].param("func") not in ("unravel_index", "meshgrid"):
+        return True  # x[np.tril_indices(n)]: the tuple itself, distinct positions
     sources = {id(index_tuple(facts, m.args[0])) if m.prim == "getitem" else None
                for m in made}
     source = index_tuple(facts, made[0].args[0]) if made[0].prim == "getitem" else None

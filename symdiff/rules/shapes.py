@@ -12,8 +12,9 @@ import numpy as np
 
 from ..errors import NoDerivativeRuleError
 from ..ir.nodes import Const, Var
-from ..ir import patterns
 from ..ir.primitive import ARRAY, INDEX, NEW, TABLE, define, like
+from .axis_patterns import (expanded_pattern, moved_pattern, reshaped_pattern,
+                            swapped_axes_pattern, transposed_pattern)
 from .positions import is_index_array, unique_together
 
 
@@ -47,48 +48,13 @@ def broadcast_to_rule(r, op, g):
     return [r.unbroadcast(g, op.args[0]), None]
 
 
-def _transposed_pattern(op, facts):
-    found, axes = facts.pattern(op.args[0]), op.param("axes")
-    if found is None:
-        return None
-    if axes is None:
-        return found[::-1]
-    if sorted(a % len(found) for a in axes) != list(range(len(found))):
-        return None
-    return tuple(found[a] for a in axes)
-
-
-def _reshaped_pattern(op, facts):
-    shape = op.args[1]
-    made = facts.producer(shape)
-    if made is not None and made.prim in ("shape", "array_shape"):
-        return facts.pattern(made.args[0])  # reshape(g, shape(x)): x's
-    if isinstance(shape, Const):
-        sizes = shape.value if isinstance(shape.value, tuple) else (shape.value,)
-        if all(isinstance(n, int) for n in sizes):
-            return tuple(None if n == -1 else 1 if n == 1 else patterns.N for n in sizes)
-    return None
-
-
-def _expanded_pattern(op, facts):
-    found, axis = facts.pattern(op.args[0]), op.param("axis")
-    if found is None or axis is None:
-        return None
-    axes = patterns.normal_axes(axis, len(found) + (len(axis) if isinstance(axis, tuple)
-                                                    else 1))
-    if axes is None:
-        return None
-    rest = iter(found)
-    return tuple(1 if i in axes else next(rest) for i in range(len(found) + len(axes)))
-
-
 define("T(a)", ("attr", "T"), NEW, reverse=T_rule, linear=(0,), attribute="T",
-       pattern=_transposed_pattern, moves=True)
+       pattern=transposed_pattern, moves=True)
 define("transpose(a; axes=None)", reverse=transpose_rule, linear=(0,),
-       aliases=("permute_dims",), methods=("transpose",), pattern=_transposed_pattern,
+       aliases=("permute_dims",), methods=("transpose",), pattern=transposed_pattern,
        moves=True)
 define("reshape(a, shape)", reverse=reshape_rule, linear=(0,), methods=("reshape",),
-       pattern=_reshaped_pattern, moves=True)
+       pattern=reshaped_pattern, moves=True)
 define("ravel(a)", reverse=reshape_rule, linear=(0,), methods=("ravel", "flatten"),
        pattern=lambda op, facts: (None,), moves=True)
 
@@ -104,11 +70,11 @@ def _expanded_key(op, facts):
 
 
 define("expand_dims(a; axis=None)", shape=_expanded_key, reverse=reshape_rule, linear=(0,),
-       pattern=_expanded_pattern, moves=True)
+       pattern=expanded_pattern, moves=True)
 define("squeeze(a; axis=None)", reverse=reshape_rule, linear=(0,), methods=("squeeze",),
        moves=True)
 define("swapaxes(a; axis1=None, axis2=None)", reverse=swapaxes_rule, linear=(0,),
-       methods=("swapaxes",), moves=True)
+       methods=("swapaxes",), moves=True, pattern=swapped_axes_pattern)
 define("flip(a; axis=None)", shape=like(0), reverse=flip_rule, linear=(0,), moves=True)
 define("broadcast_to(a, shape)", reverse=broadcast_to_rule, linear=(0,))
 
@@ -159,7 +125,7 @@ def atleast_rule(r, op, g):
 define("roll(a, shift; axis=None)", shape=like(0), reverse=roll_rule, linear=(0,), moves=True)
 define("rot90(m; k=1, axes=(0, 1))", reverse=rot90_rule, linear=(0,), moves=True)
 define("moveaxis(a; source=None, destination=None)", reverse=moveaxis_rule, linear=(0,),
-       moves=True)
+       moves=True, pattern=moved_pattern)
 define("rollaxis(a; axis=None, start=0)", reverse=rollaxis_rule, linear=(0,), moves=True)
 define("flipud(m)", shape=like(0), reverse=lambda r, op, g: [r.b.op("flipud", g)],
        linear=(0,), moves=True)

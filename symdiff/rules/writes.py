@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ir.nodes import Const, IndexList
+from ..ir.nodes import Const, IndexList, Var
 from ..ir.primitive import ARRAY, NEW, TABLE, define, like
+from .positions import unique_together
 
 
 def _basic(r, part):
@@ -119,7 +120,9 @@ def setitem_rule(r, op, g):
     grads = [None] * len(op.args)
     if r.wants(value):
         _checked(r.b, op)
-        if all(_basic(r, p) for p in index):
+        arrays = [p for p in index if not _basic(r, p)]
+        if not arrays or all(isinstance(p, Var) for p in arrays) and \
+                unique_together(r.b.facts, arrays):  # (x[np.arange(n), labels] = v)
             part = r.b.op("getitem", g, *index, hint=value.hint + "_bar")
         else:
             part = r.b.op("assigned", g, a, *index, hint=value.hint + "_bar")

@@ -1,0 +1,73 @@
+"""Shape patterns of the operations that move or add axes (ir/patterns.py):
+a transpose, np.moveaxis, np.swapaxes, a reshape to another's shape or to
+constants, np.expand_dims. What a specialised gradient knows of their
+results' axes follows from their operand's."""
+from __future__ import annotations
+
+from ..ir import patterns
+from ..ir.nodes import Const
+
+
+def transposed_pattern(op, facts):
+    found, axes = facts.pattern(op.args[0]), op.param("axes")
+    if found is None:
+        return None
+    if axes is None:
+        return found[::-1]
+    if sorted(a % len(found) for a in axes) != list(range(len(found))):
+        return None
+    return tuple(found[a] for a in axes)
+
+
+def reshaped_pattern(op, facts):
+    shape = op.args[1]
+    made = facts.producer(shape)
+    if made is not None and made.prim in ("shape", "array_shape"):
+        return facts.pattern(made.args[0])  # reshape(g, shape(x)): x's
+    if isinstance(shape, Const):
+        sizes = shape.value if isinstance(shape.value, tuple) else (shape.value,)
+        if all(isinstance(n, int) for n in sizes):
+            return tuple(None if n == -1 else 1 if n == 1 else patterns.N for n in sizes)
+    return None
+
+
+def moved_pattern(op, facts):
+    """np.moveaxis's axes in their new order (NumPy's own construction)."""
+    found = facts.pattern(op.args[0])
+    source, destination = op.param("source"), op.param("destination")
+    if found is None or source is None or destination is None:
+        return None
+    source = source if isinstance(source, tuple) else (source,)
+    destination = destination if isinstance(destination, tuple) else (destination,)
+    source = patterns.normal_axes(source, len(found))
+    ends = patterns.normal_axes(destination, len(found))
+    if source is None or ends is None or len(source) != len(destination):
+        return None
+    pairs = sorted(zip((d % len(found) for d in destination), source))
+    order = [n for n in range(len(found)) if n not in source]
+    for end, start in pairs:
+        order.insert(end, start)
+    return tuple(found[n] for n in order)
+
+
+def swapped_axes_pattern(op, facts):
+    found = facts.pattern(op.args[0])
+    axes = patterns.normal_axes((op.param("axis1"), op.param("axis2")), len(found or ()))
+    if found is None or axes is None or op.param("axis1") is None:
+        return None
+    order = list(range(len(found)))
+    first, second = op.param("axis1") % len(found), op.param("axis2") % len(found)
+    order[first], order[second] = second, first
+    return tuple(found[n] for n in order)
+
+
+def expanded_pattern(op, facts):
+    found, axis = facts.pattern(op.args[0]), op.param("axis")
+    if found is None or axis is None:
+        return None
+    axes = patterns.normal_axes(axis, len(found) + (len(axis) if isinstance(axis, tuple)
+                                                    else 1))
+    if axes is None:
+        return None
+    rest = iter(found)
+    return tuple(1 if i in axes else next(rest) for i in range(len(found) + len(axes)))
