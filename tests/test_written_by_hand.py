@@ -144,3 +144,77 @@ def test_a_loop_adds_each_entrys_gradient_in_place():
     code = _code(symdiff.source(df, x))
     assert "zeros_like" in code and code.count("zeros_like") == 1, code
     assert "x_bar[i] += " in code and "x_bar[t_1] += " in code, code
+
+
+def state_update(p):
+    x, y, vx, vy = p[0], p[1], p[2], p[3]
+    s = np.array([x + 0.1 * vx, y + 0.1 * vy, vx * 0.99, vy * 0.99 - 0.98])
+    return np.sum(s ** 2)
+
+
+def norms_of_a_vector(x, A):
+    return np.linalg.norm(A @ x) ** 2 + np.linalg.norm(x, 1)
+
+
+@pytest.mark.parametrize("f, args", [(state_update, (RNG.normal(size=4),)),
+                                     (norms_of_a_vector, (RNG.normal(size=3),
+                                                          RNG.normal(size=(5, 3))))])
+def test_arrays_of_numbers_and_norms_of_vectors_have_known_shapes(f, args):
+    """np.array of four numbers is a vector of four; the norm of a vector
+    needs no test of its number of axes when the code runs."""
+    df = symdiff.grad(f)
+    np.testing.assert_allclose(df(*args), numeric_grad(f, args), rtol=1e-6, atol=1e-8)
+    code = _code(symdiff.source(df, *args))
+    for unwanted in ("_sum_to", "full_like", ".ndim", "_require_scalar", "if "):
+        assert unwanted not in code, code
+
+
+def huber_textbook(r, delta):
+    a = np.abs(r)
+    return np.sum(np.where(a <= delta, 0.5 * r * r, delta * (a - 0.5 * delta)))
+
+
+def test_a_choice_between_two_expressions_is_one_line():
+    """The gradient's two cases for a bound known only when the code runs."""
+    r = 3.0 * RNG.normal(size=8)
+    for delta in (1.0, -0.5):
+        np.testing.assert_allclose(symdiff.grad(huber_textbook)(r, delta),
+                                   numeric_grad(huber_textbook, (r, delta)), rtol=1e-6)
+    code = _code(symdiff.source(symdiff.grad(huber_textbook), r, 1.0))
+    assert "r_bar = np.clip(r, -delta, delta) if delta > 0 else " in code, code
+
+
+def test_a_conditional_expression_reads_what_its_side_of_an_earlier_if_made():
+    """``v if c else w`` after ``if c: v = ...``: v is known on the side that
+    reads it (as a statement ``if c:`` would read it); the other side never runs."""
+    def f(x, c):
+        positive = c > 0
+        if positive:
+            v = np.sin(x)
+        w = x * 2.0
+        return np.sum(v if positive else w)
+
+    x = RNG.normal(size=4)
+    for c in (1.0, -1.0):
+        np.testing.assert_allclose(symdiff.grad(f)(x, c), numeric_grad(f, (x, c)), rtol=1e-6)
+
+
+def moving_average(x, alpha):
+    s = x[0]
+    total = 0.0
+    for t in range(1, len(x)):
+        s = alpha * x[t] + (1 - alpha) * s
+        total = total + (x[t] - s) ** 2
+    return total
+
+
+def test_a_gradient_after_a_loop_adds_into_the_loops_array():
+    """``s = x[0]`` before the loop: its gradient goes into the array the loop
+    added to, ``x_bar[0] += s_bar``, not a second zeroed array and a sum."""
+    x = RNG.normal(size=7)
+    df = symdiff.grad(moving_average, wrt=(0, 1))
+    for got, k in zip(df(x, 0.3), (0, 1)):
+        np.testing.assert_allclose(got, numeric_grad(moving_average, (x, 0.3), wrt=k),
+                                   rtol=1e-6)
+    code = _code(symdiff.source(df, x, 0.3))
+    assert code.count("zeros_like") == 1 and "x_bar[0] += s_bar" in code, code

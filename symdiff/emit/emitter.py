@@ -17,7 +17,7 @@ from ..ir.trees import Rebuild
 from .containers import Containers
 from .destinations import augmented
 from .in_place_writes import IndexWrites, accumulations, scatters, written_in_place
-from .layout import fit_comment, strip_parens, wrap
+from .layout import fit_comment, one_line_choice, strip_parens, wrap
 from .names import CALLED_BUILTINS, assign_names, builtin_aliases, name_temporaries
 from .inlining import Inlining
 from .spelling import Spelling
@@ -172,22 +172,27 @@ class Emitter(Inlining, Spelling, Containers, IndexWrites):
             lines.extend(wrap(f"{pad}{self.names[op.target]} = {value}"))
 
     def _if(self, stmt, lines, pad):
-        lines.append(f"{pad}if {ast.unparse(self.atom(stmt.cond))}:")
-        self._origin(stmt, lines, len(lines) - 1, pad)
+        test = ast.unparse(self.atom(stmt.cond))
+        sides = []
         for side, block in (("then", stmt.then), ("orelse", stmt.orelse)):
-            if side == "orelse":
-                lines.append(f"{pad}else:")
-            start = len(lines)
-            self._block(block, lines, pad + "    ")
+            body = []
+            self._block(block, body, pad + "    ")
             for m in stmt.merges:
                 source = getattr(m, side)
                 value = ast.unparse(self.atom(source))
                 if value != self.names[m.target]:
-                    lines.append(f"{pad}    {self.names[m.target]} = {value}")
-            if len(lines) == start:
-                lines.append(f"{pad}    pass")
-        if lines[-1].strip() == "pass" and lines[-2].strip() == "else:":
-            del lines[-2:]  # drop an empty else
+                    body.append(f"{pad}    {self.names[m.target]} = {value}")
+            sides.append(body)
+        chosen = one_line_choice(sides, test, pad) if stmt.backward else None
+        if chosen is not None:  # `x_bar = a if c else b`: one value either way
+            lines.append(chosen)
+            return
+        lines.append(f"{pad}if {test}:")
+        self._origin(stmt, lines, len(lines) - 1, pad)
+        lines.extend(sides[0] or [f"{pad}    pass"])
+        if sides[1]:
+            lines.append(f"{pad}else:")
+            lines.extend(sides[1])
 
     def _loop(self, loop, lines, pad):
         inner = pad + "    "

@@ -75,6 +75,8 @@ def scatters(stmts, counts, facts=None):
         defs = {s.target: s for s in block if isinstance(s, Op)}
         like = {}   # fresh buffer -> the array whose shape it has
         for op in block:
+            if isinstance(op, Loop):
+                like.update(_summed_in_place(op, counts, defs))
             if not isinstance(op, Op):
                 continue
             if op.prim in _BUFFERS:
@@ -89,6 +91,22 @@ def scatters(stmts, counts, facts=None):
                         found[op.target] = (buffer, placed)
                         like[op.target] = placed.args[1]
                         break
+    return found
+
+
+def _summed_in_place(loop, counts, defs):
+    """The arrays a loop hands on that it made and only added to in place
+    (``x_bar = np.zeros_like(x)`` before it, ``x_bar[i] += g`` in it) -> the
+    array whose shape each has: a sum after the loop may add into them too."""
+    found = {}
+    body = {s.target: s for s in loop.body if isinstance(s, Op)}
+    for carry in loop.carried:
+        made = defs.get(carry.init)
+        first = _first_of_sums(body, counts, body.get(carry.update), carry.param)
+        if carry.inplace and made is not None and made.prim == "zeros_like" \
+                and first is not None and first.prim == "add" \
+                and first.args[0] is carry.param and counts.get(carry.out) == 1:
+            found[carry.out] = made.args[0]
     return found
 
 

@@ -1,6 +1,9 @@
 """Breaking long generated lines the way PEP 8 shows: aligned with the
-opening bracket, at commas first, at operators if there are none."""
+opening bracket, at commas first, at operators if there are none; and a
+short two-way choice on one line."""
 from __future__ import annotations
+
+import ast
 
 MAX_LINE = 79
 _OPERATORS = (" + ", " - ", " * ", " / ", " @ ")
@@ -123,3 +126,20 @@ def _balanced(text):
         if depth < 0:
             return False
     return depth == 0
+
+
+def one_line_choice(sides, test, pad):
+    """``x = a if test else b`` for the two sides of a derivative's ``if``
+    that each assign ``x`` one expression (a kink's two cases), where it fits
+    on a line; else None."""
+    if any(len(body) != 1 or " = " not in body[0] for body in sides):
+        return None
+    (name, a), (other, b) = (body[0].strip().split(" = ", 1) for body in sides)
+    if name != other or not name.isidentifier():
+        return None
+    try:
+        ast.parse(f"{name} = {a}"), ast.parse(f"{name} = {b}")
+    except SyntaxError:  # (an augmented or multi-target line: not one expression)
+        return None
+    line = f"{pad}{name} = {a} if {test} else {b}"
+    return line if len(line) <= MAX_LINE and "#" not in line else None

@@ -27,16 +27,16 @@ def lower_if(lw, node, rest):
         result = lw.lower_body((node.body if cond.value else node.orelse) + list(rest))
         return FELL_THROUGH if result is None else result
     before, key = dict(lw.env), lw.cond_key(cond)
-    then, then_env, then_ret = _branch(lw, node.body, _taken(lw, before, key, True))
-    orelse, else_env, else_ret = _branch(lw, node.orelse, _taken(lw, before, key, False))
+    then, then_env, then_ret = _branch(lw, node.body, side_env(lw, before, key, True))
+    orelse, else_env, else_ret = _branch(lw, node.orelse, side_env(lw, before, key, False))
     if (then_ret is None) != (else_ret is None) and rest:
         # One branch returns: the statements after the `if` belong to the other.
         if then_ret is None:
             then, then_env, then_ret = _branch(lw, node.body + list(rest),
-                                               _taken(lw, before, key, True))
+                                               side_env(lw, before, key, True))
         else:
             orelse, else_env, else_ret = _branch(lw, node.orelse + list(rest),
-                                                 _taken(lw, before, key, False))
+                                                 side_env(lw, before, key, False))
     stmt = If(cond, then, orelse, [], lw.src.loc(node))
     if then_ret is not None and else_ret is not None:
         result = merge(lw, stmt, then_ret, else_ret, "result", node)
@@ -49,6 +49,28 @@ def lower_if(lw, node, rest):
     lw.env = _merge_envs(lw, stmt, before, then_env, else_env, node)
     lw.b.append(stmt)
     return None
+
+
+def lower_if_expression(lw, node):
+    """``a if test else b``: an `if` whose sides make a and b (only the side
+    taken runs, as in Python)."""
+    cond = lw.predicate(node.test)
+    if isinstance(cond, Const):
+        return lw.expr(node.body if cond.value else node.orelse)
+    before, key = lw.env, lw.cond_key(cond)
+    try:  # (each side sees what earlier ifs on this test made on that side)
+        lw.env = side_env(lw, before, key, True)
+        with lw.b.block() as then:
+            a = lw.expr(node.body)
+        lw.env = side_env(lw, before, key, False)
+        with lw.b.block() as orelse:
+            b = lw.expr(node.orelse)
+    finally:
+        lw.env = before
+    stmt = If(cond, then, orelse, [], lw.src.loc(node).within(lw.b.loc))
+    result = lw.merge(stmt, a, b, "t", node)
+    lw.b.append(stmt)
+    return result
 
 
 def _branch(lw, stmts, env):
@@ -96,7 +118,7 @@ def merge(lw, stmt, a, b, name, node):
                    "give both branches values of the same kind")
 
 
-def _taken(lw, env, cond, holds):
+def side_env(lw, env, cond, holds):
     """``env`` inside a branch: a name assigned in one branch of an earlier `if`
     on the same condition is known where that branch was taken, and so is a
     name assigned in both, or in one and before it (`Merge`): its value from

@@ -170,6 +170,12 @@ def _norm(lw, prim, args, kwargs, node):
         return _checked(norms.vector_norm(lw.b, x, order, 0, keepdims), order,
                         norms.VECTOR_ORDS, "vectors", error)
     # no axis: a vector norm of a vector, a matrix norm of a matrix
+    rank = lw.b.facts.rank(x)  # (known for the arguments a gradient is specialised to)
+    if rank in (1, 2):
+        norm = norms.vector_norm if rank == 1 else norms.matrix_norm
+        return _checked(norm(lw.b, x, order, 0 if rank == 1 else (0, 1), keepdims), order,
+                        *((norms.VECTOR_ORDS, "vectors") if rank == 1 else
+                          (norms.MATRIX_ORDS, "matrices")), error)
     is_vector = lw.b.op("equal", lw.b.op("ndim", x), Const(1), hint="is_vector")
     with lw.b.block() as then:
         vector = _checked(norms.vector_norm(lw.b, x, order, 0, keepdims), order,

@@ -10,9 +10,9 @@ import builtins
 
 
 from ..errors import NonScalarOutputError, UnknownNameError, UnsupportedSyntaxError
-from ..ir.nodes import Const, FreeVar, If, Var
+from ..ir.nodes import Const, FreeVar, Var
 from . import calls, fence, gradient_calls, lists, loops, tapes, writes
-from .branches import FELL_THROUGH, lower_if, merge
+from .branches import FELL_THROUGH, lower_if, lower_if_expression, merge
 from .builtin_calls import BUILTIN_NAMES
 from . import containers
 from .compile_time import Closure, Dict, Obj, OneBranch, Static, Tup, from_python, is_atom
@@ -373,17 +373,7 @@ class Lowerer:
         return lower_index(self, node)
 
     def expr_IfExp(self, node):
-        cond = self.predicate(node.test)
-        if isinstance(cond, Const):
-            return self.expr(node.body if cond.value else node.orelse)
-        with self.b.block() as then:
-            a = self.expr(node.body)
-        with self.b.block() as orelse:
-            b = self.expr(node.orelse)
-        stmt = If(cond, then, orelse, [], self.src.loc(node).within(self.b.loc))
-        result = self.merge(stmt, a, b, "t", node)
-        self.b.append(stmt)
-        return result
+        return lower_if_expression(self, node)
 
     def expr_JoinedStr(self, node):
         raise self.error(UnsupportedSyntaxError, node,

@@ -96,6 +96,9 @@ def result_dtype(op, facts):
         found = _as_numpy(promoted(op.args, facts))
         return found if found is not None and found == _as_numpy(facts.dtype(op.args[1])) \
             else None
+    if op.prim in ("array", "stack") and op.param("dtype") is None and op.args:
+        found = {_as_numpy(facts.dtype(a)) for a in op.args}  # (items of one dtype: it)
+        return found.pop() if len(found) == 1 and None not in found else None
     if op.prim == "npcall" and op.param("func") == "arange":
         given = dict(op.param("kwargs")).get("dtype")
         return np.dtype(given) if given is not None else _as_numpy(promoted(op.args, facts))

@@ -71,3 +71,18 @@ def expanded_pattern(op, facts):
         return None
     rest = iter(found)
     return tuple(1 if i in axes else next(rest) for i in range(len(found) + len(axes)))
+
+
+def stacked_pattern(op, facts):
+    """np.array([a, b, c]) and np.stack of values of one pattern: a new axis
+    of their number (at ``axis`` for np.stack), then theirs."""
+    found = {facts.pattern(a) for a in op.args}
+    if len(found) != 1 or None in found or not op.args:
+        return None
+    each = found.pop()
+    axis = op.param("axis", 0) if op.prim == "stack" else 0
+    count = 1 if len(op.args) == 1 else patterns.N
+    if not isinstance(axis, int) or not -len(each) - 1 <= axis <= len(each):
+        return None
+    axis %= len(each) + 1
+    return each[:axis] + (count,) + each[axis:]

@@ -14,7 +14,7 @@ from ..errors import NoDerivativeRuleError
 from ..ir.nodes import Const, Var
 from ..ir.primitive import ARRAY, INDEX, NEW, TABLE, define, like
 from .axis_patterns import (expanded_pattern, moved_pattern, reshaped_pattern,
-                            swapped_axes_pattern, transposed_pattern)
+                            stacked_pattern, swapped_axes_pattern, transposed_pattern)
 from .positions import is_index_array, unique_together
 
 
@@ -203,7 +203,8 @@ def array_rule(r, op, g):
 
 define("concatenate(*arrays; axis=0)", reverse=concatenate_rule, linear="all",
        aliases=("concat",), moves="all")
-define("stack(*arrays; axis=0)", reverse=stack_rule, linear="all", moves="all")
+define("stack(*arrays; axis=0)", reverse=stack_rule, linear="all", moves="all",
+       pattern=stacked_pattern)
 
 
 def array_tangent(b, op, dargs):
@@ -214,7 +215,8 @@ def array_tangent(b, op, dargs):
     return b.op("array", *parts, **dict(op.params))
 
 
-define("array(*items; dtype=None)", reverse=array_rule, forward=array_tangent, linear="all")
+define("array(*items; dtype=None)", reverse=array_rule, forward=array_tangent, linear="all",
+       pattern=stacked_pattern)
 # np.array(x) of one array (calls.py), np.copy(x), x.copy(): the same values
 define("copy(a)", shape=like(0), passes=True, methods=("copy",))
 define("asarray(a)", shape=like(0), passes=True)
