@@ -218,3 +218,29 @@ def test_a_gradient_after_a_loop_adds_into_the_loops_array():
                                    rtol=1e-6)
     code = _code(symdiff.source(df, x, 0.3))
     assert code.count("zeros_like") == 1 and "x_bar[0] += s_bar" in code, code
+
+
+def kron_energy(A, B):
+    return np.sum(np.kron(A, B) ** 2)
+
+
+def softplus_regression(w, X, y):  # (X @ w written twice: two products, two gradients)
+    return np.sum(np.logaddexp(0.0, X @ w) - y * (X @ w))
+
+
+def test_kron_of_matrices_is_contracted_block_by_block():
+    A, B = RNG.normal(size=(2, 3)), RNG.normal(size=(4, 2))
+    df = symdiff.grad(kron_energy, wrt=(0, 1))
+    for got, k in zip(df(A, B), (0, 1)):
+        np.testing.assert_allclose(got, numeric_grad(kron_energy, (A, B), wrt=k), rtol=1e-6)
+    code = _code(symdiff.source(df, A, B))
+    assert "_kron_adjoint" not in code and code.count("np.einsum('ikjl,") == 2, code
+
+
+def test_a_negated_operand_of_a_product_is_a_subtraction():
+    args = (RNG.normal(size=3), RNG.normal(size=(8, 3)), RNG.random(8))
+    df = symdiff.grad(softplus_regression)
+    np.testing.assert_allclose(df(*args), numeric_grad(softplus_regression, args), rtol=1e-6)
+    code = _code(symdiff.source(df, *args))
+    assert "+ -" not in code and "(-y)" not in code and "-y @" not in code, code
+    assert code.count("@ X") == 1 and " - y) @ X" in code, code  # (one product of the sum)

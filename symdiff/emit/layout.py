@@ -138,8 +138,10 @@ def one_line_choice(sides, test, pad):
     if name != other or not name.isidentifier():
         return None
     try:
-        ast.parse(f"{name} = {a}"), ast.parse(f"{name} = {b}")
+        values = [ast.parse(f"{name} = {v}").body[0].value for v in (a, b)]
     except SyntaxError:  # (an augmented or multi-target line: not one expression)
         return None
+    if any(isinstance(v, (ast.IfExp, ast.Lambda, ast.NamedExpr)) for v in values):
+        return None  # (a choice inside a choice reads wrongly without brackets)
     line = f"{pad}{name} = {a} if {test} else {b}"
     return line if len(line) <= MAX_LINE and "#" not in line else None

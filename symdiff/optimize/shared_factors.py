@@ -10,9 +10,9 @@ their sum is elementwise, with no broadcasting the products did not do).
 """
 from __future__ import annotations
 
-from ..ir.nodes import Op, use_counts
+from ..ir.nodes import Op
 from .direct_forms import rewrite, substitute
-from .reads import all_blocks
+from .reads import all_blocks, live_counts
 
 
 def shared_factors(fn, builder):
@@ -20,7 +20,7 @@ def shared_factors(fn, builder):
     @ b`` as ``c @ (a - b)``) in its derivative code."""
     if not builder.facts.signature:
         return fn
-    counts, subst = use_counts(fn), {}
+    counts, subst = live_counts(fn)[0], {}  # (reads by dead code do not count)
     for stmts in all_blocks(fn.body):
         here, new = {}, []
         for stmt in stmts:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ..errors import NoDerivativeRuleError
 from ..ir import patterns
+from ..ir.nodes import Const
 from ..ir.primitive import ARRAY, NEW, define, like
 from ..runtime.linalg_helpers import _tensordot_labels
 from .linalg import matmul_adjoint_rule, matmul_adjoint_tangent, matmul_rule
@@ -91,7 +92,25 @@ def _inner_axes(op, rank_a, rank_b):
 _bilinear("tensordot(a, b; axes=2)", pattern=_tensordot_pattern,
           reverse=_labelled_rule(_tensordot_axes))
 _bilinear("inner(a, b)", pattern=_inner_pattern, reverse=_labelled_rule(_inner_axes))
-_bilinear("kron(a, b)")
+
+
+def _kron_rule(r, op, g):
+    """np.kron of two matrices: g seen as blocks, ``g.reshape(m, p, n, q)``
+    (entry [i, k, j, l] is a[i, j] b[k, l]), contracted with the other
+    operand; for other ranks the helpers."""
+    a, b = op.args
+    if (r.facts.rank(a), r.facts.rank(b)) != (2, 2):
+        return matmul_rule(r, op, g)
+    shapes = r.b.op("shape", a), r.b.op("shape", b)
+    lengths = [r.b.op("getitem", shapes[k], Const(axis)) for axis in (0, 1) for k in (0, 1)]
+    blocks = r.b.op("reshape", g, r.b.op("tuple", *lengths), hint="blocks")
+    return [r.b.op("einsum", blocks, b, subscripts="ikjl,kl->ij", optimize=False)
+            if r.wants(a) else None,
+            r.b.op("einsum", blocks, a, subscripts="ikjl,ij->kl", optimize=False)
+            if r.wants(b) else None]
+
+
+_bilinear("kron(a, b)", reverse=_kron_rule)
 
 
 # ---- cross products ---------------------------------------------------------------------------
