@@ -225,16 +225,6 @@ def _exact_inverse(c):
     return 1.0 / c if abs(mantissa) == 0.5 else None
 
 
-def fold_matmul(b, args, values):
-    """``(-y) @ X`` is ``-(y @ X)``, to the bit: the sign then meets a sum's."""
-    for k, arg in enumerate(args):
-        negated = _producer(b, arg, "negative")
-        if b.backward and negated is not None:
-            return b.neg(b.op("matmul", *(negated.args[0] if i == k else a
-                                          for i, a in enumerate(args))))
-    return None
-
-
 def fold_power(b, args, values):
     return args[0] if b.backward and values[1] == 1 else None
 
@@ -392,4 +382,4 @@ def _fold_every(b, prim, args, params):
 
 FOLDS = {"*": _fold_every, "add": fold_add, "subtract": fold_subtract, "multiply": fold_multiply,
          "divide": fold_divide, "power": fold_power, "negative": fold_negative,
-         "where": fold_where, "size": fold_size, "T": fold_transpose, "matmul": fold_matmul}
+         "where": fold_where, "size": fold_size, "T": fold_transpose}

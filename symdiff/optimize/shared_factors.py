@@ -10,17 +10,19 @@ their sum is elementwise, with no broadcasting the products did not do).
 """
 from __future__ import annotations
 
-from ..ir.nodes import Op
+from ..ir.nodes import Op, walk
 from .direct_forms import rewrite, substitute
 from .reads import all_blocks, live_counts
 
 
 def shared_factors(fn, builder):
     """``fn`` with ``a @ c + b @ c`` written ``(a + b) @ c`` (and ``c @ a - c
-    @ b`` as ``c @ (a - b)``) in its derivative code."""
+    @ b`` as ``c @ (a - b)``, ``a @ c + (-b) @ c`` as ``(a - b) @ c``) in its
+    derivative code."""
     if not builder.facts.signature:
         return fn
     counts, subst = live_counts(fn)[0], {}  # (reads by dead code do not count)
+    _signs_out(fn, counts)
     for stmts in all_blocks(fn.body):
         here, new = {}, []
         for stmt in stmts:
@@ -34,6 +36,27 @@ def shared_factors(fn, builder):
     if subst:
         substitute(fn.body, subst)
     return fn
+
+
+def _signs_out(fn, counts):
+    """``p + (-y) @ X`` is ``p - y @ X``, to the bit, where the negation and
+    the product are read only there: the sum then may share X."""
+    defs = {s.target: s for s in walk(fn.body) if isinstance(s, Op)}
+    for op in defs.values():
+        if op.prim != "add" or not op.backward:
+            continue
+        for k, arg in enumerate(op.args):
+            product = defs.get(arg)
+            if product is None or product.prim != "matmul" or counts.get(arg) != 1:
+                continue
+            signs = [defs.get(a) for a in product.args]
+            i = next((i for i, s in enumerate(signs) if s is not None and s.prim == "negative"
+                      and counts.get(s.target) == 1), None)
+            if i is not None:
+                product.args = tuple(signs[i].args[0] if j == i else a
+                                     for j, a in enumerate(product.args))
+                op.prim, op.args = "subtract", (op.args[1 - k], arg)
+                break
 
 
 def _joined(counts, here):
