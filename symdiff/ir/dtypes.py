@@ -64,6 +64,13 @@ def result_dtype(op, facts):
         if shape is not None and shape.prim in ("shape", "array_shape"):
             return int if len(op.args) == 2 and isinstance(op.args[1].value if hasattr(
                 op.args[1], "value") else None, int) else None
+    if op.prim in ("zeros_like", "ones_like", "full_like"):  # (of an array: its dtype)
+        found = facts.dtype(op.args[0])
+        return found if isinstance(found, np.dtype) else None
+    if op.prim == "unreduce":  # (a number or an array of like's floats, over like)
+        g, like = facts.dtype(op.args[0]), facts.dtype(op.args[1])
+        return like if isinstance(like, np.dtype) and like.kind == "f" and \
+            (g is float or g is int or isinstance(g, np.dtype) and g == like) else None
     if op.prim == "where":  # (an array, even of Python numbers: never a Python float)
         return _as_numpy(promoted(op.args[1:], facts))
     if op.prim == "logsumexp":  # (scipy's: floats of the operands' precision)
