@@ -8,18 +8,17 @@ the number of iterations before the loop (``range(n)``, ``range(len(xs))``,
 ``for x in xs``) and the shape every saved value has in every iteration
 (its pattern names every axis), it writes what a careful person writes:
 
-    hs = np.empty((n + 1,) + h.shape)   # the states: h before step t is hs[t]
+    hs = np.empty((n + 1, W.shape[0]))   # the states: h before step t is hs[t]
     hs[0] = h
     for t in range(n):
         h_1 = np.tanh(W @ h + U @ xs[t] + b)
         hs[t + 1] = h_1
         h = h_1
-    t_bars = np.empty((n,) + b.shape)
-    for t in range(n - 1, -1, -1):
-        h, h_1 = hs[t], hs[t + 1]
-        t_bar = (1.0 - h_1 ** 2) * h_bar
+    t_bars = np.empty((n, W.shape[0]))
+    for t_1 in range(n - 1, -1, -1):
+        t_bar = (1.0 - hs[t_1 + 1] ** 2) * h_bar
         ...
-        t_bars[t] = t_bar
+        t_bars[t_1] = t_bar
     W_bar = t_bars.T @ hs[:-1]
     U_bar = t_bars.T @ xs
 
@@ -34,16 +33,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ir import patterns as pat
 from ..ir.nodes import Carry, Const, If, Loop, Op, Var, walk
 from ..ir.primitive import SCALAR
+from ..ir.reinfer import reinfer
 from .common_subexpressions import replace_atoms
 from .dead_code import eliminate_dead_code
 from .direct_forms import substitute
+from .tape_plans import Plan, defined, fixed, index_of, insert, reader
 from .transposes import transposed_products
 
 _FLOAT64 = np.dtype("float64")
-_COUNTING = frozenset({"add", "subtract", "multiply"})
 _ZERO_SAFE = frozenset({"matmul", "T", "stack_list"})  # right for a loop of no iteration
 
 
@@ -55,10 +54,11 @@ def tape_arrays(fn, builder):
             sig.kind == "array" and sig.library != "numpy" for sig in facts.signature.values()
             if hasattr(sig, "library")):
         return fn
+    reinfer(fn, facts)  # (the dtypes of values the reverse loops carry: their step gradients')
     changed = False
     for loop in [s for s in fn.body if isinstance(s, Loop)]:
         for tape in list(loop.writes):
-            reverse = _reader(fn.body, tape)
+            reverse = reader(fn.body, tape)
             if reverse is not None:
                 changed = _Rewrite(fn, builder, loop, tape, reverse).run() or changed
     if not changed:
@@ -69,120 +69,14 @@ def tape_arrays(fn, builder):
     return transposed_products(eliminate_dead_code(fn, builder), builder)
 
 
-def _reader(stmts, tape):
-    for stmt in stmts:
-        if isinstance(stmt, Loop) and stmt.kind == "tape" and len(stmt.reads) == 1 \
-                and stmt.reads[0].var is tape.var and stmt.exit in (None, Const(False)):
-            return stmt
-    return None
-
-
-def _fixed(facts, atom):
-    """Whether ``atom`` is a float64 value of one shape the signature fixes,
-    with an argument of each of its lengths (an array of them is made from
-    those)."""
-    found = facts.pattern(atom)
-    names = {n for sig in facts.kinds.values() if sig.pattern for n in sig.pattern}
-    return found is not None and all(n == 1 or pat.is_named(n) and n in names
-                                     for n in found) and facts.dtype(atom) == _FLOAT64
-
-
-def _defined(stmts):
-    out = set()
-    for s in walk(stmts):
-        if isinstance(s, Op):
-            out.add(s.target)
-        elif isinstance(s, If):
-            out.update(m.target for m in s.merges)
-        elif isinstance(s, Loop):
-            out.update(c.out for c in s.carried)
-            out.update(c.param for c in s.carried)
-    return out
-
-
 class _Rewrite:
     def __init__(self, fn, builder, loop, tape, reverse):
         self.fn, self.b, self.facts = fn, builder, builder.facts
         self.loop, self.tape, self.reverse = loop, tape, reverse
+        self.known = Plan(fn, builder.facts, loop, tape, reverse)
 
     # -- what can be done --------------------------------------------------------
-    def plan(self):
-        """Per saved item: ("index",), ("state", carry, 0 or 1), ("row", array),
-        ("counter", op) or ("value",); None where one cannot be an array."""
-        loop, facts = self.loop, self.facts
-        if loop.kind != "range" or loop.index is None or loop.exit != Const(False) \
-                or loop.bounds[0] != Const(0) or loop.bounds[2] != Const(1) \
-                or not self.counts(loop.bounds[1]) or self.read_elsewhere():
-            return None
-        inside = _defined(loop.body) | {loop.index}
-        ops = {s.target: s for s in loop.body if isinstance(s, Op)}
-        params = {c.param: c for c in loop.carried}
-        updates = {c.update: c for c in loop.carried if c.update in inside}
-        plan = []
-        for item in self.tape.items:
-            carry = params.get(item) or updates.get(item)
-            op = ops.get(item)
-            if item is loop.index:
-                plan.append(("index",))
-            elif carry is not None and carry.update in inside and \
-                    all(_fixed(facts, v) for v in (carry.param, carry.update, carry.init)) \
-                    and facts.pattern(carry.init) == facts.pattern(carry.param):
-                plan.append(("state", carry, 0 if item is carry.param else 1))
-            elif op is not None and op.prim == "getitem" and len(op.args) == 2 and \
-                    op.args[1] is loop.index and isinstance(op.args[0], Var) and \
-                    op.args[0] not in inside:
-                plan.append(("row", op.args[0]))
-            elif op is not None and op.prim in _COUNTING and loop.index in op.args and \
-                    all(a is loop.index or isinstance(a, Const) for a in op.args):
-                plan.append(("counter", op))  # (``t + 1``: computed again)
-            elif op is not None and _fixed(facts, item):
-                plan.append(("value",))
-            else:
-                return None
-        return plan
 
-    def read_elsewhere(self):
-        """Whether anything but the reverse loop reads the tape (``len(tape)``)."""
-        var = self.tape.var
-        for s in walk(self.fn.body):
-            if isinstance(s, Op) and var in s.args or isinstance(s, If) and s.cond is var \
-                    or s is not self.reverse and isinstance(s, Loop) and \
-                    any(t.var is var for t in s.reads):
-                return True
-        return False
-
-    def counts(self, stop):
-        """Whether ``stop`` is a count: an int constant or the length of an axis."""
-        if isinstance(stop, Const):
-            return isinstance(stop.value, int) and not isinstance(stop.value, bool) \
-                and stop.value >= 0
-        return self.facts.length(stop) is not None
-
-    def stacked_writes(self):
-        """The tapes the reverse loop fills that are only stacked after it (and
-        tested for items), with the stack operations and the ifs; None where a
-        tape it fills is read some other way besides."""
-        after = self.fn.body[self.fn.body.index(self.reverse) + 1:]
-        found = []
-        for tape in self.reverse.writes:
-            stacks, tests, other = [], [], False
-            for s in walk(after):
-                if isinstance(s, Op) and tape.var in s.args:
-                    if s.prim == "stack_list" and s.args == (tape.var,) and not s.params:
-                        stacks.append(s)
-                    else:
-                        other = True
-                elif isinstance(s, If) and s.cond is tape.var:
-                    tests.append(s)
-                elif isinstance(s, Loop) and any(t.var is tape.var for t in s.reads):
-                    other = True
-            if stacks and (other or len(tape.items) != 1):
-                return None
-            if stacks:
-                found.append((tape, stacks, tests))
-        return found
-
-    # -- doing it ------------------------------------------------------------------
     def run(self):
         backward = self.b.backward
         try:
@@ -191,8 +85,8 @@ class _Rewrite:
             self.b.backward = backward
 
     def rewrite(self):
-        plan = self.plan()
-        stacked = self.stacked_writes() if plan is not None else None
+        plan = self.known.items()
+        stacked = self.known.stacked_writes() if plan is not None else None
         if stacked is None:
             return False
         loads = self.reverse.reads[0].items
@@ -200,8 +94,8 @@ class _Rewrite:
         self.items_of = dict(zip(loads, self.tape.items))
         for tape, _, _ in stacked:
             item = tape.items[0]
-            if item not in load_plan and not (item in _defined(self.reverse.body)
-                                              and _fixed(self.facts, item)):
+            if item not in load_plan and not (item in defined(self.reverse.body)
+                                              and fixed(self.facts, item)):
                 return False
         self.forward_arrays(plan)
         index = self.reverse_loop(loads, plan)
@@ -270,9 +164,8 @@ class _Rewrite:
                 elif entry[0] == "value":
                     made = self.array(item, stop, item.hint + "s")
                     self.saved[item] = self.carry_array(loop, made, item, loop.index, loop.body)
-        at = self.fn.body.index(loop)
-        self.fn.body[at:at] = before
-        loop.writes.remove(self.tape)
+        insert(self.fn.body, loop, before)
+        loop.writes = [t for t in loop.writes if t is not self.tape]
 
     def reverse_loop(self, loads, plan):
         """The reverse loop as ``for t in range(n - 1, -1, -1)``, reading rows."""
@@ -308,9 +201,8 @@ class _Rewrite:
         reverse.kind, reverse.reads = "range", []
         reverse.index, reverse.bounds = index, (last, Const(-1), Const(-1))
         reverse.body[:0] = reads
-        at = self.fn.body.index(reverse)
-        self.fn.body[at:at] = before
-        self.first = before[0] if before else reverse  # (arrays the reverse loop fills are made before it)
+        insert(self.fn.body, reverse, before)
+        self.first = before[0] if before else reverse  # (its arrays are made before this)
         return index
 
     def gathered(self, stacked, load_plan, index):
@@ -326,7 +218,7 @@ class _Rewrite:
                     made = self.array(item, stop, item.hint + "s")
                     rows = self.carry_array(reverse, made, item, index, reverse.body)
                 elif entry[0] == "row":
-                    rows = entry[1] if self.counts_rows(entry[1]) else \
+                    rows = entry[1] if self.known.counts_rows(entry[1]) else \
                         b.op("getitem", entry[1], b.op("slice", None, stop, None))
                 elif entry[0] == "state":
                     part = (None, -1) if entry[2] == 0 else (1, None)
@@ -336,11 +228,10 @@ class _Rewrite:
                     rows = self.saved[self.items_of[item]]
                 else:
                     raise AssertionError(f"a counter {item!r} as a matrix's factor")
-            reverse.writes.remove(tape)
+            reverse.writes = [t for t in reverse.writes if t is not tape]
             for stack in stacks:
                 subst[stack.target] = rows
-        at = self.fn.body.index(self.first)
-        self.fn.body[at:at] = before
+        insert(self.fn.body, self.first, before)
         tests = {id(t): t for _, _, ts in stacked for t in ts}
         for test in tests.values():
             self.untest(test, subst)
@@ -348,37 +239,26 @@ class _Rewrite:
         substitute(self.fn.body, subst)
         self.fn.result = replace_atoms(self.fn.result, subst)
 
-    def counts_rows(self, array):
-        """Whether the loop runs once per row of ``array`` (``range(len(xs))``)."""
-        made = self.facts.producer(self.loop.bounds[1])
-        if made is None:
-            return False
-        if made.prim == "len":
-            return made.args[0] is array
-        shaped = self.facts.producer(made.args[0]) if made.prim == "getitem" else None
-        return shaped is not None and shaped.prim == "shape" and shaped.args[0] is array \
-            and made.args[1] == Const(0)
-
     def untest(self, test, subst):
         """An ``if rows:`` whose taken side is right for no rows too, as that
         side; else tested on the count."""
         body = self.fn.body
-        if test in body and all(isinstance(s, Op) and s.prim in _ZERO_SAFE for s in test.then):
-            at = body.index(test)
+        if any(s is test for s in body) and \
+                all(isinstance(s, Op) and s.prim in _ZERO_SAFE for s in test.then):
+            at = index_of(body, test)
             body[at:at + 1] = test.then
             subst.update((m.target, m.then) for m in test.merges)
             return
         before = []
         with self.b.at(test.loc), self.b.into(before):
             test.cond = self.b.op("greater", self.loop.bounds[1], Const(0))
-        at = next(k for k, s in enumerate(body) if s is test or test in walk([s]))
+        at = next(k for k, s in enumerate(body) if any(n is test for n in walk([s])))
         body[at:at] = before
 
     def drop(self, stmts, targets):
-        for s in list(stmts):
-            if isinstance(s, Op) and s.target in targets:
-                stmts.remove(s)
-            elif isinstance(s, If):
+        stmts[:] = [s for s in stmts if not (isinstance(s, Op) and s.target in targets)]
+        for s in stmts:
+            if isinstance(s, If):
                 self.drop(s.then, targets)
                 self.drop(s.orelse, targets)
             elif isinstance(s, Loop):
