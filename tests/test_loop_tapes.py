@@ -31,6 +31,7 @@ def test_every_rnn_spelling_saves_its_states_in_one_array(f):
     if f is not rnn.rnn_projected:  # (its U's gradient is the projection's: inputs_bar.T @ xs)
         assert "U_bar = t_bars.T @ xs" in source or "U_bar = t_bars_t @ xs" in source, source
         assert "xs_part" not in source  # the row of xs is read, not saved
+        assert "b_bar = t_bars.sum(axis=0)" in source and "b_bar +=" not in source, source
 
 
 @pytest.mark.parametrize("steps", [0, 1, 2, 7])

@@ -71,8 +71,7 @@ CASE = Case(
             "the generated code is the hand-written one's: the states in one preallocated "
             "array (`hs[t + 1] = h`), the step gradients written by index (`t_bars[t] = "
             "t_bar`), then `W_bar = t_bars.T @ hs[:-1]` and `U_bar = t_bars.T @ xs` (xs "
-            "read as it is, not saved); it adds `b_bar += t_bar` in the loop where the "
-            "hand-written code sums once after it",
+            "read as it is, not saved), `b_bar = t_bars.sum(axis=0)`",
         "for x in xs, np.dot":
             "as `W @ h, range`",
         "row vectors h @ W.T":

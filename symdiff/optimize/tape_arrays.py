@@ -19,6 +19,7 @@ the number of iterations before the loop (``range(n)``, ``range(len(xs))``,
         t_bar = (1.0 - hs[t_1 + 1] ** 2) * h_bar
         ...
         t_bars[t_1] = t_bar
+    b_bar = t_bars.sum(axis=0)      # not `b_bar += t_bar` in the loop
     W_bar = t_bars.T @ hs[:-1]
     U_bar = t_bars.T @ xs
 
@@ -217,6 +218,7 @@ class _Rewrite:
                 if entry is None:  # a value of the reverse loop: written by index
                     made = self.array(item, stop, item.hint + "s")
                     rows = self.carry_array(reverse, made, item, index, reverse.body)
+                    self.summed(item, rows, subst)
                 elif entry[0] == "row":
                     rows = entry[1] if self.known.counts_rows(entry[1]) else \
                         b.op("getitem", entry[1], b.op("slice", None, stop, None))
@@ -238,6 +240,31 @@ class _Rewrite:
         self.drop(self.fn.body, {s.target for _, stacks, _ in stacked for s in stacks})
         substitute(self.fn.body, subst)
         self.fn.result = replace_atoms(self.fn.result, subst)
+
+    def summed(self, item, rows, subst):
+        """``b_bar += t_bar`` in the reverse loop, of a ``t_bar`` its rows hold:
+        ``b_bar = t_bars.sum(0)`` after it (one pass over them, not one
+        addition per iteration; no iteration: zeros)."""
+        reverse, facts = self.reverse, self.facts
+        for carry in list(reverse.carried):
+            add = facts.defs.get(carry.update)
+            start = facts.producer(carry.init) if isinstance(carry.init, Var) else None
+            if add is None or add.prim != "add" or set(add.args) != {carry.param, item} \
+                    or not any(s is add for s in reverse.body) or start is None \
+                    or start.prim != "zeros_like" or facts.pattern(carry.param) != \
+                    facts.pattern(item) or not fixed(facts, carry.param) or sum(
+                        a is carry.param for s in walk(reverse.body) if isinstance(s, Op)
+                        for a in s.args) != 1:
+                continue
+            reverse.carried = [c for c in reverse.carried if c is not carry]
+            reverse.body[:] = [s for s in reverse.body if s is not add]
+            after = []
+            with self.b.at(reverse.loc), self.b.into(after):
+                total = self.b.op("sum", rows, axis=0, hint=carry.out.hint)
+            self.fn.named.add(total)
+            at = index_of(self.fn.body, reverse) + 1
+            self.fn.body[at:at] = after
+            subst[carry.out] = total
 
     def untest(self, test, subst):
         """An ``if rows:`` whose taken side is right for no rows too, as that

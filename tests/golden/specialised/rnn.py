@@ -11,15 +11,14 @@ def grad_rnn(W, U, b, xs, target):
         hs[t + 1] = h  # golden_functions.py:66
     h_bar = h - target  # golden_functions.py:68
     # L66: for t in range(xs.shape[0]):
-    b_bar = np.zeros_like(b)
     t_bars = np.empty((shape0, W.shape[0]))
     for t_1 in range(shape0 - 1, -1, -1):
         # L67: h = np.tanh(W @ h + U @ xs[t] + b)
         t_bar = (1.0 - hs[t_1 + 1] ** 2) * h_bar
         h_bar = t_bar @ W
-        b_bar += t_bar
         # L66: for t in range(xs.shape[0]):
         t_bars[t_1] = t_bar
+    b_bar = t_bars.sum(axis=0)
     t_bars_t = t_bars.T
     U_bar = t_bars_t @ xs
     W_bar = t_bars_t @ hs[:-1]
