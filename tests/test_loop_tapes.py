@@ -169,3 +169,31 @@ def test_float32_matrices_keep_their_dtype():
 def test_the_generic_gradient_keeps_its_tape():
     source = symdiff.source(symdiff.grad(rnn.rnn, wrt=("W", "U", "b")))
     assert "tape.append(" in source and "np.empty" not in source
+
+
+def fewer_steps_than_rows(W, U, xs):
+    h = np.zeros(W.shape[0])
+    for t in range(W.shape[0]):  # the rows of xs it reads: xs[:n]
+        h = np.tanh(W @ h + U @ xs[t])
+    return np.sum(h ** 2)
+
+
+def reads_its_update(W, U, xs):
+    h = np.zeros(W.shape[0])
+    for t in range(len(xs)):
+        h = np.tanh(W @ h + xs[t])
+        h = U @ h  # U's gradient: the adjoint the reverse loop carries, by rows
+    return np.sum(h ** 2)
+
+
+@pytest.mark.parametrize("f, rows", [(fewer_steps_than_rows, "@ xs[:shape0]"),
+                                     (reads_its_update, "h_bars[t_1] = h_bar")])
+def test_rows_of_a_longer_array_and_of_the_carried_adjoint(f, rows):
+    rng = np.random.default_rng(6)
+    W, U = 0.5 * rng.normal(size=(3, 3)), 0.5 * rng.normal(size=(3, 3))
+    xs = rng.normal(size=(5, 3))
+    source = symdiff.source(symdiff.grad(f, wrt=(0, 1)), W, U, xs)
+    assert rows in source and "tape = []" not in source, source
+    check_grads(f, (W, U, xs), wrt=(0, 1))
+    if f is reads_its_update:
+        check_grads(f, (W, U, xs[:0]), wrt=(0, 1))

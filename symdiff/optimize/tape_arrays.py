@@ -95,8 +95,8 @@ class _Rewrite:
         self.items_of = dict(zip(loads, self.tape.items))
         for tape, _, _ in stacked:
             item = tape.items[0]
-            if item not in load_plan and not (item in defined(self.reverse.body)
-                                              and fixed(self.facts, item)):
+            made = defined(self.reverse.body) | {c.param for c in self.reverse.carried}
+            if item not in load_plan and not (item in made and fixed(self.facts, item)):
                 return False
         self.forward_arrays(plan)
         index = self.reverse_loop(loads, plan)
