@@ -13,6 +13,11 @@ as a hand-written one would: the factors go on two lists, and
         W_bar = np.zeros_like(W)
 
 (the ``else`` for a loop that ran no iteration: ``np.stack`` of nothing raises).
+Where the loop's trip count is known before it, optimize/tape_arrays.py
+turns the lists into arrays written by index and drops the branch:
+
+    W_bar = t_bars.T @ hs[:-1]     # the states, one array the forward loop filled
+    U_bar = t_bars.T @ xs          # a row the loop read of xs: xs itself
 """
 from __future__ import annotations
 

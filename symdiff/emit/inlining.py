@@ -36,6 +36,7 @@ class Inlining:
                 self._decide_inlining(stmt.cond_block, depth + 1, limit)
                 self._decide_inlining(stmt.body, depth + 1, limit)
                 self._inline_condition(stmt)
+                self._inline_bounds(stmt, before)
             before = stmt
 
     def _inline_test(self, branch, before):
@@ -45,6 +46,14 @@ class Inlining:
                 self.counts.get(branch.cond) == 1 and self._inlinable(branch.cond) \
                 and not before.effect:
             self.inlined[branch.cond] = before
+
+    def _inline_bounds(self, loop, before):
+        """``for t in range(n - 1, -1, -1):`` of a reverse loop, where a bound
+        is made by the line just before the loop and read by nothing else."""
+        if loop.backward and isinstance(before, Op) and before.target in loop.bounds and \
+                self.counts.get(before.target) == 1 and self._inlinable(before.target) \
+                and not before.effect:
+            self.inlined[before.target] = before
 
     def _inline_condition(self, loop):
         """``while <expr>:`` when the condition's statements all fold into it."""

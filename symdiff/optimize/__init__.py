@@ -12,6 +12,7 @@ from __future__ import annotations
 from .common_subexpressions import eliminate_common_subexpressions, merge_forward_values
 from .dead_code import eliminate_dead_code
 from .scalar_tapes import scalar_tapes
+from .tape_arrays import tape_arrays
 from .algebra import simplify_regions
 from .direct_forms import direct_forms, fresh_results
 from .transposes import transposed_products
@@ -49,6 +50,7 @@ PASSES = (
     spread_shapes,                   # full_like(t, c) of a t nothing else reads -> np.full
     fresh_results,                   # a gradient that is an argument array -> a copy
     scalar_tapes,                    # a loop over numbers saves one, not a tuple
+    tape_arrays,                     # a loop of known trip count saves into arrays
     fused_forms,                     # JAX: a slice's gradient as a pad, not writes
     scatter_sums,                    # t + (u1 + u2), u placed -> t + u1 + u2: one buffer
     sums_in_place,                   # _unindex(a + b, ...) -> _unindex_sum(a, b, ...)

@@ -4,32 +4,22 @@ def grad_rnn(W, U, b, xs, target):
     float64[a]."""
     h = np.zeros(W.shape[0])  # golden_functions.py:65
     shape0 = xs.shape[0]  # golden_functions.py:66
-    tape = []
+    hs = np.empty((shape0 + 1, W.shape[0]))  # golden_functions.py:66
+    hs[0] = h  # golden_functions.py:66
     for t in range(shape0):  # golden_functions.py:66
-        xs_part = xs[t]  # golden_functions.py:67
-        h_1 = np.tanh(W @ h + U @ xs_part + b)  # golden_functions.py:67
-        tape.append((h, xs_part, h_1))
-        h = h_1
+        h = np.tanh(W @ h + U @ xs[t] + b)  # golden_functions.py:67
+        hs[t + 1] = h  # golden_functions.py:66
     h_bar = h - target  # golden_functions.py:68
     # L66: for t in range(xs.shape[0]):
-    b_bar = np.zeros_like(b)
-    t_bar_rows = []
-    U_bar_columns = []
-    W_bar_columns = []
-    for h, xs_part, h_1 in reversed(tape):
+    t_bars = np.empty((shape0, W.shape[0]))
+    for t_1 in range(shape0 - 1, -1, -1):
         # L67: h = np.tanh(W @ h + U @ xs[t] + b)
-        t_bar = (1.0 - h_1 ** 2) * h_bar
+        t_bar = (1.0 - hs[t_1 + 1] ** 2) * h_bar
         h_bar = t_bar @ W
-        b_bar += t_bar
-        t_bar_rows.append(t_bar)
-        U_bar_columns.append(xs_part)
-        W_bar_columns.append(h)
-    # L66: for t in range(xs.shape[0]):
-    if t_bar_rows:
-        t_bars_t = np.stack(t_bar_rows).T
-        U_bar = t_bars_t @ np.stack(U_bar_columns)
-        W_bar = t_bars_t @ np.stack(W_bar_columns)
-    else:
-        U_bar = np.zeros_like(U)
-        W_bar = np.zeros_like(W)
+        # L66: for t in range(xs.shape[0]):
+        t_bars[t_1] = t_bar
+    b_bar = t_bars.sum(axis=0)
+    t_bars_t = t_bars.T
+    U_bar = t_bars_t @ xs
+    W_bar = t_bars_t @ hs[:-1]
     return W_bar, U_bar, b_bar

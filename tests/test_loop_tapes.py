@@ -1,0 +1,199 @@
+"""A loop whose trip count is known before it: what its specialised gradient
+saves is in preallocated arrays (optimize/tape_arrays.py), not on lists
+stacked after the loop; where that is not known, the lists stay."""
+import re
+
+import numpy as np
+import pytest
+
+import symdiff
+from benchmarks.cases import rnn
+from check_grads import check_grads
+
+SPELLINGS = [rnn.rnn, rnn.rnn_rows, rnn.rnn_projected, rnn.rnn_row_vectors]
+
+
+def _rnn_args(steps, seed=0):
+    rng = np.random.default_rng(seed)
+    return {"W": 0.5 * rng.normal(size=(4, 4)), "U": rng.normal(size=(4, 3)),
+            "b": 0.1 * rng.normal(size=4), "xs": rng.normal(size=(steps, 3)),
+            "target": rng.normal(size=4)}
+
+
+@pytest.mark.parametrize("f", SPELLINGS, ids=lambda f: f.__name__)
+def test_every_rnn_spelling_saves_its_states_in_one_array(f):
+    source = symdiff.source(symdiff.grad(f, wrt=("W", "U", "b")), **_rnn_args(5))
+    assert "np.stack" not in source and "tape = []" not in source and ".append" not in source
+    assert "if " not in source, source  # (no branch for a loop that runs no iteration)
+    assert "hs = np.empty((" in source and "hs[0] = h" in source, source
+    assert "t_bars = np.empty((" in source, source
+    assert "W_bar = t_bars.T @ hs[:-1]" in source or "W_bar = t_bars_t @ hs[:-1]" in source
+    if f is not rnn.rnn_projected:  # (its U's gradient is the projection's: inputs_bar.T @ xs)
+        assert "U_bar = t_bars.T @ xs" in source or "U_bar = t_bars_t @ xs" in source, source
+        assert "xs_part" not in source  # the row of xs is read, not saved
+        assert "b_bar = t_bars.sum(axis=0)" in source and "b_bar +=" not in source, source
+
+
+@pytest.mark.parametrize("steps", [0, 1, 2, 7])
+@pytest.mark.parametrize("f", SPELLINGS, ids=lambda f: f.__name__)
+def test_every_rnn_spelling_matches_the_hand_written_gradient(f, steps):
+    args = _rnn_args(steps, seed=steps)
+    got = symdiff.grad(f, wrt=("W", "U", "b"))(**args)
+    for g, want in zip(got, rnn.rnn_hand(**args)):
+        assert g.shape == want.shape
+        np.testing.assert_allclose(g, want, rtol=1e-12, atol=1e-14)
+    if steps == 0:
+        assert not any(g.any() for g in got)
+
+
+TARGET = np.array([0.3, -0.2, 0.1, 0.5])
+
+
+def rnn_to_target(W, U, b, xs):
+    return rnn.rnn(W, U, b, xs, TARGET)
+
+
+@pytest.mark.parametrize("steps", [0, 3])
+def test_second_derivatives_through_the_arrays(steps):
+    """jvp of grad, and grad of grad (hessian), compiled from the gradient
+    whose specialised form fills the arrays."""
+    args = _rnn_args(steps, seed=3)
+    check_grads(rnn_to_target, tuple(args[k] for k in ("W", "U", "b", "xs")), wrt=(0, 1, 2))
+    b = args["b"]
+    hess = symdiff.hessian(lambda b: rnn.rnn(args["W"], args["U"], b, args["xs"], TARGET))
+    grad = symdiff.grad(rnn_to_target, wrt="b")
+    eps, rows = 1e-6, []
+    for k in range(b.size):
+        step = np.zeros_like(b)
+        step[k] = eps
+        rows.append((grad(args["W"], args["U"], b + step, args["xs"]) -
+                     grad(args["W"], args["U"], b - step, args["xs"])) / (2 * eps))
+    np.testing.assert_allclose(hess(b), np.array(rows), rtol=1e-6, atol=1e-8)
+
+
+def saved_intermediate(W, xs):
+    h = np.ones(W.shape[0])
+    for t in range(len(xs)):
+        z = W @ h + xs[t]       # z is read by the backward pass: an array of its own
+        h = np.sin(z) * h
+    return np.sum(h)
+
+
+def test_a_value_the_body_computes_gets_an_array_of_rows():
+    rng = np.random.default_rng(1)
+    W, xs = 0.5 * rng.normal(size=(3, 3)), rng.normal(size=(4, 3))
+    source = symdiff.source(symdiff.grad(saved_intermediate), W, xs)
+    assert "zs = np.empty((" in source and "zs[t] = z" in source, source
+    assert "tape = []" not in source and "np.stack" not in source, source
+    check_grads(saved_intermediate, (W, xs))
+    check_grads(saved_intermediate, (W, xs[:0]))
+
+
+def indexed_by_the_counter(W, xs):
+    inputs = xs * 2.0
+    h = np.zeros(W.shape[0])
+    for t in range(xs.shape[0]):
+        h = np.tanh(W @ h + inputs[t]) * (t + 1)
+    return np.sum(h ** 2)
+
+
+def test_the_counter_is_the_reverse_loops_own():
+    rng = np.random.default_rng(2)
+    W, xs = 0.5 * rng.normal(size=(3, 3)), rng.normal(size=(5, 3))
+    source = symdiff.source(symdiff.grad(indexed_by_the_counter), W, xs)
+    assert "range(shape0 - 1, -1, -1)" in source and "tape = []" not in source, source
+    assert re.search(r"\(t_\d \+ 1\) \* h_bar", source), source  # t + 1 computed again
+    check_grads(indexed_by_the_counter, (W, xs))
+    check_grads(indexed_by_the_counter, (W, xs[:1]))
+
+
+def with_a_break(W, xs):
+    h = np.zeros(W.shape[0])
+    for t in range(xs.shape[0]):
+        h = np.tanh(W @ h + xs[t])
+        if np.sum(h) > 1.0:
+            break
+    return np.sum(h ** 2)
+
+
+def growing(W, xs):
+    h = 0.0  # a number first, a vector after one iteration: its shape changes
+    for t in range(xs.shape[0]):
+        h = np.tanh(W @ (h + xs[t]))
+    return np.sum(h ** 2)
+
+
+def zipped(W, xs, ys):
+    h = np.zeros(W.shape[0])
+    for x, y in zip(xs, ys):  # as many iterations as the shorter one has rows
+        h = np.tanh(W @ h + x * y)
+    return np.sum(h ** 2)
+
+
+def nested(W, xs):
+    h = np.zeros(W.shape[0])
+    for t in range(xs.shape[0]):
+        for k in range(2):
+            h = np.tanh(W @ h + xs[t])
+    return np.sum(h ** 2)
+
+
+@pytest.mark.parametrize("f, arrays", [(with_a_break, True), (growing, False),
+                                       (zipped, False), (nested, None)],
+                         ids=["break", "shape-changing", "zip", "nested"])
+def test_loops_the_arrays_are_not_known_right_for_keep_their_lists(f, arrays):
+    rng = np.random.default_rng(4)
+    W, xs = 0.5 * rng.normal(size=(3, 3)), 0.5 * rng.normal(size=(4, 3))
+    args = (W, xs, rng.normal(size=(6, 3))) if f is zipped else (W, xs)
+    source = symdiff.source(symdiff.grad(f), *args)
+    if arrays is False or f is with_a_break:
+        assert "tape = []" in source, source  # (a break: the count is not known before)
+    check_grads(f, args, wrt=(0,))
+    check_grads(f, (W, xs[:0]) + args[2:], wrt=(0,))
+
+
+def test_float32_matrices_keep_their_dtype():
+    """The states are float64 (h starts as np.zeros): in an array; the float32
+    matrices' gradients are summed by the helper that casts."""
+    args = {k: v.astype(np.float32) for k, v in _rnn_args(4).items()}
+    df = symdiff.grad(rnn.rnn, wrt=("W", "U", "b"))
+    source = symdiff.source(df, **args)
+    assert "hs = np.empty((" in source and "_matmul_adjoint_a_sum(W_bar_parts, W)" in source
+    got = df(**args)
+    assert all(g.dtype == np.float32 for g in got)
+    want = rnn.rnn_hand(**{k: v.astype(float) for k, v in args.items()})
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5)
+
+
+def test_the_generic_gradient_keeps_its_tape():
+    source = symdiff.source(symdiff.grad(rnn.rnn, wrt=("W", "U", "b")))
+    assert "tape.append(" in source and "np.empty" not in source
+
+
+def fewer_steps_than_rows(W, U, xs):
+    h = np.zeros(W.shape[0])
+    for t in range(W.shape[0]):  # the rows of xs it reads: xs[:n]
+        h = np.tanh(W @ h + U @ xs[t])
+    return np.sum(h ** 2)
+
+
+def reads_its_update(W, U, xs):
+    h = np.zeros(W.shape[0])
+    for t in range(len(xs)):
+        h = np.tanh(W @ h + xs[t])
+        h = U @ h  # U's gradient: the adjoint the reverse loop carries, by rows
+    return np.sum(h ** 2)
+
+
+@pytest.mark.parametrize("f, rows", [(fewer_steps_than_rows, "@ xs[:shape0]"),
+                                     (reads_its_update, "h_bars[t_1] = h_bar")])
+def test_rows_of_a_longer_array_and_of_the_carried_adjoint(f, rows):
+    rng = np.random.default_rng(6)
+    W, U = 0.5 * rng.normal(size=(3, 3)), 0.5 * rng.normal(size=(3, 3))
+    xs = rng.normal(size=(5, 3))
+    source = symdiff.source(symdiff.grad(f, wrt=(0, 1)), W, U, xs)
+    assert rows in source and "tape = []" not in source, source
+    check_grads(f, (W, U, xs), wrt=(0, 1))
+    if f is reads_its_update:
+        check_grads(f, (W, U, xs[:0]), wrt=(0, 1))
