@@ -244,3 +244,27 @@ def test_a_negated_operand_of_a_product_is_a_subtraction():
     code = _code(symdiff.source(df, *args))
     assert "+ -" not in code and "(-y)" not in code and "-y @" not in code, code
     assert code.count("@ X") == 1 and " - y) @ X" in code, code  # (one product of the sum)
+
+
+def filled_by_hand(W, xs):
+    """A hand-written loop's own arrays: np.empty of a shape joined from tuples."""
+    steps = xs.shape[0]
+    h = np.zeros(W.shape[0])
+    hs = np.empty((steps + 1,) + h.shape)
+    hs[0] = h
+    for t in range(steps):
+        h = np.tanh(W @ h + xs[t])
+        hs[t + 1] = h
+    dzs = np.empty((steps,) + np.shape(h))
+    for t in range(steps - 1, -1, -1):
+        dzs[t] = hs[t + 1] * 2.0
+    return np.sum(dzs.T @ hs[:steps]) + np.sum(dzs.T @ xs)
+
+
+def test_an_array_of_a_joined_shape_has_that_shape():
+    """``np.empty((steps,) + h.shape)`` is a matrix: its pattern was taken
+    for one length (a vector), and the gradient raised a broadcast error."""
+    W, xs = 0.5 * RNG.normal(size=(4, 4)), RNG.normal(size=(5, 4))
+    for args in ((W, xs), (W, xs[:1])):
+        np.testing.assert_allclose(symdiff.grad(filled_by_hand)(*args),
+                                   numeric_grad(filled_by_hand, args), rtol=1e-6, atol=1e-8)

@@ -21,6 +21,8 @@ turns the lists into arrays written by index and drops the branch:
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..ir.nodes import If, Merge, Tape, Var
 from ..rules.linalg import TAPE_SUMS
 
@@ -56,7 +58,8 @@ def _outer_products(facts, g, other, var):
         return False
     dtype = facts.dtype(var)
     return dtype is not None and not isinstance(dtype, type) and \
-        facts.dtype(g) == dtype and facts.dtype(other) == dtype
+        all(isinstance(facts.dtype(v), np.dtype) and facts.dtype(v) == dtype
+            for v in (g, other))  # (np.dtype("float64") == None holds: not known is not)
 
 
 def _stacked(rev, reverse, var, g, other, matrix, after):

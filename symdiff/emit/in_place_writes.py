@@ -262,8 +262,9 @@ class IndexWrites:
         if facts is None:
             return False
         found = [facts.dtype(a) for a in op.args[:1 if op.prim == "unindex" else 2]]
-        return all(f is not None and not isinstance(f, type) and f == facts.dtype(like)
-                   for f in found)
+        want = facts.dtype(like)  # (np.dtype("float64") == None holds: compare known ones)
+        return isinstance(want, np.dtype) and all(
+            isinstance(f, np.dtype) and f == want for f in found)
 
     def _add_in_place(self, op, placed, lines, pad):
         """``acc[i] += g`` (``np.add.at(acc, i, g)`` where positions repeat)."""

@@ -93,9 +93,9 @@ def result_dtype(op, facts):
     if op.prim in ("full_like", "zeros_like", "ones_like"):  # (a's dtype, as an array)
         return _as_numpy(facts.dtype(op.args[0]))
     if op.prim == "unreduce":  # (g spread over like's shape: where both agree, that)
-        found = _as_numpy(promoted(op.args, facts))
-        return found if found is not None and found == _as_numpy(facts.dtype(op.args[1])) \
-            else None
+        found, like = _as_numpy(promoted(op.args, facts)), _as_numpy(facts.dtype(op.args[1]))
+        return found if isinstance(found, np.dtype) and isinstance(like, np.dtype) \
+            and found == like else None
     if op.prim in ("array", "stack") and op.param("dtype") is None and op.args:
         found = {_as_numpy(facts.dtype(a)) for a in op.args}  # (items of one dtype: it)
         return found.pop() if len(found) == 1 and None not in found else None

@@ -31,13 +31,26 @@ def _made_pattern(op, facts):
         return (n, n) if columns is None else (n, facts.length(Const(columns)))
     if func not in ("zeros", "ones", "empty", "full") or not op.args:
         return None
-    shape = op.args[0]
+    return _shape_pattern(facts, op.args[0])
+
+
+def _shape_pattern(facts, shape, depth=4):
+    """The pattern of an array of shape ``shape``: a tuple of lengths, an int,
+    ``x.shape``, or tuples joined by ``+``; None where that is not known (a
+    value whose rank is not known is never taken for one length)."""
     made = facts.producer(shape)
     if made is not None and made.prim == "tuple":
         return tuple(facts.length(n) for n in made.args)
+    if made is not None and made.prim in ("shape", "array_shape"):
+        return facts.pattern(made.args[0])
+    if made is not None and made.prim == "add" and depth:
+        parts = [_shape_pattern(facts, a, depth - 1) for a in made.args]
+        return None if None in parts else parts[0] + parts[1]
     if isinstance(shape, Const) and isinstance(shape.value, tuple):
         return tuple(facts.length(Const(n)) for n in shape.value)
-    return (facts.length(shape),)
+    if isinstance(shape, Const) and isinstance(shape.value, int) or facts.dtype(shape) is int:
+        return (facts.length(shape),)
+    return None
 
 
 define("npcall(*args; func='', kwargs=())", ("npcall",), NEW, pattern=_made_pattern)
