@@ -268,3 +268,23 @@ def test_an_array_of_a_joined_shape_has_that_shape():
     for args in ((W, xs), (W, xs[:1])):
         np.testing.assert_allclose(symdiff.grad(filled_by_hand)(*args),
                                    numeric_grad(filled_by_hand, args), rtol=1e-6, atol=1e-8)
+
+
+def gated_recurrence(Wz, Wh, xs):
+    h = np.zeros(Wz.shape[0])
+    for x in xs:
+        z = 1.0 / (1.0 + np.exp(-(Wz @ np.concatenate([h, x]))))
+        hc = np.tanh(Wh @ np.concatenate([h, x]))
+        h = (1 - z) * h + z * hc
+    return np.sum(h ** 2)
+
+
+def test_a_concatenation_in_a_loop_keeps_the_states_shape():
+    """``np.concatenate([h, x])`` is a vector: the state's gradient needs no
+    broadcasting helper in the reverse loop."""
+    args = (0.5 * RNG.normal(size=(3, 5)), 0.5 * RNG.normal(size=(3, 5)), RNG.normal(size=(4, 2)))
+    df = symdiff.grad(gated_recurrence, wrt=(0, 1))
+    for got, k in zip(df(*args), (0, 1)):
+        np.testing.assert_allclose(got, numeric_grad(gated_recurrence, args, wrt=k), rtol=1e-6)
+    code = _code(symdiff.source(df, *args))
+    assert "_sum_to" not in code and "_matmul_adjoint_b" not in code, code

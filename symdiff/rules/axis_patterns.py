@@ -86,3 +86,22 @@ def stacked_pattern(op, facts):
         return None
     axis %= len(each) + 1
     return each[:axis] + (count,) + each[axis:]
+
+
+def joined_pattern(op, facts):
+    """np.concatenate of values of one rank: the joined axis of a length not
+    known (the lengths add up), every other axis the values' (they must
+    agree, or NumPy raises)."""
+    found = [facts.pattern(a) for a in op.args]
+    axis = op.param("axis", 0)
+    if not found or None in found or len({len(p) for p in found}) != 1 or not found[0] \
+            or not isinstance(axis, int) or not -len(found[0]) <= axis < len(found[0]):
+        return None
+    axis %= len(found[0])
+    out = []
+    for k in range(len(found[0])):
+        entries = {p[k] for p in found}
+        named = {e for e in entries if patterns.is_named(e) or e == 1}
+        out.append(None if k == axis or len(entries) != 1 and len(named) != 1
+                   else (entries.pop() if len(entries) == 1 else named.pop()))
+    return tuple(out)

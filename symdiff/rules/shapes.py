@@ -13,7 +13,7 @@ import numpy as np
 from ..errors import NoDerivativeRuleError
 from ..ir.nodes import Const, Var
 from ..ir.primitive import ARRAY, INDEX, NEW, TABLE, define, like
-from .axis_patterns import (expanded_pattern, moved_pattern, reshaped_pattern,
+from .axis_patterns import (expanded_pattern, joined_pattern, moved_pattern, reshaped_pattern,
                             stacked_pattern, swapped_axes_pattern, transposed_pattern)
 from .positions import is_index_array, unique_together
 
@@ -202,7 +202,7 @@ def array_rule(r, op, g):
 
 
 define("concatenate(*arrays; axis=0)", reverse=concatenate_rule, linear="all",
-       aliases=("concat",), moves="all")
+       aliases=("concat",), moves="all", pattern=joined_pattern)
 define("stack(*arrays; axis=0)", reverse=stack_rule, linear="all", moves="all",
        pattern=stacked_pattern)
 
