@@ -58,8 +58,17 @@ def _outer_products(facts, g, other, var):
         return False
     dtype = facts.dtype(var)
     return dtype is not None and not isinstance(dtype, type) and \
-        all(isinstance(facts.dtype(v), np.dtype) and facts.dtype(v) == dtype
-            for v in (g, other))  # (np.dtype("float64") == None holds: not known is not)
+        all(_unknown_or(facts.dtype(v), dtype) for v in (g, other))
+
+
+def _unknown_or(found, dtype):
+    """``dtype``, compared as dtypes (``np.dtype("float64") == None`` holds),
+    or for a float64 matrix a dtype not known yet (a reverse loop's values:
+    ir/reinfer.py finds them later): the products' sum has float64's
+    precision then, as the matrix (a float32 one keeps the helper, which casts)."""
+    if found is None:
+        return dtype == np.float64
+    return isinstance(found, np.dtype) and found == dtype
 
 
 def _stacked(rev, reverse, var, g, other, matrix, after):
