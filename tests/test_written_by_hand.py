@@ -288,3 +288,19 @@ def test_a_concatenation_in_a_loop_keeps_the_states_shape():
         np.testing.assert_allclose(got, numeric_grad(gated_recurrence, args, wrt=k), rtol=1e-6)
     code = _code(symdiff.source(df, *args))
     assert "_sum_to" not in code and "_matmul_adjoint_b" not in code, code
+
+
+def frobenius_and_quadratic(A, x):
+    return x @ A @ x + np.trace(A.T @ A)
+
+
+def test_a_traces_gradient_through_a_product_makes_no_identity():
+    """d trace(A^T A) / dA is 2 A: the identity a trace's gradient is, times
+    a matrix, is that matrix (no ``_untrace``, no A^T A made for its shape)."""
+    args = (RNG.normal(size=(3, 3)), RNG.normal(size=3))
+    df = symdiff.grad(frobenius_and_quadratic, wrt=(0, 1))
+    for got, k in zip(df(*args), (0, 1)):
+        np.testing.assert_allclose(got, numeric_grad(frobenius_and_quadratic, args, wrt=k),
+                                   rtol=1e-6, atol=1e-8)
+    code = _code(symdiff.source(df, *args))
+    assert "_untrace" not in code and "A.T @ A" not in code and ".T.T" not in code, code

@@ -15,7 +15,7 @@ from ..ir.nodes import Const, Var, const_value
 from ..ir.primitive import TABLE
 from .mask_folds import fold_mask, mask_of_product, mask_of_sum
 from .spreads import fold_any, shape_source
-from .trace_products import fold_trace
+from .trace_products import fold_identity_product, fold_trace, scaled_identity
 
 
 def _keeps_shape(b, kept, other):
@@ -368,6 +368,8 @@ def fold_size(b, args, values):
 def fold_transpose(b, args, values):
     """``x.T.T`` is ``x``: ``.T`` reverses every axis, twice none."""
     inner = _producer(b, args[0], "T")
+    if inner is None and scaled_identity(b, args[0]) is not None:
+        return args[0]  # (c I is symmetric)
     return inner.args[0] if inner is not None else None
 
 
@@ -382,4 +384,5 @@ def _fold_every(b, prim, args, params):
 
 FOLDS = {"*": _fold_every, "add": fold_add, "subtract": fold_subtract, "multiply": fold_multiply,
          "divide": fold_divide, "power": fold_power, "negative": fold_negative,
-         "where": fold_where, "size": fold_size, "T": fold_transpose}
+         "where": fold_where, "size": fold_size, "T": fold_transpose,
+         "matmul": lambda b, args, values: fold_identity_product(b, args)}

@@ -9,6 +9,9 @@ solve or a product with a column of a vector is one with the vector.
 """
 from __future__ import annotations
 
+import numpy as np
+
+from ..ir import patterns
 from ..ir.nodes import Const
 from ..rules.linalg import transposed
 from .einsum_pairs import real_floats
@@ -66,3 +69,32 @@ def _vector_of(b, column):
 
 def _is(atom, value):
     return isinstance(atom, Const) and atom.value == value and type(atom.value) is type(value)
+
+
+def scaled_identity(b, atom):
+    """The number c where ``atom`` is ``untrace(c, m)`` of a square matrix m
+    (a trace's gradient: c times the identity), else None."""
+    made = b.facts.producer(atom)
+    if made is None or made.prim != "untrace" or not b.facts.is_scalar(made.args[0]) or any(
+            made.param(k, v) != v for k, v in _PLAIN.items() if k != "dtype"):
+        return None
+    pattern = b.facts.pattern(made.args[1])
+    if pattern is None or len(pattern) != 2 or pattern[0] != pattern[1] \
+            or not patterns.is_named(pattern[0]):
+        return None
+    return made.args[0]
+
+
+def fold_identity_product(b, args):
+    """``X @ (c I)`` and ``(c I) @ X`` of a matrix X (the gradient through a
+    trace, ``np.trace(A.T @ A)``): ``c * X``, with no identity made."""
+    if not b.backward:
+        return None
+    for k, arg in enumerate(args):
+        c, other = scaled_identity(b, arg), args[1 - k]
+        like = b.facts.producer(arg).args[1] if c is not None else None
+        if c is not None and b.facts.rank(other) == 2 and isinstance(
+                b.facts.dtype(other), np.dtype) and b.facts.dtype(other) == b.facts.dtype(like) \
+                and b.facts.same_dtype(other, c):
+            return b.mul(c, other)
+    return None

@@ -37,6 +37,8 @@ def transposed_products(fn, builder):
 def _swapped(counts, here):
     def lower(b, op, facts):
         product = facts.producer(op.args[0])
+        if product is not None and product.prim == "T":
+            return product.args[0]  # (x.T.T, where x.T was made in another pass)
         if product is None or product.prim != "matmul" or not product.backward \
                 or product.target not in here or counts.get(product.target) != 1:
             return None
