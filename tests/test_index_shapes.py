@@ -137,3 +137,77 @@ def test_values_written_at_distinct_positions_read_their_gradient_back():
     source = symdiff.source(df, *args)
     assert "_assigned" not in source and "_require_scalar" not in source, source
     assert "L_bar[tril_indices]" in source, source
+
+
+# ---- patterns of values whose axes move, against NumPy -----------------------------------
+class _Facts:
+    """What the pattern functions read: the pattern of each operand."""
+
+    def __init__(self, *patterns):
+        self.patterns = dict(enumerate(patterns))
+
+    def pattern(self, atom):
+        return self.patterns[atom]
+
+
+class _Op:
+    def __init__(self, prim, count, **params):
+        self.prim, self.args, self.params = prim, tuple(range(count)), params
+
+    def param(self, name, default=None):
+        return self.params.get(name, default)
+
+
+def _named(*shapes):
+    return pat.named_patterns(shapes)
+
+
+def _agrees(found, shape, names):
+    """``found`` says what ``shape`` is: its rank, its ones, its named lengths."""
+    return found is not None and len(found) == len(shape) and all(
+        (entry == 1) == (n == 1) and (not pat.is_named(entry) or names[entry] == n)
+        for entry, n in zip(found, shape) if entry is not None)
+
+
+@pytest.mark.parametrize("shape, source, destination", [
+    ((2, 3, 4), 0, 1), ((2, 3, 4), 0, -1), ((2, 3, 4), -1, 0), ((2, 3, 4), (0, 1), (2, 0)),
+    ((2, 1, 4), (0, 2), (1, 0))])
+def test_moveaxis_patterns_match_numpy(shape, source, destination):
+    from symdiff.rules.axis_patterns import moved_pattern
+    (pattern,) = _named(shape)
+    names = dict(zip(pattern, shape))
+    found = moved_pattern(_Op("moveaxis", 1, source=source, destination=destination),
+                          _Facts(pattern))
+    assert _agrees(found, np.moveaxis(np.zeros(shape), source, destination).shape, names)
+
+
+@pytest.mark.parametrize("axis1, axis2", [(0, 1), (0, -1), (2, 1)])
+def test_swapaxes_patterns_match_numpy(axis1, axis2):
+    from symdiff.rules.axis_patterns import swapped_axes_pattern
+    (pattern,) = _named((2, 3, 4))
+    found = swapped_axes_pattern(_Op("swapaxes", 1, axis1=axis1, axis2=axis2), _Facts(pattern))
+    assert _agrees(found, np.swapaxes(np.zeros((2, 3, 4)), axis1, axis2).shape,
+                   dict(zip(pattern, (2, 3, 4))))
+
+
+@pytest.mark.parametrize("shapes, axis", [(((3, 4), (3, 4)), 0), (((3, 4), (3, 4)), -1),
+                                          (((3,), (3,), (3,)), 1), (((1, 4),), 0)])
+def test_stack_patterns_match_numpy(shapes, axis):
+    from symdiff.rules.axis_patterns import stacked_pattern
+    patterns = [_named(s)[0] for s in shapes]  # (each named alike: one shape)
+    found = stacked_pattern(_Op("stack", len(shapes), axis=axis), _Facts(*patterns))
+    made = np.stack([np.zeros(s) for s in shapes], axis=axis).shape
+    assert _agrees(found, made, dict(zip(patterns[0], shapes[0])))
+
+
+@pytest.mark.parametrize("shapes, axis", [(((3, 4), (2, 4)), 0), (((3, 4), (3, 1)), 1),
+                                          (((5,), (2,)), 0)])
+def test_concatenate_patterns_match_numpy(shapes, axis):
+    from symdiff.rules.axis_patterns import joined_pattern
+    patterns = _named(*shapes)
+    names = {}
+    for p, s in zip(patterns, shapes):
+        names.update(zip(p, s))
+    found = joined_pattern(_Op("concatenate", len(shapes), axis=axis), _Facts(*patterns))
+    made = np.concatenate([np.zeros(s) for s in shapes], axis=axis).shape
+    assert _agrees(found, made, names) and found[axis] is None

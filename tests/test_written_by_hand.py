@@ -304,3 +304,14 @@ def test_a_traces_gradient_through_a_product_makes_no_identity():
                                    rtol=1e-6, atol=1e-8)
     code = _code(symdiff.source(df, *args))
     assert "_untrace" not in code and "A.T @ A" not in code and ".T.T" not in code, code
+
+
+def pseudo_inverse_fit(A, y):
+    return np.sum((np.linalg.pinv(A) @ y) ** 2)
+
+
+def test_a_pseudo_inverse_has_the_transposed_shape():
+    args = (RNG.normal(size=(4, 3)), RNG.normal(size=4))
+    df = symdiff.grad(pseudo_inverse_fit)
+    np.testing.assert_allclose(df(*args), numeric_grad(pseudo_inverse_fit, args), rtol=1e-6)
+    assert "_matmul_adjoint" not in _code(symdiff.source(df, *args))

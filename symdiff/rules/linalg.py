@@ -143,10 +143,10 @@ def matrix_transpose_rule(r, op, g):
     return [transposed(r.b, g)]
 
 
-def _swapped_pattern(op, facts):
+def swapped_pattern(op, facts):
     found = facts.pattern(op.args[0])
     return None if found is None or len(found) < 2 else found[:-2] + found[-1:] + found[-2:-1]
 
 
 define("matrix_transpose(a)", ("attr", "mT"), NEW, reverse=matrix_transpose_rule,
-       linear=(0,), attribute="mT", pattern=_swapped_pattern, moves=True)
+       linear=(0,), attribute="mT", pattern=swapped_pattern, moves=True)

@@ -21,7 +21,7 @@ from ..errors import NoDerivativeRuleError
 from ..ir.nodes import Const
 from ..ir.primitive import ARRAY, NEW, define, like
 from .decompositions import _times_columns
-from .linalg import transposed
+from .linalg import swapped_pattern, transposed
 from .solves import matrix_size
 
 
@@ -71,7 +71,7 @@ def pinv_tangent(b, op, dargs):
 
 
 define("pinv(a; rcond=None, hermitian=False, rtol=None)", ("np.linalg", "pinv"), NEW,
-       reverse=pinv_rule, forward=pinv_tangent)
+       reverse=pinv_rule, forward=pinv_tangent, pattern=swapped_pattern)  # (n, m) of (m, n)
 
 
 # ---- least squares ----------------------------------------------------------------------------
