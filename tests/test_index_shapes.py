@@ -211,3 +211,24 @@ def test_concatenate_patterns_match_numpy(shapes, axis):
     found = joined_pattern(_Op("concatenate", len(shapes), axis=axis), _Facts(*patterns))
     made = np.concatenate([np.zeros(s) for s in shapes], axis=axis).shape
     assert _agrees(found, made, names) and found[axis] is None
+
+
+def multiclass_hinge(W, X, labels):
+    S = X @ W
+    rows = np.arange(len(labels))
+    margins = np.maximum(0.0, S - S[rows, labels][:, None] + 1.0)
+    margins[rows, labels] = 0.0
+    return np.sum(margins) / len(labels)
+
+
+def test_a_gradient_read_for_the_value_placed_in_it_is_written_in_place():
+    """The label's own entry gets minus the row's sum: ``t_bar[rows, labels]
+    -= t_bar.sum(axis=1)`` (the sum is taken before the write), no zeroed
+    array and no third array for the difference."""
+    W, X = RNG.normal(size=(3, 4)), RNG.normal(size=(6, 3))
+    labels = np.array([0, 3, 1, 1, 2, 0])
+    df = symdiff.grad(multiclass_hinge)
+    np.testing.assert_allclose(df(W, X, labels), numeric_grad(multiclass_hinge, (W, X, labels)),
+                               rtol=1e-6, atol=1e-8)
+    source = symdiff.source(df, W, X, labels)
+    assert "zeros_like" not in source and "labels] -= " in source, source

@@ -81,10 +81,11 @@ def scatters(stmts, counts, facts=None):
                 continue
             if op.prim in _BUFFERS:
                 like[op.target] = op.args[_BUFFERS[op.prim]]
-            elif op.prim in ("add", "subtract") and all(counts.get(a) == 1 for a in op.args):
+            elif op.prim in ("add", "subtract"):
                 for buffer, other in (op.args, op.args[::-1])[:2 if op.prim == "add" else 1]:
                     placed = defs.get(other)
-                    if placed is None or placed.prim not in _PLACED:
+                    if placed is None or placed.prim not in _PLACED or counts.get(other) != 1 \
+                            or not _read_before(buffer, op, placed, block, counts):
                         continue
                     if buffer in like and placed.args[1] is like[buffer] or \
                             _fresh(defs.get(buffer), placed, facts):
@@ -92,6 +93,44 @@ def scatters(stmts, counts, facts=None):
                         like[op.target] = placed.args[1]
                         break
     return found
+
+
+# what makes a new array of its operands (never a view of one)
+_FRESH_READERS = frozenset({"sum", "mean", "max", "min", "prod", "matmul", "dot", "einsum",
+                            "vdot", "multiply", "add", "subtract", "divide", "negative",
+                            "power", "square", "abs", "exp", "log", "sqrt", "where"})
+
+
+def _read_before(buffer, op, placed, block, counts):
+    """Whether ``op`` may write into ``buffer``: it is its only reader, or the
+    others make new arrays of it that flow only into ``placed``, the value
+    written (``t_bar.sum(axis=1)`` placed into ``t_bar``: taken before the
+    write, even where the emitter folds it into the line that writes)."""
+    if counts.get(buffer) == 1:
+        return True
+    readers = {}
+    for stmt in block:
+        if isinstance(stmt, Op):
+            for a in stmt.args:
+                if isinstance(a, Var):
+                    readers.setdefault(a, []).append(stmt)
+    others = [s for s in readers.get(buffer, ()) if s is not op]
+    if len(others) + op.args.count(buffer) != counts.get(buffer):
+        return False  # (read in another block, or by the result)
+    return all(_flows_into(s, placed, readers, counts) for s in others)
+
+
+def _flows_into(op, placed, readers, counts, depth=8):
+    """Whether ``op`` makes a new array read, through values read once, only
+    by ``placed``."""
+    while depth and op.prim in _FRESH_READERS and not op.effect:
+        users = readers.get(op.target, ())
+        if counts.get(op.target) != 1 or len(users) != 1:
+            return False
+        if users[0] is placed:
+            return True
+        op, depth = users[0], depth - 1
+    return False
 
 
 def _summed_in_place(loop, counts, defs):
