@@ -315,3 +315,22 @@ def test_a_pseudo_inverse_has_the_transposed_shape():
     df = symdiff.grad(pseudo_inverse_fit)
     np.testing.assert_allclose(df(*args), numeric_grad(pseudo_inverse_fit, args), rtol=1e-6)
     assert "_matmul_adjoint" not in _code(symdiff.source(df, *args))
+
+
+def masked_attention(Q, K, mask):
+    s = np.where(mask, Q @ K.T / np.sqrt(Q.shape[1]), -1e9)
+    a = np.exp(s - s.max(axis=1, keepdims=True))
+    return np.sum(a / a.sum(axis=1, keepdims=True) * s)
+
+
+def test_a_length_under_a_where_is_not_guarded():
+    """``np.sqrt(Q.shape[1])`` cannot leak NaN into a gradient (none flows to
+    a length): no ``np.where(mask, ..., 1.0)`` array of it, as a careful
+    person writes the scaled scores."""
+    args = (RNG.normal(size=(3, 2)), RNG.normal(size=(4, 2)), RNG.random((3, 4)) < 0.7)
+    df = symdiff.grad(masked_attention, wrt=(0, 1))
+    for got, k in zip(df(*args), (0, 1)):
+        np.testing.assert_allclose(got, numeric_grad(masked_attention, args, wrt=k),
+                                   rtol=1e-6, atol=1e-8)
+    code = _code(symdiff.source(df, *args))
+    assert "_safe" not in code and code.count("np.where(") == 2, code

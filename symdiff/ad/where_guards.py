@@ -161,7 +161,8 @@ class _Guarding:
                 pinned.update(a for a in region[var].args if a in region)
         needs = set()
         for var in order:
-            if _needs_guard(region[var]) or any(a in needs for a in region[var].args):
+            if _needs_guard(region[var], self.b.facts) or \
+                    any(a in needs for a in region[var].args):
                 needs.add(var)
         taken = {v for v in region if v not in pinned or v in needs}
         # A value of another where's cone gets its gradient unmasked, at that
@@ -196,7 +197,8 @@ class _Guarding:
             args = [fresh.get(a, a) if isinstance(a, Var) else a for a in op.args]
             for i, arg in enumerate(args):
                 safe = guard_value(op.prim, i, args)
-                if safe is not None and isinstance(arg, Var):
+                if safe is not None and isinstance(arg, Var) and \
+                        not _lengths_only(self.b.facts, arg):
                     with self.b.at(op.loc):
                         args[i] = self.b.op("where", info.mask, arg, Const(safe),
                                             hint=arg.hint + "_safe")
@@ -217,9 +219,27 @@ class _Guarding:
         return copy.target
 
 
-def _needs_guard(op):
+def _needs_guard(op, facts):
     return any(guard_value(op.prim, i, op.args) is not None and isinstance(a, Var)
-               for i, a in enumerate(op.args))
+               and not _lengths_only(facts, a) for i, a in enumerate(op.args))
+
+
+_LENGTHS = frozenset({"shape", "array_shape", "len", "size", "ndim"})
+
+
+def _lengths_only(facts, atom, depth=6):
+    """A value computed from lengths and numbers only (``np.sqrt(Q.shape[1])``,
+    an integer): no gradient flows to it to leak NaN, and the where selects
+    its value away; a guard would only turn a number into an array of the
+    mask's shape."""
+    found = facts.dtype(atom)
+    if found is int or isinstance(found, np.dtype) and found.kind in "iu":
+        return True
+    made = facts.producer(atom)
+    if made is None or depth == 0 or made.effect:
+        return False
+    return made.prim in _LENGTHS or all(
+        not isinstance(a, Var) or _lengths_only(facts, a, depth - 1) for a in made.args)
 
 
 def _reads_within(region, branch):
