@@ -232,3 +232,9 @@ def test_a_gradient_read_for_the_value_placed_in_it_is_written_in_place():
                                rtol=1e-6, atol=1e-8)
     source = symdiff.source(df, W, X, labels)
     assert "zeros_like" not in source and "labels] -= " in source, source
+
+
+def test_the_sum_of_a_negated_gradient_is_negated_once():
+    """``rest_bar = -t.sum()``, not ``(-t).sum()``: one negation, not one per entry."""
+    source = symdiff.source(symdiff.grad(chain_of_springs, wrt=(0, 1)), P, 0.5)
+    assert "(-t).sum()" not in source and "rest_bar = -t.sum()" in source, source

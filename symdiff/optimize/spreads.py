@@ -91,10 +91,13 @@ def _summed_number(b, prim, args, params):
     (``np.full_like(y, -1.0).sum()`` is ``-y.size``), with no array of it;
     of its negation, ``-c * like.size``."""
     negated = b.facts.producer(args[0])
-    if negated is not None and negated.prim == "negative" and \
-            _whole_value(b, negated.args[0]) is not None:
-        made = _summed_number(b, prim, (negated.args[0],) + tuple(args[1:]), params)
-        return b.neg(made) if made is not None else None
+    if negated is not None and negated.prim == "negative" and negated.backward:
+        if _whole_value(b, negated.args[0]) is not None:
+            made = _summed_number(b, prim, (negated.args[0],) + tuple(args[1:]), params)
+            return b.neg(made) if made is not None else None
+        if prim == "sum" and params.get("axis") is None and not params.get("keepdims"):
+            # (-t).sum() is -(t.sum()), to the bit: one negation, not one per entry
+            return b.neg(b.op("sum", negated.args[0], **params))
     c = _whole_value(b, args[0])
     if c is None or not (prim == "sum_to" and b.facts.is_scalar(args[1]) or
                          prim == "sum" and params.get("axis") is None and
