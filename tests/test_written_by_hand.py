@@ -334,3 +334,5 @@ def test_a_length_under_a_where_is_not_guarded():
                                    rtol=1e-6, atol=1e-8)
     code = _code(symdiff.source(df, *args))
     assert "_safe" not in code and code.count("np.where(") == 2, code
+    # (the product Q @ K.T is named after its factors as written: Q and K_t)
+    assert "Q_K_t_bar" in code and "Q_T_K" not in code, code

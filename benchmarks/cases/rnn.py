@@ -75,7 +75,7 @@ CASE = Case(
         "for x in xs, np.dot":
             "as `W @ h, range`",
         "row vectors h @ W.T":
-            "as `W @ h, range`, for `W.T` and `U.T` (the loop multiplies by `T_W`, made "
+            "as `W @ h, range`, for `W.T` and `U.T` (the loop multiplies by `W_t`, made "
             "before it)",
     },
 )

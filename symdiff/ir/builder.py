@@ -195,6 +195,8 @@ def _default_hint(prim, args):
             if start > 0 and stop == 0:
                 return names[0] + "_tail"
         return names[0] + "_part"
+    if prim == "T" and len(names) == 1 and _short_name(names[0]):
+        return names[0] + "_t"  # (K_t for K.T, so Q @ K.T is Q_K_t, not Q_T_K)
     if prim in _PRODUCTS and len(args) == 2 and len(names) == 2 \
             and all(_short_name(n) for n in names):  # `X_W` for X @ W: its factors
         return "_".join(names)
