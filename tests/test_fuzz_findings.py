@@ -200,3 +200,65 @@ def test_the_side_that_reads_it_still_gets_its_gradient():
     np.testing.assert_allclose(got, 0.5 / np.sqrt(x - 2.0) + 3.0, rtol=1e-12)
     H = symdiff.hessian(value_of_an_if_read_by_a_later_if, wrt=0)(x, 0.5)
     np.testing.assert_allclose(H, np.diag(-0.25 * (x - 2.0) ** -1.5), rtol=1e-10, atol=1e-12)
+
+
+# ---- the oracle fuzz of 2026-11-24, seeds 123450000.. --------------------------------------
+def _h0(p0, p1):  # oracle seed 123450117, as the fuzzer wrote it
+    v1 = ((np.sum(p1) * np.ones((1, 1))) + (np.sum(p1) * np.ones((1,)))) - np.where(np.logical_not(3.0 > 0.5), (np.sum(p0) * np.ones((1,))), (np.sum(p0) * np.ones((2, 1))))  # noqa: E501
+    return v1
+
+
+def loop_whose_tape_became_a_range(x0, x1, x2):
+    v3 = x1 + (-1.0)
+    for i2 in range(2):
+        if (np.max(np.negative((x0 ** 2 + 0.5) ** np.tanh(2.0)))) < 1.0:
+            x2 = x2
+            v4 = _h0(x2, (np.sum(x2) * np.ones((2, 3)))) + ((np.sum(v3) * np.ones((2, 1))) + (np.sum(x1) * np.ones((1, 1))))  # noqa: E501
+        else:
+            v4 = np.cos((np.sum(x1) * np.ones((2, 1))))
+        v3 = 0.5 * v3 + ((-1.0) ** 2.0) - (x1 ** 2)
+    v5 = np.arcsin(x2)
+    return np.sum(np.sin(v5)) + np.sum(x1 ** 2)
+
+
+def test_a_loop_left_with_nothing_to_run_is_not_written():
+    """The specialised gradient's reverse loop reads its counter from a
+    range, so the forward loop had an empty body: an IndentationError."""
+    from numeric import numeric_grad
+    args = (np.array([0.0, 0.6279186]), np.array([-0.79573456, -1.70290006, 0.22419841]),
+            np.array([-0.5, 0.4]))
+    df = symdiff.grad(loop_whose_tape_became_a_range, wrt=(0, 1, 2))
+    for got, k in zip(df(*args), (0, 1, 2)):
+        assert np.allclose(got, numeric_grad(loop_whose_tape_became_a_range, args, wrt=k))
+
+
+def negated_product_read_by_a_dead_sum(x1):  # reduced from oracle seed 123450186
+    v1 = -np.maximum(np.sum(x1) * np.ones((2,)), np.sum(x1) * np.ones((1,)))
+    v2 = np.maximum(x1, x1)
+    return np.sum(np.where(v2 <= 0.25, np.sum(v1) * np.ones((1,)), np.sqrt(v2)))
+
+
+def test_a_sign_moved_out_of_a_product_goes_to_the_sum_the_result_reads():
+    """``p + (-a) @ b`` is ``p - a @ b`` only in the sum that is used: a dead
+    copy of the sum, also reading the product, took the sign (2 off)."""
+    from numeric import numeric_grad
+    x1 = np.array([1.58962932, 0.79735393, -1.56248897])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        got = symdiff.grad(negated_product_read_by_a_dead_sum)(x1)
+    assert np.allclose(got, numeric_grad(negated_product_read_by_a_dead_sum, (x1,)))
+
+
+def divided_by_a_count(x2):  # reduced from oracle seed 123451482
+    n = sum(k for k in range(1))  # 0
+    v8 = np.dot(x2, x2) / n
+    return np.sum(x2) + np.sum(np.where(abs(n) > 0.1, np.sin(v8 * v8), 0.5))
+
+
+def test_a_divisor_made_of_counts_still_guards_the_numerator():
+    """A divisor of lengths or counts has no gradient, but the numerator's is
+    1 / n: where n is 0 on the side not taken, the guard keeps that finite."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        got = symdiff.grad(divided_by_a_count)(np.array([0.5, -0.3]))
+    assert np.allclose(got, [1.0, 1.0])

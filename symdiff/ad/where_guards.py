@@ -198,7 +198,7 @@ class _Guarding:
             for i, arg in enumerate(args):
                 safe = guard_value(op.prim, i, args)
                 if safe is not None and isinstance(arg, Var) and \
-                        not _lengths_only(self.b.facts, arg):
+                        not _all_lengths(self.b.facts, op.args):
                     with self.b.at(op.loc):
                         args[i] = self.b.op("where", info.mask, arg, Const(safe),
                                             hint=arg.hint + "_safe")
@@ -220,8 +220,17 @@ class _Guarding:
 
 
 def _needs_guard(op, facts):
-    return any(guard_value(op.prim, i, op.args) is not None and isinstance(a, Var)
-               and not _lengths_only(facts, a) for i, a in enumerate(op.args))
+    return not _all_lengths(facts, op.args) and any(
+        guard_value(op.prim, i, op.args) is not None and isinstance(a, Var)
+        for i, a in enumerate(op.args))
+
+
+def _all_lengths(facts, args):
+    """An operation of lengths and numbers only (``np.sqrt(Q.shape[1])``):
+    no gradient flows through it, so none can meet a NaN local derivative
+    there. (A divisor made of lengths still guards a numerator that has a
+    gradient: ``np.dot(x, x) / n`` with n = 0.)"""
+    return all(not isinstance(a, Var) or _lengths_only(facts, a) for a in args)
 
 
 _LENGTHS = frozenset({"shape", "array_shape", "len", "size", "ndim"})

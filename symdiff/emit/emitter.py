@@ -196,6 +196,10 @@ class Emitter(Inlining, Spelling, Containers, IndexWrites):
 
     def _loop(self, loop, lines, pad):
         inner = pad + "    "
+        if loop.kind == "range" and not (loop.body or loop.carried or loop.writes or
+                                         loop.reads or loop.cond_block) \
+                and (loop.exit is None or isinstance(loop.exit, Const) and not loop.exit.value):
+            return  # (nothing left to run: a pass made its tape a range)
         for tape in loop.writes:
             lines.append(f"{pad}{self.names[tape.var]} = []")
         self._assign([(c.param, c.init) for c in loop.carried], lines, pad)
@@ -221,7 +225,7 @@ class Emitter(Inlining, Spelling, Containers, IndexWrites):
         if loop.exit is not None and not (isinstance(loop.exit, Const) and not loop.exit.value):
             lines.append(f"{inner}if {self._text(loop.exit)}:")
             lines.append(f"{inner}    break")
-        if len(lines) == start and lines[-1].endswith(":"):
+        if len(lines) == start:  # (the header may end with its `# file.py:LINE`)
             lines.append(f"{inner}pass")
 
     def _loop_header(self, loop):

@@ -21,8 +21,9 @@ def shared_factors(fn, builder):
     derivative code."""
     if not builder.facts.signature:
         return fn
-    counts, subst = live_counts(fn)[0], {}  # (reads by dead code do not count)
-    _signs_out(fn, counts)
+    counts, live = live_counts(fn)  # (reads by dead code do not count)
+    subst = {}
+    _signs_out(fn, counts, live)
     for stmts in all_blocks(fn.body):
         here, new = {}, []
         for stmt in stmts:
@@ -38,12 +39,13 @@ def shared_factors(fn, builder):
     return fn
 
 
-def _signs_out(fn, counts):
+def _signs_out(fn, counts, live):
     """``p + (-y) @ X`` is ``p - y @ X``, to the bit, where the negation and
-    the product are read only there: the sum then may share X."""
+    the product are read only there (by a sum the result needs: a dead one
+    that read it too must not take its sign): the sum then may share X."""
     defs = {s.target: s for s in walk(fn.body) if isinstance(s, Op)}
     for op in defs.values():
-        if op.prim != "add" or not op.backward:
+        if op.prim != "add" or not op.backward or op.target not in live:
             continue
         for k, arg in enumerate(op.args):
             product = defs.get(arg)
