@@ -262,3 +262,33 @@ def test_a_divisor_made_of_counts_still_guards_the_numerator():
         warnings.simplefilter("ignore", RuntimeWarning)
         got = symdiff.grad(divided_by_a_count)(np.array([0.5, -0.3]))
     assert np.allclose(got, [1.0, 1.0])
+
+
+def stacked_in_one_branch_read_by_a_later_return(x0, x1, x2):  # long fuzz, 2026-11-24
+    if (np.mean(np.log1p(np.tanh(np.sum(x1, axis=1)) + 1.0))) >= -0.5:
+        v9 = np.where(np.abs(0.5) <= 0.5, (x2 * np.ones((1, 3))), np.mean(np.stack([(x2 * np.ones((3,))) for k10 in range(3)]), axis=0))  # noqa: E501
+    else:
+        v9 = np.where(np.cos((np.sum(x1) * np.ones((3,)))) <= (x2 + 3.0), np.where(np.logical_not(2.0 > 0.0), (np.sum(x0) * np.ones((1, 3))), (np.sqrt(2.0) * np.ones((1, 3)))), np.where(np.logical_not((np.sum(x0) * np.ones((1,))) > -0.5), (x2 * np.ones((1,))), np.sqrt((np.sum(x0) * np.ones((1,))))))  # noqa: E501
+    v11 = np.tanh((x2 * np.ones((3,))))
+    v12 = ((sum(x2 for k14 in range(2))) * (sum(x1 for k13 in range(1)))) - np.square(((x2 * np.ones((1,))) ** 2 + 0.5) ** np.tanh((np.sum(x0) * np.ones((1,)))))  # noqa: E501
+    if (np.max(np.negative(v9))) > 0.0:
+        return np.sum(np.dot((np.mean(np.stack([v9 for k15 in range(2)]), axis=0) - np.tanh(v12)), ((v11 / (x2 ** 2 + 1.0)) - np.log((np.sum(v12) * np.ones((1,)))))))  # noqa: E501
+    return np.outer((v12 @ v11) / (((np.sum(x0) * np.ones((1,))) - (np.sum(x0) * np.ones((1,)))) ** 2 + 1.0), np.cos(x2) * np.where(np.logical_not(x2 > -0.5), -1.0, (np.sqrt(x2) * np.ones((3,))))).sum()  # noqa: E501
+
+
+def test_a_value_lifted_under_a_later_test_keeps_its_operands_backward_with_it():
+    """``v9`` (an `if`'s result, a where on a number over a list stacked in a
+    loop) is read only by the side of a later `if` that returns: its backward
+    ran under that test, the stacked list's outside it, reading an adjoint
+    made only under the test (UnboundLocalError; present before 2026-11-24's
+    second session). Now the chain's backward stays whole, outside."""
+    from numeric import numeric_grad
+    f = stacked_in_one_branch_read_by_a_later_return
+    x0, x1 = np.array([[2.0], [-0.45660634]]), np.array([[0.0, -0.18281657, 0.0], [0.0] * 3])
+    for x2 in (0.3, 1.2):
+        args = (x0, x1, x2)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            value, grads = symdiff.value_and_grad(f, wrt=(0, 1, 2))(*args)
+            for k, got in enumerate(grads):
+                assert np.allclose(got, numeric_grad(f, args, wrt=k), rtol=1e-6, atol=1e-8)

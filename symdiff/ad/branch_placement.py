@@ -102,6 +102,7 @@ def place_in_branches(rev, stmts):
                                            key=lambda w: [(order[i], s) for i, s in w]))
     for key in [k for k in lifted if any(i in placed or i in either for i, _ in either[k][0])]:
         del either[key]  # (its `if` is differentiated in that branch already, as a whole)
+    _keep_chains_whole(rev, stmts, lifted, either)
     groups = {}  # the same branches, by condition: one `if` for all their ops
     for op in (s for s in walk(stmts) if id(s) in either):
         base, ways = either[id(op)]
@@ -111,6 +112,27 @@ def place_in_branches(rev, stmts):
     for tests, ops in groups.values():  # (ops in program order)
         rev.deferred.update(id(op) for op in ops)
         rev.conditional_at[id(ops[-1])] = (ops, tests)
+
+
+def _keep_chains_whole(rev, stmts, lifted, either):
+    """A value whose backward runs under a later test hands its operands their
+    adjoints there only: an operand read by it alone whose own backward runs
+    outside the test (a list a loop stacked) would read an adjoint never made
+    where the test fails. Such a value's backward stays outside (and so, in
+    turn, do those of the lifted values that read it)."""
+    defs = {s.target: s for s in walk(stmts) if isinstance(s, Op)}
+    ops = {id(s): s for s in walk(stmts) if isinstance(s, Op)}
+    changed = True
+    while changed:
+        changed = False
+        for key in [k for k in lifted if k in either and k in ops]:
+            for arg in ops[key].args:
+                made = defs.get(arg) if isinstance(arg, Var) else None
+                if made is not None and rev.wants(arg) and id(made) not in either \
+                        and rev.reads.get(rev.origin_of(arg), 0) == 1:
+                    del either[key], lifted[key]
+                    changed = True
+                    break
 
 
 def _merged_reads(rev, op, found, base, ifs, reads, order):
