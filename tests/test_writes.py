@@ -338,3 +338,118 @@ def test_index_gradients_are_added_into_one_array(f, args, lines):
     check_grads(f, args, wrt=tuple(range(len(args))))
     symdiff.grad(f)(*args)
     assert all(np.array_equal(a, k) for a, k in zip(args, kept))
+
+
+# ---- NumPy functions that write into an argument (frontend/in_place_calls.py) -------------
+def _diagonal_filled(x):             # a contrastive loss's own diagonal out of the softmax
+    S = x @ x.T
+    np.fill_diagonal(S, -np.inf)
+    return np.sum(np.exp(S - S.max(axis=1, keepdims=True)) * np.arange(3.0))
+
+
+def _tall_diagonal(x):               # (i, i) for i < 3 of a 5x3 matrix: NumPy's wrap=False
+    y = np.sin(x)
+    np.fill_diagonal(y, 0.25)
+    return np.sum(y ** 2)
+
+
+def _diagonal_of_values(x, d):       # a vector along the diagonal: both get gradients
+    y = x ** 2
+    np.fill_diagonal(y, d * 3.0)
+    return np.sum(y * np.arange(9.0).reshape(3, 3))
+
+
+def _diagonal_of_a_cube(x):          # every axis of one length: (i, i, i)
+    y = np.cos(x)
+    np.fill_diagonal(y, 1.0)
+    return np.sum(y ** 3)
+
+
+def _diagonal_read_old_and_new(x):   # the old array is read again: a copy, then the write
+    y = x * 2.0
+    z = y * 1.0
+    old = np.sum(z * x)
+    np.fill_diagonal(z, 0.0)
+    return old + np.sum(z ** 2)
+
+
+@pytest.mark.parametrize("f, args", [
+    (_diagonal_filled, (M[:, :2] * 2.0,)),
+    (_tall_diagonal, (np.vstack([M[:, :3], M[:2, 1:]]),)),
+    (_tall_diagonal, (M,)),
+    (_diagonal_of_values, (M[:, :3], np.array([0.3, -0.6, 1.1]))),
+    (_diagonal_of_a_cube, (np.arange(27.0).reshape(3, 3, 3) / 20 - 0.6,)),
+    (_diagonal_read_old_and_new, (M[:, :3],)),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_fill_diagonal_is_a_write_at_numpy_s_positions(f, args):
+    value, _ = symdiff.value_and_grad(f, wrt=tuple(range(len(args))))(*args)
+    assert np.isclose(value, f(*(np.copy(a) for a in args)), rtol=1e-13)
+    check_grads(f, args, wrt=tuple(range(len(args))))
+
+
+def test_a_write_the_old_array_outlives_is_a_copy_and_a_write_not_a_helper():
+    source = symdiff.source(symdiff.grad(_diagonal_read_old_and_new), M[:, :3])
+    code = source.split('"""')[-1]
+    assert "_setitem" not in code and ".copy()" in code, source
+    assert "] = 0.0" in code, source
+
+
+def put_into(x):
+    y = x * 2.0
+    np.put(y, [0], 5.0)
+    return np.sum(y ** 2)
+
+
+def copied_into(x):
+    y = x * 2.0
+    np.copyto(y, x ** 2)
+    return np.sum(y ** 2)
+
+
+def placed_into(x):
+    y = x * 2.0
+    np.place(y, y > 1.0, 0.0)
+    return np.sum(y ** 2)
+
+
+def masked_into(x):
+    y = x * 2.0
+    np.putmask(y, y > 1.0, x)
+    return np.sum(y ** 2)
+
+
+def nan_to_num_in_place(x):
+    y = np.log(x)
+    np.nan_to_num(y, copy=False)
+    return np.sum(y ** 2)
+
+
+def wrapped_diagonal(x):
+    y = np.outer(x, x)
+    np.fill_diagonal(y, 0.0, wrap=True)
+    return np.sum(y)
+
+
+def diagonal_filled_in_an_expression(x):
+    y = np.outer(x, x)
+    return np.fill_diagonal(y, 0.0) is None and np.sum(y)
+
+
+@pytest.mark.parametrize("f, words, hint", [
+    (put_into, ["np.put", "in place"], "a.flat[ind] = v"),
+    (copied_into, ["np.copyto", "in place"], "np.where(where, src, a)"),
+    (placed_into, ["np.place", "in place"], "a[mask] = v"),
+    (masked_into, ["np.putmask", "in place"], "np.where(mask, v, a)"),
+    (nan_to_num_in_place, ["copy=False", "in place"], "x = np.nan_to_num(x)"),
+    (wrapped_diagonal, ["np.fill_diagonal", "wrap=True"], "a[rows, cols] = v"),
+    (diagonal_filled_in_an_expression, ["np.fill_diagonal", "returns None"],
+     "statement of its own"),
+])
+def test_numpy_functions_that_write_into_an_argument_are_refused(f, words, hint):
+    # Lowered as calls, their result (None) unread, they changed nothing the
+    # gradient saw: a wrong gradient with no error (np.put, np.copyto).
+    with pytest.raises(InPlaceWriteError) as info:
+        symdiff.grad(f)(np.abs(X) + 0.1)
+    for word in words:
+        assert word in info.value.message, info.value.message
+    assert hint in info.value.hint and info.value.lineno is not None

@@ -8,7 +8,7 @@ import difflib
 
 import numpy as np
 
-from ..errors import UnsupportedSyntaxError
+from ..errors import InPlaceWriteError, UnsupportedSyntaxError
 from ..ir.nodes import Const
 from ..ir.storage import shape_only
 from .compile_time import Dict, Tup, from_python
@@ -47,6 +47,10 @@ def prim_call(lw, prim, args, kwargs, node, first=None):
                        f"`{prim.name}` does not take {extra} here",
                        f"call it as np.{prim.name}({', '.join(prim.operands)}, "
                        f"{', '.join(k for k, _ in prim.params)})")
+    if params.get("copy") is False and prim.name == "nan_to_num":
+        raise lw.error(InPlaceWriteError, node,
+                       "`np.nan_to_num(x, copy=False)` changes `x` in place",
+                       "write `x = np.nan_to_num(x)`: a new value")
     result = lw.b.op(prim.name, *operands, **params)
     if prim.outputs:  # one value per result: `w, v = np.linalg.eigh(a)`
         return Tup(tuple(lw.b.op("output", result, index=k, hint=f"{prim.name}{k}")

@@ -42,6 +42,7 @@ from . import containers, lists
 from .compile_time import (NAMED_CONSTANTS, BoundMethod, Closure, Dict, Obj, Static, Tup,
                            from_python, is_atom)
 from .effects import effect_call, is_effect
+from .in_place_calls import refuse_in_place
 from .inline import inline_closure, inline_function
 from .numpy_forms import numpy_form
 from .opaque_calls import opaque_call
@@ -280,6 +281,7 @@ def _numpy_call(lw, name, args, kwargs, node):
     """A NumPy function without a derivative rule: fine while nothing
     differentiated flows into it (np.arange, np.zeros...); the reverse pass
     reports it otherwise."""
+    refuse_in_place(lw, name, node)
     operands = [lw.atom(a, node) for a in args]
     statics = tuple((k, static_value(lw, v, k, name, node)) for k, v in kwargs.items())
     return lw.b.op("npcall", *operands, func=name, kwargs=statics, hint=name.split(".")[-1])

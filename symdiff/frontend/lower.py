@@ -11,7 +11,7 @@ import builtins
 
 from ..errors import NonScalarOutputError, UnknownNameError, UnsupportedSyntaxError
 from ..ir.nodes import Const, FreeVar, Var
-from . import calls, fence, gradient_calls, lists, loops, tapes, writes
+from . import calls, fence, gradient_calls, in_place_calls, lists, loops, tapes, writes
 from .branches import FELL_THROUGH, lower_if, lower_if_expression, merge
 from .builtin_calls import BUILTIN_NAMES
 from . import containers
@@ -121,6 +121,8 @@ class Lowerer:
             ufunc = writes.ufunc_at(self, node.value)
             if ufunc is not None:  # np.add.at(out, index, values)
                 return writes.lower_ufunc_at(self, node.value, ufunc)
+            if in_place_calls.fills_diagonal(self, node.value):
+                return in_place_calls.lower_fill_diagonal(self, node.value)
         self.expr(node.value)
 
     def stmt_Pass(self, node):

@@ -31,6 +31,7 @@ from .implicit_axes import implicit_leading_axes
 from .shared_factors import shared_factors
 from .sinking import sink_into_branches
 from .writes_in_place import writes_in_place
+from .copied_writes import copied_writes
 
 PASSES = (
     mask_positions,                  # x[m] of a one-axis mask m -> x[m.nonzero()[0]]
@@ -57,6 +58,7 @@ PASSES = (
     sink_into_branches,              # what one side of an `if` needs, on that side
     group_by_line,                   # a line's backward statements together: # Lnn once
     writes_in_place,                 # setitem -> `a[i] = v` where nothing reads the old a
+    copied_writes,                   # the other setitems -> `t = a.copy(); t[i] = v`
 )
 
 

@@ -373,6 +373,12 @@ def fold_transpose(b, args, values):
     return inner.args[0] if inner is not None else None
 
 
+def fold_ndim(b, args, values):
+    """``x.ndim`` where the signature decides it: that number."""
+    rank = b.facts.rank(args[0]) if isinstance(args[0], Var) else None
+    return Const(rank) if rank is not None else None
+
+
 def _fold_every(b, prim, args, params):
     made = fold_any(b, prim, args, params)
     if made is None and prim in TABLE and TABLE[prim].masks and b.backward:
@@ -384,5 +390,5 @@ def _fold_every(b, prim, args, params):
 
 FOLDS = {"*": _fold_every, "add": fold_add, "subtract": fold_subtract, "multiply": fold_multiply,
          "divide": fold_divide, "power": fold_power, "negative": fold_negative,
-         "where": fold_where, "size": fold_size, "T": fold_transpose,
+         "where": fold_where, "size": fold_size, "T": fold_transpose, "ndim": fold_ndim,
          "matmul": lambda b, args, values: fold_identity_product(b, args)}
