@@ -18,7 +18,7 @@ from .tapes import reversed_tapes, tape_loop
 from .compile_time import Dict, Static, Tup, is_atom
 from .containers import container_use
 from .lists import runtime_list, stacked
-from .writes import check_carried, stale_in_loop, written_names
+from .loop_writes import check_carried, stale_in_loop, stale_lists, written_names
 
 BROKE = "<break>"
 
@@ -127,6 +127,7 @@ def _lower_loop(lw, node, loop, start):
         lw.carried_from[carry.out] = (carry.init, update)
     check_carried(lw, loop, written, node)
     body_env, lw.env = lw.env, {n: v for n, v in before.items()}
+    stale_lists(lw, before, body_env, node)
     for name in _assigned(node.body):  # (read after the loop: its last value, carry_out)
         if name not in before and not name.startswith("<"):
             lw.loop_locals[name] = (node.lineno, loop, body_env.get(name))

@@ -157,9 +157,15 @@ class Lowerer:
         if isinstance(target, ast.Subscript):
             return writes.lower_store(self, target, value, target)
         if isinstance(target, (ast.Tuple, ast.List)):
-            items = self.unpack(value, len(target.elts), target)
-            for sub, item in zip(target.elts, items):
-                self.bind(sub, item)
+            items = list(self.unpack(value, len(target.elts), target))
+            for k, sub in enumerate(target.elts):
+                written = sub.value.id if isinstance(sub, ast.Subscript) and \
+                    isinstance(sub.value, ast.Name) else None
+                old = self.env.get(written)
+                self.bind(sub, items[k])
+                if written is not None:  # (a view on the right shows the write)
+                    items[k + 1:] = writes.read_after_write(self, written, old,
+                                                            items[k + 1:], target)
             return
         hint = "unpack into plain names, one for each value (`a, b = pair`), or index " \
             "the value (`a, rest = t[0], t[1:]`)" if isinstance(target, ast.Starred) \

@@ -17,7 +17,8 @@ write is lowered only where the two agree:
   where NumPy would show the new values and symdiff's IR the old ones.
 
 In loops, a name sharing an array a loop writes into is stale in the whole
-loop (a later iteration would read it after an earlier one wrote).
+loop (a later iteration would read it after an earlier one wrote), and so is
+a list of views of it after the loop (loop_writes.py).
 """
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ import ast
 from dataclasses import dataclass
 
 from ..errors import InPlaceWriteError
-from ..ir.nodes import Const, FreeVar, Var, walk
+from ..ir.nodes import Const, FreeVar, Var
 from ..ir.primitive import TABLE
 from ..ir.storage import FIRST_ONLY, WHOLE_FIRST, is_fresh
 from .compile_time import Dict, OneBranch, Tup, is_atom
@@ -53,6 +54,13 @@ def shape_of(value):
 
 
 def stale_error(lw, value, node):
+    if isinstance(value.value, TapeList):
+        return lw.error(
+            InPlaceWriteError, node,
+            f"`{value.name}` holds views of `{value.writer}`, which line {value.lineno} "
+            f"changed in place (`{value.text}`): NumPy's list shows that change, and "
+            "symdiff, which differentiates values, cannot follow it",
+            "append copies (`....append(row.copy())`) to keep the old values")
     return lw.error(
         InPlaceWriteError, node,
         f"`{value.name}` shares its array with `{value.writer}`, which line {value.lineno} "
@@ -104,6 +112,8 @@ def _holds(lw, value, roots):
         return any(_holds(lw, v, roots) for v in value.items)
     if isinstance(value, OneBranch):
         return any(_holds(lw, v, roots) for v in (value.then, value.orelse) if v is not None)
+    if isinstance(value, TapeList):  # a list of views: NumPy's shows the change too
+        return any(_holds(lw, v, roots) for v in value.prefix + (value.items or []) + value.after)
     return False
 
 
@@ -145,6 +155,35 @@ def lower_aug_assign(lw, node, prim):
             f"`{name}` is {what} here, so `{text}` may change {shared} in place",
             f"write `{name} = {name} {text.split()[1][:-1]} ...` to make a new value")
     lw.bind(node.target, lw.binop(prim, current, lw.expr(node.value), node))
+
+
+def read_after_write(lw, name, old, items, node):
+    """The values ``items`` still to be written, as NumPy has them after a
+    write into ``name`` (``old`` its array before): ``y[0], y[1] = y[1],
+    y[0]`` evaluates the right side first, but a part of ``y`` read there
+    that is an array is a view, which shows the first write (both rows end
+    up the old ``y[1]``); a number read is a copy (``v[0], v[1] = v[1],
+    v[0]`` of a vector swaps). Where the rank is not known when compiling,
+    which one is decided when the code runs."""
+    new = lw.env.get(name)
+    roots = storage(lw, old)[0] if isinstance(old, Var) else frozenset()
+    out = []
+    for item in items:
+        made = lw.b.facts.producer(item) if isinstance(item, Var) else None
+        if item is old or not roots or not _holds(lw, item, roots) or lw.b.facts.rank(item) == 0:
+            out.append(new if item is old else item)
+            continue
+        if made is None or made.prim != "getitem" or made.args[0] is not old:
+            raise lw.error(InPlaceWriteError, node,
+                           f"`{_text(node)}` writes into `{name}` and then reads a view of "
+                           "it made before that write: NumPy's view shows the new values",
+                           "copy the values on the right first (`....copy()`)")
+        again = lw.b.op("getitem", new, *made.args[1:], hint=item.hint)
+        if lw.b.facts.rank(item) is None:
+            is_number = lw.b.op("equal", lw.b.op("ndim", item), Const(0))
+            again = lw.b.op("where", is_number, item, again, hint=item.hint)
+        out.append(again)
+    return out
 
 
 def _item_of_known(lw, target, value):
@@ -311,57 +350,6 @@ def follow_write(lw, name, old, new, node):
             lw.env[other] = Stale(other, name, node.lineno, text, value)
     lw.written.update(roots)
     lw.bind(ast.Name(name, ast.Store()), new)
-
-
-# ---- loops ----------------------------------------------------------------------------------
-def written_names(stmts):
-    """Names whose arrays ``stmts`` write into (``out[i] = v``, ``np.add.at(out, ...)``)."""
-    names = []
-    for node in (n for s in stmts for n in ast.walk(s)):
-        base = None
-        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
-            base = node.value.value if isinstance(node.value, ast.Subscript) else node.value
-        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Subscript):
-            base = node.target.value
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                and node.func.attr == "at" and node.args:
-            base = node.args[0]
-        if isinstance(base, ast.Name) and base.id not in names:
-            names.append(base.id)
-    return names
-
-
-def stale_in_loop(lw, body, node):
-    """Before a loop: names that share an array the loop writes into, through
-    another name, are stale in the loop and after it (a later iteration would
-    read them after an earlier one wrote)."""
-    written = [n for n in written_names(body) if is_atom(lw.env.get(n))]
-    for name in written:
-        value = lw.env[name]
-        roots = storage(lw, value)[0]
-        for other, held in list(lw.env.items()):
-            if other not in written and not other.startswith("<") and _holds(lw, held, roots):
-                lw.env[other] = Stale(other, name, node.lineno,
-                                      f"{name}[...] = ... in the loop", held)
-
-
-def check_carried(lw, loop, written_before, node):
-    """A carried array the loop's body writes into must stay an array the
-    function made: its next iteration writes into what the update holds."""
-    made = {s.target for s in walk(loop.body) if hasattr(s, "target")}
-    for carry in loop.carried:
-        roots = storage(lw, carry.param)[0]
-        if not roots & (lw.written - written_before):
-            continue
-        new_roots, whole = storage(lw, carry.update)
-        if not whole or any(isinstance(r, str) or (r not in roots and r not in made)
-                            for r in new_roots):
-            raise lw.error(InPlaceWriteError, node,
-                           f"the loop writes into `{carry.param.hint}`, which its next "
-                           "iteration may hold another array (one the function did not "
-                           "make for itself, or a view)",
-                           f"reassign `{carry.param.hint}` only to arrays made in the "
-                           "function (`....copy()`, `np.zeros(...)`)")
 
 
 def _numpy():

@@ -99,6 +99,8 @@ def result_dtype(op, facts):
     if op.prim in ("array", "stack", "concatenate") and op.param("dtype") is None and op.args:
         found = {_as_numpy(facts.dtype(a)) for a in op.args}  # (items of one dtype: it)
         return found.pop() if len(found) == 1 and None not in found else None
+    if op.prim == "astype" and not isinstance(facts.dtype(op.args[0]), type):
+        return _named_dtype(op.param("dtype"))  # (of an array: that dtype)
     if op.prim == "npcall" and op.param("func") == "arange":
         given = dict(op.param("kwargs")).get("dtype")
         return np.dtype(given) if given is not None else _as_numpy(promoted(op.args, facts))
@@ -120,6 +122,13 @@ def result_dtype(op, facts):
             and op.prim not in _NOT_ARITHMETIC:
         return promoted(op.args, facts, floating=True)
     return None
+
+
+def _named_dtype(name):
+    try:
+        return np.dtype(name) if name is not None else None
+    except TypeError:
+        return None
 
 
 def _as_numpy(found):

@@ -152,6 +152,10 @@ def _cast_kind(op):
 def astype_rule(r, op, g):
     if _cast_kind(op) == "flat":
         return [None]
+    want, got = r.b.facts.dtype(op.args[0]), r.b.facts.dtype(g)
+    if isinstance(want, np.dtype) and want.kind == "f" and isinstance(got, np.dtype):
+        # (where the signature tells the dtypes: g itself, or g cast as x.astype casts)
+        return [g if got == want else r.b.op("astype", g, dtype=want.name)]
     return [r.b.op("full_like", op.args[0], g)]  # g, in the shape and precision of x
 
 
