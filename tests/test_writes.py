@@ -453,3 +453,79 @@ def test_numpy_functions_that_write_into_an_argument_are_refused(f, words, hint)
     for word in words:
         assert word in info.value.message, info.value.message
     assert hint in info.value.hint and info.value.lineno is not None
+
+
+# ---- views read on the right of a write, or kept in a list --------------------------------
+def _swap_numbers(x):                # numbers read are copies: a swap, as in NumPy
+    v = x * 1.0
+    v[0], v[1] = v[1], v[0]
+    return np.sum(v * np.arange(5.0))
+
+
+def _swap_rows(x):                   # rows read are views: NumPy's both rows are the old y[1]
+    y = x.reshape(5, 1) * np.ones(2)
+    y[0], y[1] = y[1], y[0]
+    return np.sum(y * np.arange(10.0).reshape(5, 2))
+
+
+def _alias_after_a_write(x):         # b is a, changed
+    a = x * 1.0
+    a[0], b = 7.0, a
+    return np.sum(b * x)
+
+
+@pytest.mark.parametrize("f", [_swap_numbers, _swap_rows, _alias_after_a_write],
+                         ids=lambda f: f.__name__)
+def test_a_tuple_assignment_reads_views_after_the_writes_before_them(f):
+    # Read as values, y[0], y[1] = y[1], y[0] swapped two rows where NumPy's
+    # views make both the old y[1]: a wrong value and gradient, no error.
+    value, _ = symdiff.value_and_grad(f)(X)
+    assert value == f(X.copy())
+    check_grads(f, (X,))
+    generic = symdiff.source(symdiff.grad(f))   # the rank decided when the code runs
+    compile(generic, "generic", "exec")
+
+
+def _rows_kept_in_a_list(x):
+    y = x.reshape(5, 1) * np.ones(2)
+    rows = []
+    for i in range(2):
+        rows.append(y[i])
+        y[i] = y[i] * 2.0            # NumPy's rows[i] shows this
+    return np.sum(rows[0] + rows[1])
+
+
+def _one_row_appended_each_time(x):
+    out = np.zeros((3, 5))
+    rows = []
+    for i in range(3):
+        out[0] = x * i               # every item of rows is a view of row 0
+        rows.append(out[0])
+    return np.sum(np.stack(rows) ** 2)
+
+
+def _row_kept_before_a_write(x):
+    y = x * np.ones((2, 5))
+    rows = [y[0]]
+    y[0] = 5.0
+    return np.sum(rows[0] * x)
+
+
+@pytest.mark.parametrize("f", [_rows_kept_in_a_list, _one_row_appended_each_time,
+                               _row_kept_before_a_write], ids=lambda f: f.__name__)
+def test_a_list_of_views_of_an_array_written_later_is_refused_where_read(f):
+    with pytest.raises(InPlaceWriteError) as info:
+        symdiff.grad(f)(X)
+    assert "`rows` holds views of" in info.value.message, info.value.message
+    assert ".copy()" in info.value.hint and info.value.lineno is not None
+
+
+def test_appending_copies_is_the_remedy():
+    def copies(x):
+        y = x.reshape(5, 1) * np.ones(2)
+        rows = []
+        for i in range(2):
+            rows.append(y[i].copy())
+            y[i] = y[i] * 2.0
+        return np.sum(rows[0] + rows[1]) + np.sum(y ** 2)
+    check_grads(copies, (X,))

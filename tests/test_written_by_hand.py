@@ -337,3 +337,19 @@ def test_a_length_under_a_where_is_not_guarded():
     assert "np.sqrt(np.where" not in code and "np.sqrt(Q.shape[1])" in code, code
     # (the product Q @ K.T is named after its factors as written: Q and K_t)
     assert "Q_K_t_bar" in code and "Q_T_K" not in code, code
+
+
+def _in_single_precision(x):
+    return np.sum(np.sin(x.astype(np.float32)).astype(np.float64) ** 2)
+
+
+def test_a_cast_s_gradient_is_cast_back_where_the_dtypes_are_known():
+    x = np.array([0.3, -1.2, 0.7, 2.0])
+    source = symdiff.source(symdiff.grad(_in_single_precision), x)
+    code = source.split('"""')[-1]
+    # (was: np.full_like(y ** 2, 1.0) computed for its shape, casts by np.full_like)
+    assert "full_like" not in code and ".astype(dtype='float32')" in code, source
+    assert ".astype(dtype='float64')" in code, source
+    g = symdiff.grad(_in_single_precision)(x)
+    assert g.dtype == np.float64
+    np.testing.assert_allclose(g, 2 * np.sin(x) * np.cos(x), rtol=1e-6)
