@@ -292,3 +292,40 @@ def test_a_value_lifted_under_a_later_test_keeps_its_operands_backward_with_it()
             value, grads = symdiff.value_and_grad(f, wrt=(0, 1, 2))(*args)
             for k, got in enumerate(grads):
                 assert np.allclose(got, numeric_grad(f, args, wrt=k), rtol=1e-6, atol=1e-8)
+
+
+def carried_through_one_side_of_a_branch(x):  # reduced from oracle seed 163991693
+    v = x
+    y = x
+    for i in range(2):
+        if y > 1.5:  # taken in the second iteration: v is not read there
+            y = y * 2.0
+        else:
+            v = np.exp(1000.0 * v)  # inf in the first iteration
+            y = y + 1.0
+    return y
+
+
+def carried_in_a_branch_once(x):
+    v = x
+    y = x
+    for i in range(1):
+        if y < 1.5:
+            v = np.exp(1000.0 * v)  # inf; nothing after the loop reads it
+            y = y + 1.0
+    return y
+
+
+@pytest.mark.parametrize("f", [carried_through_one_side_of_a_branch,
+                               carried_in_a_branch_once])
+def test_a_carried_value_only_its_own_branch_reads_gets_no_backward(f):
+    """``v`` feeds only itself, on one side of an `if` that also updates the
+    returned ``y``: the `if` made every value it merges count as reached from
+    ``v``, so ``v``'s backward ran, its zero adjoint times exp's inf local
+    derivative (NaN in x; present before 2026-11-24's changes)."""
+    from numeric import numeric_grad
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        got = symdiff.grad(f)(1.0)
+    assert np.isfinite(got)
+    assert np.allclose(got, numeric_grad(f, (1.0,)), rtol=1e-6)

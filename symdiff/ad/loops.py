@@ -114,12 +114,20 @@ def _idle_carries(loop, active, seeds, tape_bars):
 
 
 def _reached(stmts, reached):
-    """``reached`` and every var ``stmts`` compute from it (all of a nested
-    statement's values, when it reads any)."""
+    """``reached`` and every var ``stmts`` compute from it (an ``if``'s
+    merges from the sides that compute them from it; all of another nested
+    statement's values, or of an ``if`` whose condition it reaches, when it
+    reads any)."""
     for stmt in stmts:
         if isinstance(stmt, Op):
             if any(isinstance(a, Var) and a in reached for a in stmt.args):
                 reached.add(stmt.target)
+        elif isinstance(stmt, If) and not (isinstance(stmt.cond, Var) and stmt.cond in reached):
+            then, orelse = _reached(stmt.then, set(reached)), _reached(stmt.orelse, set(reached))
+            reached.update(then | orelse)
+            reached.update(m.target for m in stmt.merges
+                           if any(isinstance(a, Var) and a in side
+                                  for a, side in ((m.then, then), (m.orelse, orelse))))
         elif any(isinstance(a, Var) and a in reached for a in _all_reads(stmt)):
             for s in walk([stmt]):
                 if isinstance(s, Op):
