@@ -115,6 +115,24 @@ def test_xlogy_at_x_zero():
     check_grads(lambda x, y: sc.xlogy(x, y), (x, y))
 
 
+@pytest.mark.parametrize("f, where_x_is_zero", [
+    (sc.xlogy, 0.0), (sc.xlog1py, 0.0), (sc.rel_entr, 0.0), (sc.kl_div, 1.0)],
+    ids=lambda v: getattr(v, "__name__", ""))
+def test_the_slope_in_y_where_x_is_zero_is_the_function_s_even_at_y_s_edge(f, where_x_is_zero):
+    # f(0, y) does not change with y (xlogy(0, y) = 0): its partial in y is a
+    # number there, also at y = 0 (y = -1 for xlog1py), where x / y was 0 / 0.
+    edge = -1.0 if f is sc.xlog1py else 0.0
+    x, y = np.array([0.0, 0.0, 0.7]), np.array([edge, 0.4, 1.3])
+    gy = symdiff.grad(lambda x, y: np.sum(f(x, y)), wrt=1)(x, y)
+    assert np.all(np.isfinite(gy)), gy
+    h = 1e-6
+    np.testing.assert_allclose(gy[:2], [where_x_is_zero] * 2)
+    np.testing.assert_allclose(gy[2], (f(0.7, 1.3 + h) - f(0.7, 1.3 - h)) / (2 * h), rtol=1e-7)
+    check_grads(lambda y: f(x[1:], y), (y[1:],))  # (x = 0 with y inside: in y, every order)
+    if f in (sc.xlogy, sc.xlog1py):  # (log(x / y)'s slope in x is infinite at x = 0)
+        check_grads(lambda x, y: f(x, y), (x[1:], y[1:]), wrt=(0, 1))
+
+
 def test_sinc_at_zero():
     x = np.array([0.0, 1e-12, -1e-7, 0.5])
     def sinc(x):

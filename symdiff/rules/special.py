@@ -17,6 +17,7 @@ from ..ir.nodes import Const
 from ..errors import NoDerivativeRuleError
 from ..ir.patterns import reduced
 from ..ir.primitive import ELEMENTWISE, NEW, SCALAR, Formula, define, like
+from .derive import elementwise_rule, elementwise_tangent
 
 
 def special(signature, formula, partials=(), safe=(), **fields):
@@ -90,14 +91,46 @@ special("ndtri(x)", "sqrt(2) * erfinv(2 * x - 1)", partials=("sqrt(2 * pi) * exp
         safe=(0.5,))
 
 # ---- x log y and the entropies: defined as 0 where x = 0 ---------------------------------
-special("xlogy(x, y)", "x * log(y)", partials=("log(y)", "x / y"), safe=(None, 1.0))
+
+
+def _in_y(c, k, shift):
+    """Where x = 0 the function does not change with y (xlogy(0, y) is 0 for
+    every y), so its partial in y is c there, also at y = 0 (y = -1 for
+    xlog1py), where it was 0 / 0: x over y, with y taken as one at that point
+    only (elsewhere the partial's own derivative in x, 1 / y, stays), and
+    c + k * that."""
+    def partial(b, op):
+        x, y = op.args
+        at_zero = b.op("logical_and", b.op("equal", x, Const(0.0)),
+                       b.op("equal", y, Const(-shift)))
+        safe = b.op("where", at_zero, Const(1.0 - shift), y)
+        ratio = b.div(x, b.add(Const(shift), safe) if shift else safe)
+        scaled = ratio if k == 1 else b.neg(ratio)
+        return b.add(Const(c), scaled) if c else scaled
+
+    def reverse(r, op, g):
+        grads = elementwise_rule(r, op, g, skip=(1,))
+        if r.wants(op.args[1]):
+            grads[1] = r.unbroadcast(r.b.mul(g, partial(r.b, op)), op.args[1])
+        return grads
+
+    def forward(b, op, dargs):
+        in_x = elementwise_tangent(b, op, [dargs[0], None])
+        in_y = b.mul(dargs[1], partial(b, op)) if dargs[1] is not None else None
+        return b.total([t for t in (in_x, in_y) if t is not None]) \
+            if in_x is not None or in_y is not None else None
+    return {"reverse": reverse, "forward": forward}
+
+
+special("xlogy(x, y)", "x * log(y)", partials=("log(y)", "x / y"), safe=(None, 1.0),
+        **_in_y(0.0, 1, 0.0))
 special("xlog1py(x, y)", "x * log(1 + y)", partials=("log1p(y)", "x / (1 + y)"),
-        safe=(None, 0.0))
+        safe=(None, 0.0), **_in_y(0.0, 1, 1.0))
 special("entr(x)", "-x * log(x)", partials=("-log(x) - 1",), safe=(1.0,))
 special("rel_entr(x, y)", "x * log(x / y)", partials=("log(x / y) + 1", "-x / y"),
-        safe=(1.0, 1.0))
+        safe=(1.0, 1.0), **_in_y(0.0, -1, 0.0))
 special("kl_div(x, y)", "x * log(x / y) - x + y", partials=("log(x / y)", "1 - x / y"),
-        safe=(1.0, 1.0))
+        safe=(1.0, 1.0), **_in_y(1.0, -1, 0.0))
 
 # ---- modified Bessel functions (i0' = i1; the orders' recurrence, no division by x) ----
 special("i0(x)", "besseli(0, x)")
