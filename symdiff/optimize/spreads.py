@@ -38,6 +38,9 @@ def fold_any(b, prim, args, params):
         return None
     for i, arg in enumerate(args):
         spread = b.facts.producer(arg)
+        c = _expanded_number(b, arg, args[:i] + args[i + 1:])
+        if c is not None:  # (0.5 spread, then given an axis by a keepdims rule: 0.5)
+            return b.op(prim, *args[:i], c, *args[i + 1:], **params)
         if spread is None or spread.prim != "unreduce":
             continue
         g, like = spread.args
@@ -114,6 +117,31 @@ def _summed_number(b, prim, args, params):
             and facts.dtype(mean.args[0]) is float:
         return mean.args[0]  # a mean's seed k / n spread over n entries: k
     return b.mul(c, b.op("size", like))
+
+
+def _expanded_number(b, arg, others):
+    """The number c where ``arg`` is c spread over an array and then given new
+    axes (``np.expand_dims(np.full_like(t, c), 1)``, ``[:, None]``) and ``others`` broadcast
+    to the shape without it, of the same dtype: then c does as well."""
+    facts = b.facts
+    made = facts.producer(arg) if isinstance(arg, Var) else None
+    if made is None or not others or made.prim not in ("expand_dims", "getitem") or \
+            made.prim == "getitem" and not all(
+                isinstance(i, Const) and (i.value is None or i.value == slice(None))
+                for i in made.args[1:]):
+        return None
+    c = facts.spread_number(made.args[0])
+    if c is None or not isinstance(facts.dtype(c), (type, type(None))):
+        return None
+    wanted = pat.broadcast([facts.pattern(a) for a in others])
+    if wanted is None or wanted is pat.CONFLICT or \
+            pat.broadcast([wanted, facts.pattern(arg)]) != wanted:
+        return None
+    like = facts.producer(made.args[0]).args[1]
+    if facts.signature and not _equal(facts.promoted(others + (like,)),
+                                      facts.promoted(others + (c,))):
+        return None
+    return c
 
 
 def _broadcast_fills(facts, spread, others):
