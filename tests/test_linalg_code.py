@@ -340,3 +340,44 @@ def test_the_gradient_of_a_diagonal_shift_is_no_matrix_product(f, last):
     if last.ndim == 1 and f is not _ridge_inverse:  # -solve(A^T, w_bar) @ w: two vectors
         assert "@ w" in code or "@ t" in code, source
     check_grads(f, args, wrt=(0, 1))
+
+
+def _eigenvalues_cubed(A):
+    return np.sum(np.linalg.eigvalsh(A + A.T) ** 3)
+
+
+def _nuclear_norm(A):
+    return np.sum(np.linalg.svd(A, compute_uv=False))
+
+
+def _eigenvalues_returned_too(A):
+    w = np.linalg.eigvalsh(A + A.T)
+    return np.sum(w ** 3), w
+
+
+@pytest.mark.parametrize("f, args, words", [
+    (_eigenvalues_cubed, (RNG.normal(size=(4, 4)),), ("= np.linalg.eigh(",)),
+    (_nuclear_norm, (RNG.normal(size=(3, 5)),), ("u, ", "= np.linalg.svd(")),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_values_the_gradient_reads_come_from_the_decomposition_its_rule_makes(f, args, words):
+    # (was: np.linalg.eigh(t)[1], and np.linalg.eigvalsh(t) again for 3 w ** 2)
+    source = symdiff.source(symdiff.grad(f), *args)
+    code = "\n".join(line.split("#")[0] for line in source.split('"""')[-1].splitlines())
+    assert "linalg.eigvalsh(" not in code and "linalg.svdvals(" not in code, source
+    for word in words:
+        assert word in code, source
+    check_grads(f, args)
+
+
+def test_eigenvalues_the_function_returns_are_computed_as_written():
+    A = RNG.normal(size=(3, 3))
+    cotangent = (1.0, np.array([0.5, -1.0, 2.0]))
+    source = symdiff.source(symdiff.vjp(_eigenvalues_returned_too), A, cotangent)
+    assert "np.linalg.eigvalsh(" in source, source
+    value, _ = symdiff.vjp(_eigenvalues_returned_too)(A, cotangent)
+    np.testing.assert_array_equal(value[1], np.linalg.eigvalsh(A + A.T))
+
+    def scalar(A):
+        total, w = _eigenvalues_returned_too(A)
+        return total + w @ cotangent[1]
+    check_grads(scalar, (A,))

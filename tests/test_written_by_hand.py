@@ -353,3 +353,29 @@ def test_a_cast_s_gradient_is_cast_back_where_the_dtypes_are_known():
     g = symdiff.grad(_in_single_precision)(x)
     assert g.dtype == np.float64
     np.testing.assert_allclose(g, 2 * np.sin(x) * np.cos(x), rtol=1e-6)
+
+
+def _half_row_norms(x):
+    return 0.5 * np.sum(np.linalg.norm(x, axis=1))
+
+
+def _cross_squared(a, b):
+    return np.sum(np.cross(a, b) ** 2)
+
+
+@pytest.mark.parametrize("f, args, lines", [
+    (_half_row_norms, (np.random.default_rng(3).normal(size=(4, 3)),), ("x_bar = 0.5 * ",)),
+    (_cross_squared, (np.random.default_rng(4).normal(size=(4, 3)),
+                      np.random.default_rng(5).normal(size=3)), ("2.0 * np.cross(a, b)",)),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_a_seed_spread_over_an_array_is_a_number(f, args, lines):
+    # (was: np.full_like(norm_x, 0.5)[:, None] * ..., np.full_like(t ** 2, 1.0))
+    source = symdiff.source(symdiff.grad(f, wrt=tuple(range(len(args)))), *args)
+    code = source.split('"""')[-1]
+    assert "full_like" not in code, source
+    for line in lines:
+        assert line in code, source
+    for k in range(len(args)):
+        ref = numeric_grad(f, list(args), wrt=k)
+        got = symdiff.grad(f, wrt=k)(*args)
+        np.testing.assert_allclose(got, ref, rtol=1e-6, atol=1e-8)

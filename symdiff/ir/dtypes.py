@@ -180,13 +180,14 @@ _KEEPS_FLOATS = frozenset({"cumsum", "cumprod", "diff", "sort", "triu", "tril", 
                            "take", "take_along_axis"})
 _PYTHON_OPERATORS = frozenset({"add", "subtract", "multiply"})  # (+, -, * of numbers)
 _LINEAR_ALGEBRA = frozenset({"solve", "solve_triangular", "cho_solve", "cholesky",
-                             "scipy_cholesky", "inv", "pinv", "det", "expm"})
+                             "scipy_cholesky", "inv", "pinv", "det", "expm", "eigvalsh",
+                             "svdvals", "matrix_norm"})
 _LAPACK_PRECISION = {"dpotri": "float64", "spotri": "float32"}  # (LAPACK casts to it)
 _REAL_RESULTS = frozenset({"slogdet", "eigh", "svd", "qr"})  # (of real matrices)
 _ARITHMETIC = frozenset({"add", "subtract", "multiply", "where", "maximum", "minimum",
                          "matmul", "dot", "clip", "fmax", "fmin", "einsum", "outer",
                          "inner", "vdot", "tensordot", "kron", "concatenate", "stack",
-                         "convolve", "correlate"})
+                         "convolve", "correlate", "cross", "matrix_power"})
 
 
 # elementwise, but not arithmetic on floats (a float's sign bit, a test)

@@ -18,7 +18,7 @@ from .direct_forms import direct_forms, fresh_results
 from .transposes import transposed_products
 from .reused_inverses import reuse_inverses
 from .joined_branches import join_branches
-from .gradient_only import library_forms
+from .gradient_only import decomposition_parts, library_forms
 from .mask_positions import mask_positions
 from .scatter_sums import scatter_sums
 from .sums_in_place import sums_in_place
@@ -48,6 +48,7 @@ PASSES = (
     eliminate_dead_code,             # what the result does not need, and loop tapes
     reuse_inverses,                  # a solve with A the gradient reads -> inv(A) @ b
     library_forms,                   # scipy's logsumexp the gradient reads -> NumPy's
+    decomposition_parts,             # eigvalsh(a) beside the rule's eigh(a) -> its w
     spread_shapes,                   # full_like(t, c) of a t nothing else reads -> np.full
     fresh_results,                   # a gradient that is an argument array -> a copy
     scalar_tapes,                    # a loop over numbers saves one, not a tuple

@@ -50,6 +50,49 @@ def read_only_by_gradient(fn, live=None):
     return only
 
 
+# A value a decomposition the gradient computes has too: (that decomposition, its
+# output, the parameters that must agree). eigvalsh(a) beside eigh(a) is its w.
+_PARTS = {"eigvalsh": ("eigh", 0, ("UPLO",)), "svdvals": ("svd", 1, ("hermitian",))}
+
+
+def decomposition_parts(fn, builder):
+    """``fn`` with eigenvalues or singular values only the gradient reads
+    taken from the decomposition its rule computes (``w, v = np.linalg.eigh(a)``),
+    not computed again: the same numbers up to rounding, as the rule's own
+    vectors are."""
+    only = read_only_by_gradient(fn)
+    body = fn.body
+    for op in [s for s in body if isinstance(s, Op) and s.prim in _PARTS]:
+        name, index, agree = _PARTS[op.prim]
+        full = next((s for s in body if isinstance(s, Op) and s.prim == name and
+                     s.args[:1] == op.args[:1] and
+                     all(s.param(k) == op.param(k) for k in agree)), None)
+        if full is None or op.target not in only:
+            continue
+        if _nested_reads(body, op.target) or len(full.args) != 1:
+            continue
+        op.prim, op.args, op.params = "output", (full.target,), (("index", index),)
+        # the decomposition and its outputs where the value was (its operand is made)
+        parts = [full] + sorted((s for s in body if isinstance(s, Op) and s.prim == "output"
+                                 and s.args == (full.target,)), key=lambda s: s.param("index"))
+        at = body.index(op)
+        body[:] = [s for s in body[:at] if s not in parts] + parts + \
+            [s for s in body[at:] if s not in parts]
+    return fn
+
+
+def _reads(stmt):
+    if isinstance(stmt, Op):
+        return [a for a in stmt.args if isinstance(a, Var)]
+    return [a for a in _control_reads(stmt) if isinstance(a, Var)]
+
+
+def _nested_reads(body, var):
+    """Whether a statement inside an `if` or a loop reads ``var``."""
+    return any(var in _reads(s) for stmts in all_blocks(body) if stmts is not body
+               for s in stmts)
+
+
 def library_forms(fn, builder):
     """``fn`` with SciPy's logsumexp, where only the gradient reads it, as
     ``m + log(sum(exp(a - m)))`` with ``m`` the maximum: at +inf or on a
