@@ -238,3 +238,29 @@ def test_the_sum_of_a_negated_gradient_is_negated_once():
     """``rest_bar = -t.sum()``, not ``(-t).sum()``: one negation, not one per entry."""
     source = symdiff.source(symdiff.grad(chain_of_springs, wrt=(0, 1)), P, 0.5)
     assert "(-t).sum()" not in source and "rest_bar = -t.sum()" in source, source
+
+
+@pytest.mark.parametrize("shape, k, axes", [
+    ((2, 3), 1, (0, 1)), ((2, 3), 2, (0, 1)), ((2, 3), -1, (0, 1)), ((2, 3, 4), 1, (0, 2)),
+    ((2, 3, 4), 3, (2, 1)), ((1, 3), 1, (0, 1))])
+def test_rot90_patterns_match_numpy(shape, k, axes):
+    from symdiff.rules.axis_patterns import rotated_pattern
+    (pattern,) = _named(shape)
+    found = rotated_pattern(_Op("rot90", 1, k=k, axes=axes), _Facts(pattern))
+    assert _agrees(found, np.rot90(np.zeros(shape), k, axes).shape, dict(zip(pattern, shape)))
+
+
+@pytest.mark.parametrize("shape, index", [
+    ((4, 5), (slice(None, None, -1),)), ((4, 5), (slice(None, None, -1), slice(None, None, -1))),
+    ((4, 5), (slice(None), slice(None, None, -1))), ((1, 5), (slice(None, None, -1), 0)),
+    ((4, 5), (slice(None, None, -2),)), ((4, 5), (slice(1, None, -1),))])
+def test_patterns_of_reversed_slices_match_numpy(shape, index):
+    from symdiff.ir.patterns import indexed as basic_indexed
+    (pattern,) = _named(shape)
+    found = basic_indexed(pattern, list(index))
+    made = np.zeros(shape)[index].shape
+    assert found is not None and len(found) == len(made)
+    names = dict(zip(pattern, shape))
+    assert all(entry is None or (entry == 1) == (n == 1) and
+               (not pat.is_named(entry) or names[entry] == n)
+               for entry, n in zip(found, made)), (found, made)

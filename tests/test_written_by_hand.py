@@ -379,3 +379,17 @@ def test_a_seed_spread_over_an_array_is_a_number(f, args, lines):
         ref = numeric_grad(f, list(args), wrt=k)
         got = symdiff.grad(f, wrt=k)(*args)
         np.testing.assert_allclose(got, ref, rtol=1e-6, atol=1e-8)
+
+
+def _flipped_products(X):
+    return np.sum(np.flip(X, axis=0) * np.rot90(X) * X[::-1, ::-1])
+
+
+def test_flips_and_quarter_turns_keep_known_shapes():
+    X = np.random.default_rng(6).normal(size=(3, 3))
+    source = symdiff.source(symdiff.grad(_flipped_products), X)
+    code = source.split('"""')[-1]
+    # (was: _sum_to at each product, np.full_like(t * X_part, 1.0) for a seed)
+    assert "_sum_to" not in code and "full_like" not in code, source
+    np.testing.assert_allclose(symdiff.grad(_flipped_products)(X),
+                               numeric_grad(_flipped_products, [X], wrt=0), rtol=1e-7, atol=1e-9)

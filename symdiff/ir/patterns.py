@@ -155,7 +155,8 @@ def indexed(pattern, index):
             continue
         if not isinstance(part, slice):
             return None
-        whole = part.start in (None, 0) and part.stop is None and part.step in (None, 1)
+        whole = part.start in (None, 0) and part.stop is None and part.step in (None, 1) \
+            or part.start is None and part.stop is None and part.step == -1  # (reversed)
         out.append(pattern[axis] if whole or pattern[axis] == 1 and part.step in (None, 1)
                    and part.start in (None, 0) else None)
         axis += 1

@@ -50,6 +50,20 @@ def moved_pattern(op, facts):
     return tuple(found[n] for n in order)
 
 
+def rotated_pattern(op, facts):
+    """np.rot90: an odd number of quarter turns swaps the two axes."""
+    found, axes = facts.pattern(op.args[0]), op.param("axes", (0, 1))
+    if found is None or len(found) < 2 or len(axes) != 2 or not isinstance(op.param("k", 1), int):
+        return None
+    first, second = (a % len(found) for a in axes)
+    if first == second:
+        return None
+    order = list(range(len(found)))
+    if op.param("k", 1) % 2:
+        order[first], order[second] = second, first
+    return tuple(found[n] for n in order)
+
+
 def swapped_axes_pattern(op, facts):
     found = facts.pattern(op.args[0])
     axes = patterns.normal_axes((op.param("axis1"), op.param("axis2")), len(found or ()))

@@ -14,7 +14,8 @@ from ..errors import NoDerivativeRuleError
 from ..ir.nodes import Const, Var
 from ..ir.primitive import ARRAY, INDEX, NEW, TABLE, define, like
 from .axis_patterns import (expanded_pattern, joined_pattern, moved_pattern, reshaped_pattern,
-                            stacked_pattern, swapped_axes_pattern, transposed_pattern)
+                            rotated_pattern, stacked_pattern, swapped_axes_pattern,
+                            transposed_pattern)
 from .positions import is_index_array, unique_together
 
 
@@ -123,7 +124,8 @@ def atleast_rule(r, op, g):
 
 
 define("roll(a, shift; axis=None)", shape=like(0), reverse=roll_rule, linear=(0,), moves=True)
-define("rot90(m; k=1, axes=(0, 1))", reverse=rot90_rule, linear=(0,), moves=True)
+define("rot90(m; k=1, axes=(0, 1))", reverse=rot90_rule, linear=(0,), moves=True,
+       pattern=rotated_pattern)
 define("moveaxis(a; source=None, destination=None)", reverse=moveaxis_rule, linear=(0,),
        moves=True, pattern=moved_pattern)
 define("rollaxis(a; axis=None, start=0)", reverse=rollaxis_rule, linear=(0,), moves=True)
