@@ -393,3 +393,31 @@ def test_flips_and_quarter_turns_keep_known_shapes():
     assert "_sum_to" not in code and "full_like" not in code, source
     np.testing.assert_allclose(symdiff.grad(_flipped_products)(X),
                                numeric_grad(_flipped_products, [X], wrt=0), rtol=1e-7, atol=1e-9)
+
+
+def _gaussian_on_a_grid(a):
+    xx, yy = np.meshgrid(np.linspace(0, 1, 3), np.linspace(0, 1, 4))
+    return np.sum(np.exp(-a * (xx ** 2 + yy ** 2)))
+
+
+def _weighted_mean_of_squares(x, w):
+    return np.average(x ** 2, weights=w)
+
+
+@pytest.mark.parametrize("f, args, lines", [
+    (_gaussian_on_a_grid, (0.7,), (").sum()",)),
+    (_weighted_mean_of_squares, (np.array([0.3, -1.2, 2.0]), np.array([0.5, 1.0, 0.25])),
+     ("= w.sum()",)),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_grids_and_weights_of_known_shape_need_no_helpers(f, args, lines):
+    # (was: _sum_to(..., t) of a number, and t * full_like(t, 1.0), for the grid;
+    # _weights_along(w, t), np.full_like and two _sum_to for the weights)
+    source = symdiff.source(symdiff.grad(f, wrt=tuple(range(len(args)))), *args)
+    code = source.split('"""')[-1]
+    assert "_sum_to" not in code and "full_like" not in code and "_weights_along" not in code, \
+        source
+    for line in lines:
+        assert line in code, source
+    for k in range(len(args)):
+        np.testing.assert_allclose(symdiff.grad(f, wrt=k)(*args),
+                                   numeric_grad(f, list(args), wrt=k), rtol=1e-7, atol=1e-9)

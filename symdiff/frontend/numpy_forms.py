@@ -9,6 +9,7 @@ import numpy as np
 
 from ..errors import UnsupportedSyntaxError
 from ..ir.nodes import Const
+from ..ir.patterns import is_named
 from .arguments import static_value
 from .compile_time import Tup
 
@@ -85,12 +86,21 @@ def _average(lw, args, kwargs, node):
         total = lw.b.div(lw.b.op("size", a), lw.b.op("size", average))
     else:
         along = {"axis": axis} if axis is not None else {}
-        laid = lw.b.op("weights_along", lw.atom(weights, node), a, **along)
+        laid = lw.atom(weights, node)
+        if not _same_pattern(lw.b.facts, laid, a):  # (else NumPy reads them as they are)
+            laid = lw.b.op("weights_along", laid, a, **along)
         total = lw.b.op("sum", laid, **over, hint="total_weight")
         average = lw.b.div(lw.b.op("sum", lw.b.mul(a, laid), **over), total, hint="average")
     if not static_value(lw, bound["returned"], "returned", "average", node):
         return average
     return Tup((average, lw.b.op("broadcast_to", total, lw.b.op("shape", average))))
+
+
+def _same_pattern(facts, weights, a):
+    """Weights of ``a``'s shape, by the signature: every length named or one."""
+    found = facts.pattern(weights)
+    return found is not None and found == facts.pattern(a) and isinstance(
+        facts.dtype(weights), np.dtype) and all(e == 1 or is_named(e) for e in found)
 
 
 FORMS = [(getattr(np, how), _split(how)) for how in

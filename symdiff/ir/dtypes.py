@@ -45,6 +45,7 @@ def spelled_math(op, facts):
 
 # NumPy's functions that make an array of a dtype given by keyword (float64 if not)
 _FILLED = frozenset({"zeros", "ones", "empty", "full", "eye", "identity", "tri"})
+_SPACED = frozenset({"linspace", "logspace", "geomspace"})
 
 
 def result_dtype(op, facts):
@@ -67,6 +68,8 @@ def result_dtype(op, facts):
                 op.args[1], "value") else None, int) else None
         if index_tuple(facts, op.args[0]) is not None and shape.param("func") != "meshgrid":
             return np.dtype(np.intp)  # (np.triu_indices(n)[0], np.nonzero(x)[1])
+        if index_tuple(facts, op.args[0]) is not None:  # (np.meshgrid's: its operands')
+            return _as_numpy(promoted(shape.args, facts))
     if op.prim == "where":  # (an array, even of Python numbers: never a Python float)
         return _as_numpy(promoted(op.args[1:], facts))
     if op.prim == "logsumexp":  # (scipy's: floats of the operands' precision)
@@ -104,6 +107,8 @@ def result_dtype(op, facts):
     if op.prim == "npcall" and op.param("func") == "arange":
         given = dict(op.param("kwargs")).get("dtype")
         return np.dtype(given) if given is not None else _as_numpy(promoted(op.args, facts))
+    if op.prim == "npcall" and op.param("func") in _SPACED:  # (floats, unless told)
+        return _named_dtype(dict(op.param("kwargs")).get("dtype", "float64"))
     if op.prim == "npcall" and op.param("func") in _FILLED:
         given = dict(op.param("kwargs")).get(
             "dtype", None if op.param("func") == "full" else float)
