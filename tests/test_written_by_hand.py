@@ -5,6 +5,7 @@ sum where two shared a factor, constants of a forward product meeting the
 gradient's, no leading new axis broadcasting adds anyway. Each gradient is
 checked against central differences; the source for what it must not have."""
 import numpy as np
+import scipy.special as scipy_special
 import pytest
 
 import symdiff
@@ -421,3 +422,27 @@ def test_grids_and_weights_of_known_shape_need_no_helpers(f, args, lines):
     for k in range(len(args)):
         np.testing.assert_allclose(symdiff.grad(f, wrt=k)(*args),
                                    numeric_grad(f, list(args), wrt=k), rtol=1e-7, atol=1e-9)
+
+
+def _cross_entropy_of_expit(z, W, x):
+    p = scipy_special.expit(z @ W)
+    return -np.sum(x * np.log(p) + (1 - x) * np.log(1 - p))
+
+
+def test_a_sigmoid_s_slope_times_a_cross_entropy_s_is_p_minus_y():
+    # (was: p_bar = (1 - x) / (1 - p) - x / p; p * (1.0 - p) * p_bar: the sum
+    # 1.0 - p the rule wrote is the forward value 1 - p, which cancels)
+    rng = np.random.default_rng(8)
+    z, W, x = rng.normal(size=3), rng.normal(size=(3, 4)), (rng.random(4) > 0.5) * 1.0
+    source = symdiff.source(symdiff.grad(_cross_entropy_of_expit, wrt=1), z, W, x)
+    code = "\n".join(line.split("#")[0] for line in source.split('"""')[-1].splitlines())
+    assert "(p - x)" in code and "log" not in code and "1.0 - p" not in code, source
+    np.testing.assert_allclose(symdiff.grad(_cross_entropy_of_expit, wrt=1)(z, W, x),
+                               numeric_grad(_cross_entropy_of_expit, [z, W, x], wrt=1),
+                               rtol=1e-7, atol=1e-9)
+    # saturated: p is 1.0 exactly where x is 1; the slope is 0 there, not 0 / 0
+    z_far = np.array([40.0, 0.0, 0.0])
+    W_far = np.eye(3, 4)
+    x_far = np.array([1.0, 0.0, 1.0, 0.0])
+    g = symdiff.grad(_cross_entropy_of_expit, wrt=1)(z_far, W_far, x_far)
+    assert np.all(np.isfinite(g)) and g[0, 0] == 0.0, g

@@ -155,6 +155,8 @@ class _Region:
         self.opened = False  # (a forward value read as its product: t + t, t = 0.5 * v)
         self.freed = []  # forward sums read through that nothing else reads: then dead
         poly = self.poly(root.target)
+        if poly is not None and len(poly.terms) <= LIMIT:
+            poly = algebra.expanded(poly) or poly
         if poly is None or len(poly.terms) > LIMIT or \
                 len(self.tree) < 2 - bool(self.kept or self.opened):
             return None
@@ -237,6 +239,7 @@ class _Region:
             return A.atom(atom)
         args = made.args
         if made.prim in ("add", "subtract"):
+            self._remember_sum(atom, made)
             saved = (self.opened, dict(A.forward), dict(A.factors))
             found = self._sum(atom, depth)
             if found is None or len(found[0].terms) >= found[1]:  # (only where terms cancel:
@@ -266,6 +269,20 @@ class _Region:
             A.forward.setdefault((single[0], single[1]), atom)
         self.opened = True
         return poly
+
+    def _remember_sum(self, atom, made):
+        """Tell the algebra the forward value ``atom`` is the sum ``made``
+        computes (``t = 1 - p``), of values and numbers of its shape."""
+        A = self.algebra
+        if not all(_numeric(a) or isinstance(a, Var) and self.facts.same_shape(a, atom)
+                   for a in made.args):
+            return
+        before = set(A.factors)
+        parts = [A.atom(a) for a in made.args]
+        poly = A.add(*parts) if made.prim == "add" else A.sub(*parts)
+        new = {k: A.factors.pop(k) for k in list(A.factors) if k not in before}
+        A.remember_sum(atom, poly, {k: A.factors.get(k) or new[k]
+                                    for m in poly.terms for k, _ in m})
 
     def _scaled_product(self, atom, args, depth):
         """A forward product one factor of which is a constant times a value

@@ -69,6 +69,8 @@ class Algebra:
     def __init__(self, limit=200):
         self.factors = {}   # key -> Factor
         self.forward = {}   # (monomial, coefficient) -> a forward value equal to it
+        self.sums = {}        # a sum's key -> a forward value equal to it
+        self.expansions = {}  # that value's factor key -> (the sum, its factors)
         self.limit = limit  # terms beyond this: too big to be worth it
 
     # ---- making ----------------------------------------------------------------------
@@ -194,6 +196,99 @@ class Algebra:
                 exps[k] -= e
             rest[frozenset((k, e) for k, e in exps.items() if e)] = c
         return frozenset(shared.items()), Poly(rest)
+
+    def remember_sum(self, atom, poly, factors):
+        """The forward value ``atom`` is the sum ``poly`` (``t = 1 - p``), whose
+        factors are ``factors``: a sum met in a product is that value, and the
+        value may be multiplied out where that cancels terms (`expanded`)."""
+        self.sums.setdefault(poly.key, atom)
+        self.expansions.setdefault(_atom_key(atom), (poly, factors))
+
+    def expanded(self, p):
+        """``p`` with the sums in its products multiplied out, where that is
+        at most half as large once like terms cancel: ``p (1 - p) ((1 - y) / (1 - p) - y /
+        p)``, a sigmoid's slope times a cross-entropy's, is ``p - y`` (a sum
+        that is a forward value is that value first, so it cancels against
+        its reciprocal; then the value is opened). Else None."""
+        best, weight = None, self.weight(p) / 2  # (at most half the work: terms that
+        made = self._distribute_all(p, 3, self._as_known_sum)  # cancel, not a**2 - b**2
+        for candidate in (made, made and self._distribute_all(made, 1, self._opened)):
+            if candidate is not None and len(candidate.terms) <= self.limit \
+                    and self.weight(candidate) <= weight:  # for (a + b) (a - b), which
+                best, weight = candidate, self.weight(candidate)  # loses precision)
+        return best
+
+    def weight(self, p):
+        """About how many operations writing ``p`` takes."""
+        total = 0
+        for mono, coef in p.terms.items():
+            total += 1 + (abs(coef) != 1.0)
+            for key, exp in mono:
+                factor = self.factors[key]
+                total += 1 + (abs(exp) != 1)
+                total += sum(self.weight(a) for a in factor.args
+                             if isinstance(a, Poly))
+        return total
+
+    def _as_known_sum(self, key, exp, depth):
+        """A sum factor as the forward value it is, or multiplied out."""
+        factor = self.factors[key]
+        if factor.kind != "sum":
+            return None
+        atom = self.sums.get(factor.args[0].key)
+        if atom is not None:
+            return self.power(self.atom(atom), exp) if exp != 1 else self.atom(atom)
+        if not 0 < exp <= 2 or not depth:
+            return None
+        inner = self._distribute_all(factor.args[0], depth - 1, self._as_known_sum)
+        return None if inner is None else self._times(inner, exp)
+
+    def _opened(self, key, exp, depth):
+        """A forward value that is a sum, in a numerator: the sum."""
+        found = self.expansions.get(key)
+        if found is None or not 0 < exp <= 2:
+            return None
+        poly, factors = found
+        for k, f in factors.items():
+            self.factors.setdefault(k, f)
+        return self._times(poly, exp)
+
+    def _times(self, poly, exp):
+        made = poly
+        for _ in range(exp - 1):
+            made = self._product_of(made, poly)
+            if made is None:
+                return None
+        return made
+
+    def _distribute_all(self, p, depth, rewrite):
+        """``p`` with each factor ``rewrite`` gives a poly for replaced by it,
+        products taken term by term; None if that grows past the limit."""
+        out = self.const(0.0)
+        for mono, coef in p.terms.items():
+            term = self.const(coef)
+            for key, exp in sorted(mono, key=lambda item: repr(item[0])):
+                part = rewrite(key, exp, depth)
+                if part is None:
+                    part = Poly({frozenset({(key, exp)}): 1.0})
+                term = self._product_of(term, part)
+                if term is None:
+                    return None
+            out = self.add(out, term)
+            if len(out.terms) > self.limit:
+                return None
+        return out
+
+    def _product_of(self, p, q):
+        """``p * q`` term by term (each product as `mul` makes it)."""
+        if len(p.terms) * len(q.terms) > self.limit:
+            return None
+        out = self.const(0.0)
+        for m, c in p.terms.items():
+            for n, k in q.terms.items():
+                made = self.mul(Poly({m: c}), Poly({n: k}))
+                out = self.add(out, made)
+        return out
 
     # ---- selects ----------------------------------------------------------------------------
     def _where_of(self, mono):
