@@ -446,3 +446,19 @@ def test_a_sigmoid_s_slope_times_a_cross_entropy_s_is_p_minus_y():
     x_far = np.array([1.0, 0.0, 1.0, 0.0])
     g = symdiff.grad(_cross_entropy_of_expit, wrt=1)(z_far, W_far, x_far)
     assert np.all(np.isfinite(g)) and g[0, 0] == 0.0, g
+
+
+def _student_t_affinities(Y):
+    d = np.sum((Y[:, None] - Y[None]) ** 2, axis=-1)
+    return np.sum(np.log1p(d))
+
+
+def test_pairwise_differences_give_two_sums_of_one_gradient():
+    Y = np.random.default_rng(9).normal(size=(5, 2))
+    source = symdiff.source(symdiff.grad(_student_t_affinities), Y)
+    code = source.split('"""')[-1]
+    # (was: (-t_bar.sum(axis=0, keepdims=True))[0] + t_bar.sum(axis=1, keepdims=True)[:, 0])
+    assert "keepdims" not in code and ".sum(axis=1) - " in code, source
+    np.testing.assert_allclose(symdiff.grad(_student_t_affinities)(Y),
+                               numeric_grad(_student_t_affinities, [Y], wrt=0), rtol=1e-7,
+                               atol=1e-9)

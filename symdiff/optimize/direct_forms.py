@@ -255,16 +255,21 @@ def _undiag(b, op, facts):
 
 
 def _getitem(b, op, facts):
-    """``np.sum(t, axis=0, keepdims=True)[0, :, :]`` is ``np.sum(t, axis=0)`` (the
-    gradient of ``x[None, :, :]``, once its broadcasting is summed)."""
+    """``np.sum(t, axis=0, keepdims=True)[0, :, :]`` (or ``[0]``) is ``np.sum(t,
+    axis=0)`` (the gradient of ``x[None, :, :]``, once its broadcasting is summed)."""
     made = facts.producer(op.args[0])
+    negated = made is not None and made.prim == "negative"  # ((-t.sum(0, keepdims=True))[0])
+    if negated:
+        made = facts.producer(made.args[0]) if isinstance(made.args[0], Var) else None
     index = [a.value if isinstance(a, Const) else a for a in op.args[1:]]
+    rank = facts.rank(made.args[0]) if made is not None else None
     if made is not None and made.prim == "sum" and made.param("keepdims") and \
-            isinstance(made.param("axis"), int) and made.param("axis") >= 0 and \
-            facts.rank(made.args[0]) == len(index) and \
+            isinstance(made.param("axis"), int) and 0 <= made.param("axis") < len(index) and \
+            rank is not None and len(index) <= rank and \
             all(i == 0 and type(i) is int if k == made.param("axis") else i == slice(None)
                 for k, i in enumerate(index)):
-        return b.op("sum", made.args[0], axis=made.param("axis"), hint=op.target.hint)
+        total = b.op("sum", made.args[0], axis=made.param("axis"), hint=op.target.hint)
+        return b.neg(total) if negated else total
     return _number_like(b, op, facts)
 
 
