@@ -78,6 +78,13 @@ def over_enumerate(xs):
     return s
 
 
+def over_enumerated_zip(xs, ys):
+    s = 0.0
+    for i, (a, b) in enumerate(zip(xs, ys)):
+        s = s + (i + 1) * a * np.sin(b)
+    return s
+
+
 def shrink(x):
     while np.sum(x ** 2) > 1:
         x = x / 2
@@ -157,6 +164,7 @@ CASES = [
     (over_rows, (RNG.normal(size=(3, 2)), RNG.normal(size=2)), (0, 1)),
     (over_zip, (RNG.normal(size=4), RNG.normal(size=4)), (0, 1)),
     (over_enumerate, (RNG.normal(size=4),), 0),
+    (over_enumerated_zip, (RNG.normal(size=4), RNG.normal(size=3)), (0, 1)),
     (shrink, (np.array([3.0, -2.0]),), 0),
     (with_break, (np.array([0.5, 1.0, 2.0, 3.0]), 2.0), 0),
     (with_continue, (np.array([0.5, -1.0, 2.0]),), 0),

@@ -254,10 +254,14 @@ def _iteration(lw, node, iterable):
 
 
 def _zip_like(lw, node, kind):
-    seqs = [lw.atom(lw.expr(a), a) for a in node.iter.args]
+    args = node.iter.args
+    zipped = kind is enumerate and len(args) == 1 and not node.iter.keywords and \
+        isinstance(_iterable(lw, args[0]), Static) and _iterable(lw, args[0]).obj is zip \
+        and not args[0].keywords and args[0].args  # (enumerate(zip(a, b)): i, (a_i, b_i))
+    seqs = [lw.atom(lw.expr(a), a) for a in (args[0].args if zipped else args)]
     for seq in seqs:  # (an argument iterated over may be a list, if the call gives one)
         container_use(lw, seq, definite=False)
-    if not seqs or node.iter.keywords or (kind is enumerate and len(seqs) != 1):
+    if not seqs or node.iter.keywords or (kind is enumerate and len(seqs) != 1 and not zipped):
         raise lw.error(UnsupportedSyntaxError, node.iter,
                        f"{kind.__name__}() takes arrays and no keywords here",
                        f"write {kind.__name__}(a, b)" if kind is zip else "write enumerate(a)")
@@ -267,6 +271,8 @@ def _zip_like(lw, node, kind):
 
     def bind(i):
         items = [lw.b.op("getitem", s, i) for s in seqs]
+        if zipped:
+            return lw.bind(node.target, Tup((i, Tup(tuple(items)))))
         lw.bind(node.target, Tup(tuple(([i] if kind is enumerate else []) + items)))
     return (Const(0), length, Const(1)), bind
 
