@@ -10,6 +10,7 @@ import logging
 import warnings
 
 import numpy as np
+import pytest
 
 import symdiff
 from numeric import assert_grad
@@ -162,3 +163,40 @@ def test_effects_in_the_forward_pass_keep_their_order(capsys):
     x = np.array([4.0, 9.0])
     np.testing.assert_allclose(symdiff.grad(f)(x), [0.25, 1 / 6])
     assert capsys.readouterr().out == f"first\nsecond {np.sqrt(x)}\n"
+
+
+def _checked(x, w):
+    assert x.ndim == 1, "x must be a vector"
+    assert np.all(w > 0), f"weights must be positive, got {np.min(w)}"
+    assert x.shape == w.shape
+    return np.sum(w * x ** 3)
+
+
+def test_an_assert_runs_where_the_function_would_run_it():
+    x, w = np.array([1.0, -2.0]), np.array([0.5, 1.5])
+    df = symdiff.grad(_checked)
+    np.testing.assert_allclose(df(x, w), 3 * w * x ** 2)
+    with pytest.raises(AssertionError, match="weights must be positive, got -1.5"):
+        df(x, -w)
+    code = symdiff.source(df, x, w).split('"""')[-1]
+    # (known true for the signature: left out; the message made only if the test fails)
+    assert "ndim" not in code and "shape" not in code, code
+    assert "assert np.all(w > 0), 'weights must be positive, got {}'.format(" in code, code
+    generic = symdiff.source(df).split('"""')[-1]
+    assert "assert np.ndim(x) == 1, 'x must be a vector'" in generic, generic
+    # read back for second derivatives, the formatted message included
+    np.testing.assert_allclose(symdiff.hessian(_checked)(x, w), np.diag(6 * w * x))
+    with pytest.raises(AssertionError, match="x must be a vector"):
+        symdiff.grad(_checked)(np.ones((2, 2)), np.ones((2, 2)))
+
+
+def _printed_with_an_f_string(x):
+    print(f"x = {np.sum(x)}")
+    return np.sum(x ** 3)
+
+
+def test_an_f_string_s_formatted_text_is_read_back_for_second_derivatives(capsys):
+    # (was: `'x = {}'.format` calls a method of an object of type `str`)
+    x = np.array([1.0, 2.0])
+    np.testing.assert_allclose(symdiff.hessian(_printed_with_an_f_string)(x), np.diag(6 * x))
+    assert "x = 3.0" in capsys.readouterr().out

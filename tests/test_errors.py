@@ -219,11 +219,6 @@ def uses_kwargs(x, **options):  # E:kwargs
     return np.sum(x)
 
 
-def uses_assert(x):
-    assert np.all(x > -10)  # E:assert
-    return np.sum(x)
-
-
 def uses_raise(x):
     raise ValueError("no")  # E:raise
 
@@ -286,7 +281,6 @@ SYNTAX = [
     (uses_walrus, "walrus", "y :=", ["`:=`"]),
     (uses_del, "del", "del", ["`del` statement"]),
     (uses_kwargs, "kwargs", "options", ["`**options`"]),
-    (uses_assert, "assert", "assert", ["`assert` statement"]),
     (uses_raise, "raise", "raise", ["`raise` statement"]),
     (uses_import, "import", "import", ["`import` statement"]),
     (uses_set, "set", "{", ["set literal"]),

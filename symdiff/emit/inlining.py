@@ -83,6 +83,8 @@ class Inlining:
                       and self._inlinable(a)]
         for var in candidates:
             self.inlined[var] = self._defs[var]
+        if op.prim == "effect_call" and op.param("callee") == "assert":
+            return  # (its message is made only when the test fails, as Python's is)
         while limit is not None and candidates and self._width(op) > limit:
             biggest = max(candidates, key=lambda v: len(ast.unparse(self.atom(v))))
             del self.inlined[biggest]

@@ -68,6 +68,11 @@ def lower_call(lw, node):
             if is_draw_method(func.attr) and (global_generator(base) or (
                     _plain_object(base) is _MISSING and method_primitive(func.attr) is None)):
                 return lower_method_draw(lw, base, func.attr, node)  # rng.normal(...)
+            if isinstance(base, Const) and isinstance(base.value, str) and \
+                    func.attr == "format" and not node.keywords:
+                # text, no derivative: generated code writes an f-string so (effects.py)
+                return lw.b.op("pure_call", *(lw.atom(lw.expr(a), a) for a in node.args),
+                               callee=repr(base.value) + ".format", hint="text")
             if _plain_object(base) is not _MISSING:
                 raise _object_method_error(lw, _plain_object(base), func.attr, node)
             if func.attr in ("items", "keys", "values", "get"):

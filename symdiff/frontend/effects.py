@@ -33,6 +33,26 @@ def is_effect(obj):
     return isinstance(getattr(obj, "__self__", None), (logging.Logger, logging.LoggerAdapter))
 
 
+def lower_assert(lw, node):
+    """``assert test, message``: kept in the forward pass, where the function
+    would check it (a test known true when compiling, for the arguments a
+    gradient is specialised to, is left out)."""
+    test = lw.atom(lw.expr(node.test), node.test)
+    if isinstance(test, Const) and test.value is True or _same_shapes(lw.b.facts, test):
+        return None
+    message = [] if node.msg is None else [_text_operand(lw, node.msg, node)]
+    return lw.b.op("effect_call", test, *message, callee="assert", hint="_")
+
+
+def _same_shapes(facts, test):
+    """``x.shape == w.shape`` of values the signature gives one shape."""
+    made = facts.producer(test) if isinstance(test, Var) else None
+    shapes = [facts.producer(a) if isinstance(a, Var) else None for a in made.args] \
+        if made is not None and made.prim == "equal" else []
+    return len(shapes) == 2 and all(s is not None and s.prim == "shape" for s in shapes) \
+        and facts.same_shape(shapes[0].args[0], shapes[1].args[0])
+
+
 def effect_call(lw, node):
     """``print(...)`` or ``log.info(...)``: kept as it is in the forward pass.
 

@@ -14,7 +14,7 @@ ALLOWED = (
     ast.For, ast.While, ast.Break, ast.Continue,
     # statements
     ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.If, ast.Expr,
-    ast.Pass, ast.FunctionDef, ast.With, ast.withitem,
+    ast.Pass, ast.FunctionDef, ast.With, ast.withitem, ast.Assert,
     # expressions
     ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.Call, ast.keyword,
     ast.Name, ast.Attribute, ast.Subscript, ast.Slice, ast.Constant,
@@ -36,7 +36,6 @@ CONSTRUCTS = {
     "TryStar": ("a `try`/`except*` statement", "exceptions are not differentiated: check "
                 "inputs before calling the gradient"),
     "Raise": ("a `raise` statement", "raise errors outside the differentiated function"),
-    "Assert": ("an `assert` statement", "check inputs outside the differentiated function"),
     "Global": ("a `global` statement", "a differentiated function changes nothing outside "
                "it: return the new value and assign the global where you call the "
                "function (to only read a global, drop the `global` statement)"),
@@ -97,6 +96,10 @@ def _visit(src, node, found):
         # is code to differentiate.
         for child in node.body:
             _visit(src, child, found)
+        return
+    if isinstance(node, ast.Assert) and isinstance(node.msg, ast.JoinedStr):
+        _visit(src, node.test, found)  # (assert x.ndim == 1, f"got {x.ndim}")
+        _visit_fstring(src, node.msg, found)
         return
     if isinstance(node, ast.Call):
         # An f-string may be an argument of a call: print(f"loss {x:.3f}").

@@ -11,7 +11,8 @@ import builtins
 
 from ..errors import NonScalarOutputError, UnknownNameError, UnsupportedSyntaxError
 from ..ir.nodes import Const, FreeVar, Var
-from . import calls, fence, gradient_calls, in_place_calls, lists, loops, tapes, writes
+from . import calls, effects, fence, gradient_calls, in_place_calls, lists, loops, tapes, \
+    writes
 from .branches import FELL_THROUGH, lower_if, lower_if_expression, merge
 from .builtin_calls import BUILTIN_NAMES
 from . import containers
@@ -127,6 +128,9 @@ class Lowerer:
 
     def stmt_Pass(self, node):
         pass
+
+    def stmt_Assert(self, node):
+        effects.lower_assert(self, node)
 
     def stmt_FunctionDef(self, node):
         self.env[node.name] = Closure(node, self.env, self.src)
