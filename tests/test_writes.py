@@ -529,3 +529,63 @@ def test_appending_copies_is_the_remedy():
             y[i] = y[i] * 2.0
         return np.sum(rows[0] + rows[1]) + np.sum(y ** 2)
     check_grads(copies, (X,))
+
+
+# ---- writes made by a function the differentiated one calls ------------------------------
+def _set_first(a, v):
+    a[0] = v
+    return 0.0
+
+
+def _written_by_a_helper(x):         # NumPy's y is changed by the call: its gradient sees it
+    y = x * 2.0
+    _set_first(y, x[1] ** 2)
+    return np.sum(y ** 2)
+
+
+def _set_key(d, v):
+    d["a"] = v
+    return 0
+
+
+def _dict_changed_by_a_helper(x):
+    d = {"a": x[0]}
+    _set_key(d, x[1] ** 2)
+    return d["a"] * x[2]
+
+
+def _dict_changed_through_another_name(x):
+    d = {"a": x[0]}
+    e = d
+    e["a"] = x[1] ** 2
+    return d["a"] * x[2]
+
+
+@pytest.mark.parametrize("f", [_written_by_a_helper, _dict_changed_by_a_helper,
+                               _dict_changed_through_another_name], ids=lambda f: f.__name__)
+def test_a_change_through_another_name_or_a_helper_is_seen_by_the_caller(f):
+    # (was: the helper's name followed the write and the caller's did not: the
+    # value and gradient of the array or dict as it was before the call)
+    value, _ = symdiff.value_and_grad(f)(X)
+    assert value == f(X.copy())
+    check_grads(f, (X,))
+
+
+def _add_into(a):
+    a += 1.0
+    return a
+
+
+def test_an_augmented_assignment_in_a_helper_to_the_caller_s_array_is_refused():
+    def f(x):
+        y = x * 2.0
+        z = _add_into(y)       # NumPy's y is z: both changed
+        return np.sum(y * z)
+    with pytest.raises(InPlaceWriteError) as info:
+        symdiff.grad(f)(X)
+    assert "`a` is another name for `y`" in info.value.message, info.value.message
+    assert "a = a + ..." in info.value.hint
+
+    def g(x):                  # a value no name of the caller holds: nothing can tell
+        return np.sum(_add_into(x * 2.0) ** 2)
+    check_grads(g, (X,))

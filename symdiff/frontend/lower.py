@@ -45,11 +45,13 @@ class Lowerer:
         self.carried_from = builder.origins  # a loop's carried var -> its values (writes.py)
         self.written = set()  # the arrays written into so far (writes.py)
         self.trees = trees  # argument -> structure; None: arguments taken as arrays
+        self.caller = None  # the lowerer of the function calling this one, if inlined
 
     def nested(self, src, env=None):
         """A lowerer for a function this one calls (``env``: a closure's
         names), building into the same place: its body is inlined here."""
         sub = Lowerer(src, self.b, self.depth + 1, env)
+        sub.caller = self  # (a write into an array or dict the caller holds changes its)
         sub.inlining = self.inlining
         sub.merged = self.merged  # (an inlined function's merges are read outside it)
         sub.carried_from, sub.written = self.carried_from, self.written

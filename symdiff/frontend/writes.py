@@ -104,6 +104,14 @@ def _whole_index(index):
     return all(isinstance(i, Const) and i.value == () for i in index)
 
 
+def scopes(lw):
+    """The names of ``lw``'s function, then of each function calling it
+    (inlined): an array or dict it changes is theirs too."""
+    while lw is not None:
+        yield lw.env
+        lw = getattr(lw, "caller", None)
+
+
 def _holds(lw, value, roots):
     """Whether the compile-time ``value`` holds an array of ``roots``."""
     if is_atom(value):
@@ -145,8 +153,9 @@ def lower_aug_assign(lw, node, prim):
     # of the arrays the function made: an argument's are "still the argument" below)
     roots = frozenset(r for r in storage(lw, current)[0] if isinstance(r, Var)) \
         if isinstance(current, Var) else frozenset()
-    others = [n for n, v in lw.env.items()
-              if n != name and (v is current or roots and _holds(lw, v, roots))]
+    others = [n for env in scopes(lw) for n, v in env.items()
+              if (n != name or env is not lw.env) and not n.startswith("<")
+              and (v is current or roots and _holds(lw, v, roots))]
     shared = f"`{others[0]}`" if others else "the caller's array"
     if isinstance(current, Var) and (others or current in lw.b.param_locs):
         what = f"another name for `{others[0]}`" if others else "still the argument"
@@ -201,8 +210,13 @@ def _item_of_known(lw, target, value):
         raise lw.error(InPlaceWriteError, target,
                        f"`{_text(target)}` writes into a container at a place known only "
                        "at run time", "write at a constant key or position")
-    if isinstance(held, Dict):
-        lw.env[name] = held.with_item(key.value, value)
+    if isinstance(held, Dict):  # (every name for the dict, the caller's too, sees it)
+        new = held.with_item(key.value, value)
+        lw.env[name] = new
+        for env in scopes(lw):
+            for other, v in list(env.items()):
+                if v is held:
+                    env[other] = new
         return True
     items = list(held.prefix if isinstance(held, TapeList) else held.items)
     try:
@@ -341,13 +355,14 @@ def follow_write(lw, name, old, new, node):
     same value do too, and names of views of the array are stale."""
     roots = storage(lw, old)[0]
     text = _text(node) if not isinstance(node, ast.Call) else ast.unparse(node.func) + "(...)"
-    for other, value in list(lw.env.items()):
-        if other == name or other.startswith("<"):
-            continue
-        if value is old:
-            lw.env[other] = new
-        elif _holds(lw, value, roots):
-            lw.env[other] = Stale(other, name, node.lineno, text, value)
+    for env in scopes(lw):  # (a function it calls wrote into the caller's array: its too)
+        for other, value in list(env.items()):
+            if other == name and env is lw.env or other.startswith("<"):
+                continue
+            if value is old:
+                env[other] = new
+            elif _holds(lw, value, roots):
+                env[other] = Stale(other, name, node.lineno, text, value)
     lw.written.update(roots)
     lw.bind(ast.Name(name, ast.Store()), new)
 
