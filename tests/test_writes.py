@@ -589,3 +589,50 @@ def test_an_augmented_assignment_in_a_helper_to_the_caller_s_array_is_refused():
     def g(x):                  # a value no name of the caller holds: nothing can tell
         return np.sum(_add_into(x * 2.0) ** 2)
     check_grads(g, (X,))
+
+
+def _array_in_a_dict_then_written(x):
+    y = x * 1.0
+    d = {"y": y, "t": (y, 2.0)}
+    y[1] = 0.0                       # NumPy's d["y"] and d["t"][0] are y: changed too
+    return np.sum(d["y"] * x) + np.sum(d["t"][0] ** 2)
+
+
+def _dict_item_written_by_its_name(x):
+    d = {"y": x * 1.0}
+    w = d["y"]
+    w[1] = 0.0
+    return np.sum(d["y"] * x)
+
+
+@pytest.mark.parametrize("f", [_array_in_a_dict_then_written, _dict_item_written_by_its_name],
+                         ids=lambda f: f.__name__)
+def test_a_container_holding_the_array_written_into_holds_the_new_values(f):
+    value, _ = symdiff.value_and_grad(f)(X)
+    assert value == f(X.copy())
+    check_grads(f, (X,))
+
+
+def test_a_helper_changing_an_array_the_loop_does_not_assign_is_refused():
+    def put(a, i, v):
+        a[i] = v
+        return a
+
+    def f(x):
+        y = np.zeros(3)
+        for i in range(3):
+            put(y, i, x[i] ** 2)     # each iteration changes y: the loop does not carry it
+        return np.sum(y * x[:3])
+    with pytest.raises(InPlaceWriteError) as info:
+        symdiff.grad(f)(X)
+    assert "changes `y` in place" in info.value.message
+    assert "y = f(y, ...)" in info.value.hint
+
+    def g(x):                        # the remedy
+        y = np.zeros(3)
+        for i in range(3):
+            y = put(y, i, x[i] ** 2)
+        return np.sum(y * x[:3])
+    value, _ = symdiff.value_and_grad(g)(X)
+    assert value == g(X.copy())
+    check_grads(g, (X,))

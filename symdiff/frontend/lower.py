@@ -12,7 +12,7 @@ import builtins
 from ..errors import NonScalarOutputError, UnknownNameError, UnsupportedSyntaxError
 from ..ir.nodes import Const, FreeVar, Var
 from . import calls, effects, fence, gradient_calls, in_place_calls, lists, loops, tapes, \
-    writes
+    unpacked_writes, writes
 from .branches import FELL_THROUGH, lower_if, lower_if_expression, merge
 from .builtin_calls import BUILTIN_NAMES
 from . import containers
@@ -163,16 +163,8 @@ class Lowerer:
         if isinstance(target, ast.Subscript):
             return writes.lower_store(self, target, value, target)
         if isinstance(target, (ast.Tuple, ast.List)):
-            items = list(self.unpack(value, len(target.elts), target))
-            for k, sub in enumerate(target.elts):
-                written = sub.value.id if isinstance(sub, ast.Subscript) and \
-                    isinstance(sub.value, ast.Name) else None
-                old = self.env.get(written)
-                self.bind(sub, items[k])
-                if written is not None:  # (a view on the right shows the write)
-                    items[k + 1:] = writes.read_after_write(self, written, old,
-                                                            items[k + 1:], target)
-            return
+            items = self.unpack(value, len(target.elts), target)
+            return unpacked_writes.bind_unpacked(self, target, items)
         hint = "unpack into plain names, one for each value (`a, b = pair`), or index " \
             "the value (`a, rest = t[0], t[1:]`)" if isinstance(target, ast.Starred) \
             else "assign to a plain name: `y = ...`"

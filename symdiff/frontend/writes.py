@@ -116,7 +116,7 @@ def _holds(lw, value, roots):
     """Whether the compile-time ``value`` holds an array of ``roots``."""
     if is_atom(value):
         return bool(storage(lw, value)[0] & roots)
-    if isinstance(value, Tup):
+    if isinstance(value, (Tup, Dict)):
         return any(_holds(lw, v, roots) for v in value.items)
     if isinstance(value, OneBranch):
         return any(_holds(lw, v, roots) for v in (value.then, value.orelse) if v is not None)
@@ -164,35 +164,6 @@ def lower_aug_assign(lw, node, prim):
             f"`{name}` is {what} here, so `{text}` may change {shared} in place",
             f"write `{name} = {name} {text.split()[1][:-1]} ...` to make a new value")
     lw.bind(node.target, lw.binop(prim, current, lw.expr(node.value), node))
-
-
-def read_after_write(lw, name, old, items, node):
-    """The values ``items`` still to be written, as NumPy has them after a
-    write into ``name`` (``old`` its array before): ``y[0], y[1] = y[1],
-    y[0]`` evaluates the right side first, but a part of ``y`` read there
-    that is an array is a view, which shows the first write (both rows end
-    up the old ``y[1]``); a number read is a copy (``v[0], v[1] = v[1],
-    v[0]`` of a vector swaps). Where the rank is not known when compiling,
-    which one is decided when the code runs."""
-    new = lw.env.get(name)
-    roots = storage(lw, old)[0] if isinstance(old, Var) else frozenset()
-    out = []
-    for item in items:
-        made = lw.b.facts.producer(item) if isinstance(item, Var) else None
-        if item is old or not roots or not _holds(lw, item, roots) or lw.b.facts.rank(item) == 0:
-            out.append(new if item is old else item)
-            continue
-        if made is None or made.prim != "getitem" or made.args[0] is not old:
-            raise lw.error(InPlaceWriteError, node,
-                           f"`{_text(node)}` writes into `{name}` and then reads a view of "
-                           "it made before that write: NumPy's view shows the new values",
-                           "copy the values on the right first (`....copy()`)")
-        again = lw.b.op("getitem", new, *made.args[1:], hint=item.hint)
-        if lw.b.facts.rank(item) is None:
-            is_number = lw.b.op("equal", lw.b.op("ndim", item), Const(0))
-            again = lw.b.op("where", is_number, item, again, hint=item.hint)
-        out.append(again)
-    return out
 
 
 def _item_of_known(lw, target, value):
@@ -350,6 +321,26 @@ def _writable(lw, name, node, shown=None):
     return value
 
 
+_STALE = object()
+
+
+def _followed(lw, value, old, new, roots):
+    """``value`` after a write made ``old``'s array ``new``: the array itself
+    is the new one (in a tuple or dict too: ``{"y": y}`` holds the array), a
+    view of it is stale (`_STALE`)."""
+    if value is old:
+        return new
+    if isinstance(value, (Tup, Dict)):
+        items = [_followed(lw, v, old, new, roots) for v in value.items]
+        if any(v is _STALE for v in items):
+            return _STALE
+        if all(v is w for v, w in zip(items, value.items)):
+            return value
+        return Tup(tuple(items), value.names, value.is_list) if isinstance(value, Tup) \
+            else Dict(value.keys, tuple(items))
+    return _STALE if _holds(lw, value, roots) else value
+
+
 def follow_write(lw, name, old, new, node):
     """After ``name`` was written into: it names ``new``, other names for the
     same value do too, and names of views of the array are stale."""
@@ -359,10 +350,11 @@ def follow_write(lw, name, old, new, node):
         for other, value in list(env.items()):
             if other == name and env is lw.env or other.startswith("<"):
                 continue
-            if value is old:
-                env[other] = new
-            elif _holds(lw, value, roots):
+            followed = _followed(lw, value, old, new, roots)
+            if followed is _STALE:
                 env[other] = Stale(other, name, node.lineno, text, value)
+            elif followed is not value:
+                env[other] = followed
     lw.written.update(roots)
     lw.bind(ast.Name(name, ast.Store()), new)
 
