@@ -400,3 +400,27 @@ def test_closures_over_different_values_are_different_gradients():
         return lambda x: np.sum(x ** k)
     assert_grad(make(2), symdiff.grad(make(2)), (X5,))
     assert_grad(make(3), symdiff.grad(make(3)), (X5,))
+
+
+def _or_of_numbers(x):
+    a = x[0] * 0.0
+    return (a or x[1]) * 2.0 + (x[2] and x[3] ** 2)
+
+
+def _and_of_tests(x, flag):
+    if flag and x[0] > 0 or x[1] > 5:
+        return np.sum(x ** 2)
+    return np.sum(x)
+
+
+def test_and_or_of_numbers_give_python_s_value():
+    # (was: logical_or of the numbers, True * 2.0, a wrong value and gradient)
+    x = np.array([0.3, -1.2, 0.7, 2.0])
+    value, g = symdiff.value_and_grad(_or_of_numbers)(x)
+    assert value == _or_of_numbers(x)
+    np.testing.assert_allclose(g, [0.0, 2.0, 0.0, 4.0])
+    for flag in (True, False):
+        value, g = symdiff.value_and_grad(_and_of_tests)(x, flag)
+        assert value == _and_of_tests(x, flag)
+    code = symdiff.source(symdiff.grad(_and_of_tests), x, True).split('"""')[-1]
+    assert "np.where" not in code, code   # (tests of booleans stay logical operations)

@@ -235,6 +235,29 @@ def primitive_of(obj):
     return None
 
 
+def bool_op(lw, conjunction, values):
+    """``a and b``, ``a or b``: of booleans, the logical operation; of numbers,
+    Python's value (``a or b`` is ``a`` where ``a`` is true, else ``b``), a
+    select whose derivative goes to the operand chosen."""
+    result = values[0]
+    for value in values[1:]:
+        if _boolean(lw, result) and _boolean(lw, value):
+            result = lw.b.op("logical_and" if conjunction else "logical_or", result, value)
+        else:
+            result = lw.b.op("where", result, *((value, result) if conjunction
+                                                else (result, value)))
+    return result
+
+
+def _boolean(lw, atom):
+    if isinstance(atom, Const):
+        return isinstance(atom.value, bool)
+    made = lw.b.facts.producer(atom)
+    found = lw.b.facts.dtype(atom)
+    return found is bool or found == np.dtype(bool) or \
+        made is not None and made.prim in TABLE and TABLE[made.prim].boolean
+
+
 def _is_math(obj):
     """Whether ``obj`` is a function of the `math` module (``math.sin``)."""
     name = getattr(obj, "__name__", None)

@@ -323,12 +323,8 @@ class Lowerer:
         return self.b.op(_UNARY[type(node.op)], operand)
 
     def expr_BoolOp(self, node):
-        prim = "logical_and" if isinstance(node.op, ast.And) else "logical_or"
         values = [self.atom(self.expr(v), v) for v in node.values]
-        result = values[0]
-        for value in values[1:]:
-            result = self.b.op(prim, result, value)
-        return result
+        return calls.bool_op(self, isinstance(node.op, ast.And), values)
 
     def expr_Compare(self, node):
         left = self.atom(self.expr(node.left), node)
