@@ -96,6 +96,32 @@ def _average(lw, args, kwargs, node):
     return Tup((average, lw.b.op("broadcast_to", total, lw.b.op("shape", average))))
 
 
+def _piecewise(lw, args, kwargs, node):
+    """np.piecewise(x, conditions, functions): each function of x where its
+    condition holds, a later condition over an earlier one, the extra
+    function (or 0) elsewhere; as wheres, so a function's NaN outside its
+    condition stays out (NumPy applies each to x[condition] only)."""
+    params = [("x", _MISSING), ("condlist", _MISSING), ("funclist", _MISSING)]
+    bound = _bind(lw, "piecewise", params, args, kwargs, node)
+    x = lw.atom(bound["x"], node)
+    conditions, functions = bound["condlist"], bound["funclist"]
+    conditions = conditions.items if isinstance(conditions, Tup) else (conditions,)
+    if not isinstance(functions, Tup) or len(functions.items) - len(conditions) not in (0, 1):
+        raise lw.error(UnsupportedSyntaxError, node,
+                       "`np.piecewise` needs a list of functions (or numbers), one per "
+                       "condition and at most one more for elsewhere",
+                       "write np.piecewise(x, [x < 0, x >= 0], [lambda v: -v, np.sqrt])")
+
+    def value(f):
+        made = f if isinstance(f, Const) else lw.call(f, [x], {}, node)
+        return lw.atom(made, node)
+    values = [value(f) for f in functions.items]
+    result = values[-1] if len(values) > len(conditions) else Const(0.0)
+    for condition, made in zip(conditions, values):
+        result = lw.b.op("where", lw.atom(condition, node), made, result, hint="piecewise")
+    return result
+
+
 def _same_pattern(facts, weights, a):
     """Weights of ``a``'s shape, by the signature: every length named or one."""
     found = facts.pattern(weights)
@@ -105,7 +131,7 @@ def _same_pattern(facts, weights, a):
 
 FORMS = [(getattr(np, how), _split(how)) for how in
          ("split", "array_split", "hsplit", "vsplit", "dsplit")] + \
-    [(np.select, _select), (np.average, _average)]
+    [(np.select, _select), (np.average, _average), (np.piecewise, _piecewise)]
 
 
 def numpy_form(obj):
