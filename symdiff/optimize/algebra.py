@@ -60,6 +60,7 @@ class _Region:
         self.facts = builder.facts
         self.counts = counts
         self.subst = subst
+        self.sums = {}  # forward sum -> (its normal form, its factors), or ()
 
     def run(self, block):
         self.defs = {s.target: s for s in block if isinstance(s, Op)}
@@ -274,15 +275,20 @@ class _Region:
         """Tell the algebra the forward value ``atom`` is the sum ``made``
         computes (``t = 1 - p``), of values and numbers of its shape."""
         A = self.algebra
-        if not all(_numeric(a) or isinstance(a, Var) and self.facts.same_shape(a, atom)
-                   for a in made.args):
-            return
-        before = set(A.factors)
-        parts = [A.atom(a) for a in made.args]
-        poly = A.add(*parts) if made.prim == "add" else A.sub(*parts)
-        new = {k: A.factors.pop(k) for k in list(A.factors) if k not in before}
-        A.remember_sum(atom, poly, {k: A.factors.get(k) or new[k]
-                                    for m in poly.terms for k, _ in m})
+        known = self.sums.get(atom)  # (the same in every attempt: factor keys are atoms')
+        if known is None:
+            if not all(_numeric(a) or isinstance(a, Var) and self.facts.same_shape(a, atom)
+                       for a in made.args):
+                known = self.sums[atom] = ()
+            else:
+                before = set(A.factors)
+                parts = [A.atom(a) for a in made.args]
+                poly = A.add(*parts) if made.prim == "add" else A.sub(*parts)
+                new = {k: A.factors.pop(k) for k in list(A.factors) if k not in before}
+                known = self.sums[atom] = (poly, {k: A.factors.get(k) or new[k]
+                                                  for m in poly.terms for k, _ in m})
+        if known:
+            A.remember_sum(atom, *known)
 
     def _scaled_product(self, atom, args, depth):
         """A forward product one factor of which is a constant times a value

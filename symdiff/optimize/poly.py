@@ -210,13 +210,35 @@ class Algebra:
         p)``, a sigmoid's slope times a cross-entropy's, is ``p - y`` (a sum
         that is a forward value is that value first, so it cancels against
         its reciprocal; then the value is opened). Else None."""
-        best, weight = None, self.weight(p) / 2  # (at most half the work: terms that
+        whole = self.weight(p)
+        if whole > 4 * self.limit or not self._may_cancel(p):  # (bounded: milliseconds)
+            return None
+        best, weight = None, whole / 2  # (at most half the work: terms that
         made = self._distribute_all(p, 3, self._as_known_sum)  # cancel, not a**2 - b**2
         for candidate in (made, made and self._distribute_all(made, 1, self._opened)):
             if candidate is not None and len(candidate.terms) <= self.limit \
                     and self.weight(candidate) <= weight:  # for (a + b) (a - b), which
                 best, weight = candidate, self.weight(candidate)  # loses precision)
         return best
+
+    def _may_cancel(self, p):
+        """Whether a factor of ``p`` (a sum that is a forward value counted as
+        that value) is both multiplied and divided by somewhere in it: else
+        multiplying out cancels nothing a normal form has not."""
+        signs = {}
+
+        def walk(poly):
+            for mono in poly.terms:
+                for key, exp in mono:
+                    factor = self.factors[key]
+                    if factor.kind == "sum" and factor.args[0].key in self.sums:
+                        key = _atom_key(self.sums[factor.args[0].key])
+                    signs.setdefault(key, set()).add(exp > 0)
+                    for arg in factor.args:
+                        if isinstance(arg, Poly):
+                            walk(arg)
+        walk(p)
+        return any(len(found) == 2 for found in signs.values())
 
     def weight(self, p):
         """About how many operations writing ``p`` takes."""
@@ -264,7 +286,7 @@ class Algebra:
     def _distribute_all(self, p, depth, rewrite):
         """``p`` with each factor ``rewrite`` gives a poly for replaced by it,
         products taken term by term; None if that grows past the limit."""
-        out = self.const(0.0)
+        out = {}
         for mono, coef in p.terms.items():
             term = self.const(coef)
             for key, exp in sorted(mono, key=lambda item: repr(item[0])):
@@ -274,21 +296,20 @@ class Algebra:
                 term = self._product_of(term, part)
                 if term is None:
                     return None
-            out = self.add(out, term)
-            if len(out.terms) > self.limit:
+            _accumulate(out, term)
+            if len(out) > self.limit:
                 return None
-        return out
+        return self._tidy(Poly(out))
 
     def _product_of(self, p, q):
         """``p * q`` term by term (each product as `mul` makes it)."""
         if len(p.terms) * len(q.terms) > self.limit:
             return None
-        out = self.const(0.0)
+        out = {}
         for m, c in p.terms.items():
             for n, k in q.terms.items():
-                made = self.mul(Poly({m: c}), Poly({n: k}))
-                out = self.add(out, made)
-        return out
+                _accumulate(out, self.mul(Poly({m: c}), Poly({n: k})))
+        return self._tidy(Poly(out))
 
     # ---- selects ----------------------------------------------------------------------------
     def _where_of(self, mono):
@@ -346,6 +367,11 @@ class Algebra:
                 if len(spread.terms) < len(p.terms):
                     return self._tidy(spread)
         return p
+
+
+def _accumulate(terms, p):
+    for m, c in p.terms.items():
+        terms[m] = terms.get(m, 0.0) + c
 
 
 def _product(m, n):
