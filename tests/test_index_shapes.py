@@ -264,3 +264,20 @@ def test_patterns_of_reversed_slices_match_numpy(shape, index):
     assert all(entry is None or (entry == 1) == (n == 1) and
                (not pat.is_named(entry) or names[entry] == n)
                for entry, n in zip(found, made)), (found, made)
+
+
+@pytest.mark.parametrize("rows", [((1.0, 2.0, 3.0), (4.0, 5.0, 6.0)), ((1.0,), (2.0,)),
+                                  ((1.0, 2.0),)])
+def test_patterns_of_arrays_of_rows_of_numbers_match_numpy(rows):
+    from symdiff.ir.nodes import Const
+    from symdiff.rules.axis_patterns import stacked_pattern
+
+    class _Rows(_Facts):
+        def producer(self, atom):
+            return None
+    op = _Op("array", len(rows))
+    op.args = tuple(Const(r) for r in rows)
+    found = stacked_pattern(op, _Rows())
+    made = np.array(rows).shape
+    assert found is not None and len(found) == len(made)
+    assert all((entry == 1) == (n == 1) for entry, n in zip(found, made)), (found, made)

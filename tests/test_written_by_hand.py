@@ -462,3 +462,22 @@ def test_pairwise_differences_give_two_sums_of_one_gradient():
     np.testing.assert_allclose(symdiff.grad(_student_t_affinities)(Y),
                                numeric_grad(_student_t_affinities, [Y], wrt=0), rtol=1e-7,
                                atol=1e-9)
+
+
+def _rotated_about_z(theta, P):
+    c, s = np.cos(theta), np.sin(theta)
+    R = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+    return np.sum((P @ R.T - 1.0) ** 2)
+
+
+def test_a_matrix_built_from_rows_of_numbers_has_known_shape():
+    P = np.random.default_rng(10).normal(size=(5, 3))
+    df = symdiff.grad(_rotated_about_z, wrt=(0, 1))
+    code = symdiff.source(df, 0.4, P).split('"""')[-1]
+    # (was: _matmul_adjoint_a/b, np.full_like(t ** 2, 1.0), _sum_to(..., s) of numbers)
+    assert "_matmul_adjoint" not in code and "full_like" not in code and "_sum_to" not in code
+    assert "P_bar = t_bar @ R" in code and "row_bar" in code, code
+    for k, arg in enumerate((0.4, P)):
+        np.testing.assert_allclose(symdiff.grad(_rotated_about_z, wrt=k)(0.4, P),
+                                   numeric_grad(_rotated_about_z, [0.4, P], wrt=k),
+                                   rtol=1e-7, atol=1e-9)

@@ -231,7 +231,7 @@ class Lowerer:
             items = [self.atom(v, node) for v in value.items]
             if all(isinstance(i, Const) for i in items):
                 return Const(tuple(i.value for i in items))
-            return self.b.op("tuple", *items, hint="shape")
+            return self.b.op("tuple", *items, hint="row" if value.is_list else "shape")
         if lists.runtime_list(value):  # a list a loop filled: as an array
             return lists.stacked(self, value, node)
         hint = tapes.HINT if isinstance(value, tapes.TapeList) else (

@@ -100,7 +100,8 @@ def result_dtype(op, facts):
         return found if isinstance(found, np.dtype) and isinstance(like, np.dtype) \
             and found == like else None
     if op.prim in ("array", "stack", "concatenate") and op.param("dtype") is None and op.args:
-        found = {_as_numpy(facts.dtype(a)) for a in op.args}  # (items of one dtype: it)
+        found = {_as_numpy(facts.dtype(a)) if op.prim != "array" else _row_dtype(facts, a)
+                 for a in op.args}  # (items of one dtype: it; np.array's rows too)
         return found.pop() if len(found) == 1 and None not in found else None
     if op.prim == "astype" and not isinstance(facts.dtype(op.args[0]), type):
         return _named_dtype(op.param("dtype"))  # (of an array: that dtype)
@@ -127,6 +128,20 @@ def result_dtype(op, facts):
             and op.prim not in _NOT_ARITHMETIC:
         return promoted(op.args, facts, floating=True)
     return None
+
+
+def _row_dtype(facts, atom):
+    """The dtype of an item of np.array([...]): a value's, or a row's (a tuple
+    of numbers, ``(c, -s, 0.0)``) whose items share one."""
+    value = getattr(atom, "value", None)
+    made = facts.producer(atom) if not hasattr(atom, "value") else None
+    items = value if isinstance(value, tuple) else made.args \
+        if made is not None and made.prim == "tuple" else None
+    if items is None:
+        return _as_numpy(facts.dtype(atom))
+    found = {_as_numpy(type(i) if isinstance(i, (int, float)) else facts.dtype(i))
+             for i in items}
+    return found.pop() if len(found) == 1 and None not in found else None
 
 
 def _named_dtype(name):

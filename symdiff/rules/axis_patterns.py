@@ -90,7 +90,7 @@ def expanded_pattern(op, facts):
 def stacked_pattern(op, facts):
     """np.array([a, b, c]) and np.stack of values of one pattern: a new axis
     of their number (at ``axis`` for np.stack), then theirs."""
-    found = {facts.pattern(a) for a in op.args}
+    found = {_row(facts, a) if op.prim == "array" else facts.pattern(a) for a in op.args}
     if len(found) != 1 or None in found or not op.args:
         return None
     each = found.pop()
@@ -100,6 +100,21 @@ def stacked_pattern(op, facts):
         return None
     axis %= len(each) + 1
     return each[:axis] + (count,) + each[axis:]
+
+
+def _row(facts, atom):
+    """The pattern of an item of np.array([...]): a value's, or a row's (a
+    tuple of numbers: one axis of its length)."""
+    value = getattr(atom, "value", None)
+    made = facts.producer(atom) if not hasattr(atom, "value") else None
+    items = value if isinstance(value, tuple) else made.args \
+        if made is not None and made.prim == "tuple" else None
+    if items is None:
+        return facts.pattern(atom)
+    if not all(isinstance(i, (int, float)) and not isinstance(i, bool) or
+               not isinstance(i, tuple) and facts.is_scalar(i) for i in items):
+        return None
+    return (1 if len(items) == 1 else patterns.N,) if items else None
 
 
 def joined_pattern(op, facts):
