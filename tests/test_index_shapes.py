@@ -281,3 +281,19 @@ def test_patterns_of_arrays_of_rows_of_numbers_match_numpy(rows):
     made = np.array(rows).shape
     assert found is not None and len(found) == len(made)
     assert all((entry == 1) == (n == 1) for entry, n in zip(found, made)), (found, made)
+
+
+@pytest.mark.parametrize("x_shape, i_shape, axis", [
+    ((4, 5), (4, 1), 1), ((4, 5), (1, 5), 0), ((4, 5), (4, 3), -1), ((2, 3, 4), (2, 3, 1), 2),
+    ((4, 1), (4, 3), 1)])
+def test_take_along_axis_patterns_match_numpy(x_shape, i_shape, axis):
+    from symdiff.rules.ordering import _taken_along_pattern
+    x_pattern, i_pattern = pat.named_patterns([x_shape, i_shape])
+    found = _taken_along_pattern(_Op("take_along_axis", 2, axis=axis),
+                                 _Facts(x_pattern, i_pattern))
+    made = np.take_along_axis(np.zeros(x_shape), np.zeros(i_shape, dtype=int), axis=axis).shape
+    names = dict(zip(x_pattern + i_pattern, x_shape + i_shape))
+    assert found is not None and len(found) == len(made), (found, made)
+    assert all(entry is None or (entry == 1) == (n == 1) and
+               (not pat.is_named(entry) or names[entry] == n)
+               for entry, n in zip(found, made)), (found, made)

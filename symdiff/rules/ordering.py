@@ -104,9 +104,30 @@ def untake_along_axis_rule(r, op, h):
 
 define("take(a, indices; axis=None, out=None, mode='raise')", reverse=take_rule, linear=(0,),
        methods=("take",))
+
+
+def _taken_along_pattern(op, facts):
+    """np.take_along_axis: the indices' length along the axis, the array's and
+    the indices' broadcast on every other axis (of one rank: NumPy's rule)."""
+    x, indices = (facts.pattern(a) for a in op.args)
+    axis = _axis_of(op)
+    if x is None or indices is None or len(x) != len(indices) or not isinstance(axis, int) \
+            or not -len(x) <= axis < len(x):
+        return None
+    axis %= len(x)
+    out = []
+    for k, (a, i) in enumerate(zip(x, indices)):
+        made = i if k == axis else pat.broadcast([(a,), (i,)])
+        if made is pat.CONFLICT:
+            return None
+        out.append(made if k == axis else made[0])
+    return tuple(out)
+
+
 # (axis=(): never a value, so generated code always writes the axis; NumPy
 # before 2.3 has no default for it)
-define("take_along_axis(arr, indices; axis=())", reverse=take_along_axis_rule, linear=(0,))
+define("take_along_axis(arr, indices; axis=())", reverse=take_along_axis_rule, linear=(0,),
+       pattern=_taken_along_pattern)
 define("untake_along_axis(g, like, indices; axis=-1)", ("helper", "_untake_along_axis"),
        like(1), reverse=untake_along_axis_rule, linear=(0,), result=ARRAY)
 
