@@ -481,3 +481,29 @@ def test_a_matrix_built_from_rows_of_numbers_has_known_shape():
         np.testing.assert_allclose(symdiff.grad(_rotated_about_z, wrt=k)(0.4, P),
                                    numeric_grad(_rotated_about_z, [0.4, P], wrt=k),
                                    rtol=1e-7, atol=1e-9)
+
+
+def _squared_norm_penalty(w, X, y, lam):
+    return np.sum((X @ w - y) ** 2) + lam * np.linalg.norm(w) ** 2
+
+
+def _squared_row_norms(A):
+    return np.sum(np.linalg.norm(A, axis=1) ** 2 * np.arange(1.0, 4.0))
+
+
+def test_a_norm_squared_is_differentiated_without_the_norm():
+    # (was: w * (2.0 * (norm_w * lam) / safe_norm) with safe_norm = np.where(...))
+    rng = np.random.default_rng(11)
+    w, X, y = rng.normal(size=3), rng.normal(size=(6, 3)), rng.normal(size=6)
+    source = symdiff.source(symdiff.grad(_squared_norm_penalty), w, X, y, 0.1)
+    code = "\n".join(line.split("#")[0] for line in source.split('"""')[-1].splitlines())
+    assert "norm" not in code and "2.0 * lam * w" in code, source
+    np.testing.assert_allclose(symdiff.grad(_squared_norm_penalty)(w, X, y, 0.1),
+                               numeric_grad(_squared_norm_penalty, [w, X, y, 0.1], wrt=0),
+                               rtol=1e-7, atol=1e-9)
+    g = symdiff.grad(_squared_norm_penalty)(np.zeros(3), X, y, 0.1)   # the kink: finite
+    np.testing.assert_allclose(g, 2.0 * (X @ np.zeros(3) - y) @ X)
+    A = rng.normal(size=(3, 4))
+    A[1] = 0.0
+    np.testing.assert_allclose(symdiff.grad(_squared_row_norms)(A),
+                               2.0 * A * np.arange(1.0, 4.0)[:, None])

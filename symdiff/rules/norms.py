@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 
 from ..errors import NoDerivativeRuleError
-from ..ir.nodes import Const
+from ..ir.nodes import Const, Var
 from ..ir.primitive import NEW, REDUCTION, define
 from .einsum import spelled
 
@@ -35,6 +35,11 @@ def norm_rule(r, op, g):
     _only_two_norm(op)
     x, out = op.args[0], op.target
     axis, keep = op.param("axis"), op.param("keepdims")
+    rest = _over_norm(r.b, g, out)
+    if rest is not None:  # (g = norm * k: x * k, no division and no kink; norm(x) ** 2)
+        if axis is not None and not keep:
+            rest = r.b.op("expand_dims", rest, axis=axis)
+        return [r.b.mul(rest, x)]
     if axis is not None and not keep:
         out = r.b.op("expand_dims", out, axis=axis, hint=f"{out.hint or 'norm'}_kept")
         g = r.b.op("expand_dims", g, axis=axis)
@@ -43,6 +48,23 @@ def norm_rule(r, op, g):
         nonzero = r.b.op("not_equal", out, Const(0.0), hint="nonzero")
         safe = r.b.op("where", nonzero, out, Const(1.0), hint="safe_norm")
         return [r.b.mul(g, r.b.div(x, safe))]
+
+
+def _over_norm(b, g, out, depth=3):
+    """``k`` where the gradient ``g`` is ``out * k`` as the chain rule built
+    it (the square of a norm: ``2 * norm * g``), else None."""
+    made = b.facts.producer(g) if isinstance(g, Var) and depth else None
+    if made is None or made.prim != "multiply" or made.effect:
+        return None
+    first, second = made.args
+    for one, other in ((first, second), (second, first)):
+        if one is out:
+            return other
+    for k, arg in enumerate(made.args):
+        rest = _over_norm(b, arg, out, depth - 1)
+        if rest is not None:
+            return b.mul(rest, made.args[1 - k]) if k == 0 else b.mul(made.args[0], rest)
+    return None
 
 
 def norm_tangent(b, op, dargs):
