@@ -507,3 +507,19 @@ def test_a_norm_squared_is_differentiated_without_the_norm():
     A[1] = 0.0
     np.testing.assert_allclose(symdiff.grad(_squared_row_norms)(A),
                                2.0 * A * np.arange(1.0, 4.0)[:, None])
+
+
+def _mean_log_probability_of_labels(W, X, labels):
+    logp = scipy_special.log_softmax(X @ W, axis=1)
+    return -np.mean(logp[np.arange(len(labels)), labels])
+
+
+def test_the_size_of_entries_picked_by_labels_is_the_labels_size():
+    # (was: -1.0 / logp[arange, labels].size: the picked entries computed for their size)
+    rng = np.random.default_rng(12)
+    W, X, labels = rng.normal(size=(4, 3)), rng.normal(size=(6, 4)), rng.integers(0, 3, 6)
+    code = symdiff.source(symdiff.grad(_mean_log_probability_of_labels), W, X, labels)
+    assert "/ labels.size" in code and "labels].size" not in code, code
+    np.testing.assert_allclose(symdiff.grad(_mean_log_probability_of_labels)(W, X, labels),
+                               numeric_grad(_mean_log_probability_of_labels, [W, X, labels],
+                                            wrt=0), rtol=1e-7, atol=1e-9)

@@ -163,6 +163,19 @@ def index_key(facts, op):
     return ("index", facts.key(op.args[0]), tuple(parts))
 
 
+def parts_of_its_shape(facts, atom):
+    """The index arrays of the getitem ``atom`` of that getitem's very shape
+    (``z[rows, labels]`` has ``labels``' shape: every pattern entry named
+    alike): its size or shape may be read instead of the value."""
+    made = facts.producer(atom) if isinstance(atom, Var) else None
+    found = facts.pattern(atom)
+    if made is None or made.prim != "getitem" or found is None or \
+            not all(e == 1 or pat.is_named(e) for e in found):
+        return []
+    return [p for p in made.args[1:] if isinstance(p, Var) and _integers(facts, p)
+            and facts.pattern(p) == found]
+
+
 def _integers(facts, atom):
     """Whether ``atom`` is known to hold integers (a Python int or an integer array)."""
     dtype = facts.dtype(atom)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 
+from ..ir.indexing import parts_of_its_shape
 from ..ir.nodes import Const, Var, const_value
 from ..ir.primitive import TABLE
 from .mask_folds import fold_mask, mask_of_product, mask_of_sum
@@ -361,6 +362,8 @@ def fold_size(b, args, values):
     while made is not None and TABLE[made.prim].masks and b.facts.same_shape(made.args[0], x):
         x = made.args[0]  # (np.triu(a * a).size is (a * a).size)
         made = b.facts.producer(x) if isinstance(x, Var) else None
+    parts = parts_of_its_shape(b.facts, x)  # (z[rows, labels].size is labels.size)
+    x = next((p for p in parts if p in b.param_locs), parts[0]) if parts else x
     x = shape_source(b, x) if isinstance(x, Var) else x
     return b.op("size", x) if x is not args[0] else None
 
