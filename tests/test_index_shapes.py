@@ -297,3 +297,32 @@ def test_take_along_axis_patterns_match_numpy(x_shape, i_shape, axis):
     assert all(entry is None or (entry == 1) == (n == 1) and
                (not pat.is_named(entry) or names[entry] == n)
                for entry, n in zip(found, made)), (found, made)
+
+
+@pytest.mark.parametrize("shape, axis", [((3, 1, 4), None), ((3, 1, 4), 1), ((1, 5), 0),
+                                         ((2, 3), None), ((1, 1), (0, 1))])
+def test_squeeze_patterns_match_numpy(shape, axis):
+    from symdiff.rules.axis_patterns import squeezed_pattern
+    (pattern,) = _named(shape)
+    found = squeezed_pattern(_Op("squeeze", 1, axis=axis), _Facts(pattern))
+    assert _agrees(found, np.squeeze(np.zeros(shape), axis=axis).shape,
+                   dict(zip(pattern, shape)))
+
+
+@pytest.mark.parametrize("shape", [(), (4,), (2, 3), (2, 3, 4)])
+@pytest.mark.parametrize("rank", [1, 2, 3])
+def test_atleast_patterns_match_numpy(shape, rank):
+    from symdiff.rules.axis_patterns import at_least_pattern
+    (pattern,) = _named(shape) if shape else ((),)
+    found = at_least_pattern(rank)(_Op(f"atleast_{rank}d", 1), _Facts(pattern))
+    made = getattr(np, f"atleast_{rank}d")(np.zeros(shape)).shape
+    assert _agrees(found, made, dict(zip(pattern, shape)))
+
+
+@pytest.mark.parametrize("shape, n, axis", [((5,), 1, -1), ((3, 5), 2, 0), ((3, 5), 1, 1)])
+def test_diff_patterns_match_numpy(shape, n, axis):
+    from symdiff.rules.axis_patterns import differenced_pattern
+    (pattern,) = _named(shape)
+    found = differenced_pattern(_Op("diff", 1, n=n, axis=axis), _Facts(pattern))
+    assert _agrees(found, np.diff(np.zeros(shape), n=n, axis=axis).shape,
+                   dict(zip(pattern, shape)))

@@ -523,3 +523,46 @@ def test_the_size_of_entries_picked_by_labels_is_the_labels_size():
     np.testing.assert_allclose(symdiff.grad(_mean_log_probability_of_labels)(W, X, labels),
                                numeric_grad(_mean_log_probability_of_labels, [W, X, labels],
                                             wrt=0), rtol=1e-7, atol=1e-9)
+
+
+def _area_under_squares(y, x):
+    return np.trapezoid(y ** 2, x)
+
+
+def _areas_down_the_columns(Y, x):
+    return np.sum(np.trapezoid(np.sin(Y), x, axis=0))
+
+
+def _areas_along_rows(Y, X):
+    return np.sum(np.trapezoid(Y ** 2, X, axis=1) * np.arange(1.0, 5.0))
+
+
+def _covariance_penalty(X):
+    return np.sum(np.cov(X) ** 2) + np.cov(X[0]) + np.sum(np.cov(X, bias=True)[0])
+
+
+@pytest.mark.parametrize("f, args", [
+    (_area_under_squares, (np.random.default_rng(13).normal(size=6), np.linspace(0, 2, 6))),
+    (_areas_down_the_columns, (np.random.default_rng(14).normal(size=(4, 3)),
+                               np.array([0.0, 0.5, 1.5, 2.0]))),
+    (_areas_along_rows, (np.random.default_rng(15).normal(size=(4, 5)),
+                         np.cumsum(np.random.default_rng(16).random((4, 5)), axis=1))),
+    (_covariance_penalty, (np.random.default_rng(17).normal(size=(3, 7)),)),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_trapezoid_and_cov_are_numpy_s_values_and_differentiated(f, args):
+    # (were refused: no derivative rule for `trapezoid`, `cov`)
+    value, _ = symdiff.value_and_grad(f, wrt=tuple(range(len(args))))(*args)
+    assert value == f(*args)
+    for k in range(len(args)):
+        np.testing.assert_allclose(symdiff.grad(f, wrt=k)(*args),
+                                   numeric_grad(f, list(args), wrt=k), rtol=1e-6, atol=1e-8)
+    for generic in (True, False):  # (the rank of the sample points decided when it runs)
+        df = symdiff.grad(f, wrt=0)
+        compile(symdiff.source(df) if generic else symdiff.source(df, *args), "f", "exec")
+
+
+def test_a_covariance_s_gradient_needs_no_helper():
+    X = np.random.default_rng(18).normal(size=(3, 7))
+    code = symdiff.source(symdiff.grad(lambda X: np.sum(np.cov(X) ** 2)), X)
+    assert "_sum_to" not in code and "_matmul_adjoint" not in code and \
+        "reshape" not in code and "atleast" not in code, code

@@ -45,6 +45,7 @@ from .effects import effect_call, is_effect
 from .in_place_calls import refuse_in_place
 from .inline import inline_closure, inline_function
 from .numpy_forms import numpy_form
+from .statistics_forms import statistics_form
 from .opaque_calls import opaque_call
 from .writes import Stale, stale_error
 from .random_draws import global_generator, is_draw_method, lower_method_draw, lower_module_draw
@@ -143,7 +144,7 @@ def apply(lw, callee, args, kwargs, node):
     obj = callee.obj if isinstance(callee, Static) else None
     if obj is not None and gradient_calls.handles(obj):
         return gradient_calls.lower(lw, obj, args, kwargs, node)
-    form = numpy_form(obj) if obj is not None else None
+    form = (numpy_form(obj) or statistics_form(obj)) if obj is not None else None
     if form is not None:  # np.split, np.select, np.average
         return form(lw, args, kwargs, node)
     if obj is not None and distributions.handles(obj):  # norm.logpdf, norm(mu, s)

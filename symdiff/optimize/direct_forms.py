@@ -305,11 +305,34 @@ def _new_axis(b, op, facts):
     return b.op("getitem", op.args[0], *index)
 
 
+def _same_value(b, op, facts):
+    """np.atleast_2d of a matrix, np.squeeze of what has no axis of length
+    one, a reshape to its own shape (every length named by the signature):
+    the value itself."""
+    x = op.args[0]
+    found = facts.pattern(x)
+    if found is None or not isinstance(facts.dtype(x), np.dtype):
+        return None
+    if op.prim.startswith("atleast_") and len(found) >= int(op.prim[len("atleast_")]):
+        return x
+    if op.prim == "squeeze" and op.param("axis") is None and \
+            all(pat.is_named(e) for e in found):
+        return x
+    shape = facts.producer(op.args[1]) if op.prim == "reshape" and \
+        isinstance(op.args[1], Var) else None
+    if shape is not None and shape.prim == "shape" and found == facts.pattern(shape.args[0]) \
+            and all(pat.is_named(e) for e in found):
+        return x  # (g reshaped to the shape of a value of its very shape: g)
+    return None
+
+
 _LOWERINGS = {
     "zeros_like": _number_like, "ones_like": _number_like, "getitem": _getitem,
     "sum_to": _sum_to, "size": _size,
     "matmul_adjoint_a": _product_adjoint, "matmul_adjoint_b": _product_adjoint,
     "dot_adjoint_a": _product_adjoint, "dot_adjoint_b": _product_adjoint,
     "einsum": lower_einsum, "as_columns": _columns, "from_columns": _columns,
-    "undiag": _undiag, "expand_dims": _new_axis,
+    "undiag": _undiag, "expand_dims": _new_axis, "squeeze": _same_value,
+    "atleast_1d": _same_value, "atleast_2d": _same_value, "atleast_3d": _same_value,
+    "reshape": _same_value,
 }

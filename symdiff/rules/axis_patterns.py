@@ -134,3 +134,38 @@ def joined_pattern(op, facts):
         out.append(None if k == axis or len(entries) != 1 and len(named) != 1
                    else (entries.pop() if len(entries) == 1 else named.pop()))
     return tuple(out)
+
+
+def squeezed_pattern(op, facts):
+    """np.squeeze: the axes of length one dropped (all of them, or ``axis``);
+    unknown where an axis of unknown length might be one."""
+    found, axis = facts.pattern(op.args[0]), op.param("axis")
+    if found is None:
+        return None
+    if axis is None:
+        return None if None in found else tuple(e for e in found if e != 1)
+    axes = patterns.normal_axes(axis if isinstance(axis, tuple) else (axis,), len(found))
+    return None if axes is None else tuple(e for k, e in enumerate(found) if k not in axes)
+
+
+def at_least_pattern(rank):
+    """np.atleast_1d/2d/3d: NumPy's new axes of length one, where the rank is less."""
+    def pattern(op, facts):
+        found = facts.pattern(op.args[0])
+        if found is None or len(found) >= rank:
+            return found
+        if rank < 3:  # (a number: ones; a vector as one row)
+            return (1,) * (rank - len(found)) + found
+        return {0: (1, 1, 1), 1: (1,) + found + (1,), 2: found + (1,)}[len(found)]
+    return pattern
+
+
+def differenced_pattern(op, facts):
+    """np.diff: the axis one (n) shorter, of a length not known; the others kept."""
+    found, axis = facts.pattern(op.args[0]), op.param("axis", -1)
+    if found is None or not found or op.param("prepend") is not None or \
+            op.param("append") is not None or not isinstance(axis, int) or \
+            not -len(found) <= axis < len(found):
+        return None
+    axis %= len(found)
+    return found[:axis] + (None,) + found[axis + 1:]

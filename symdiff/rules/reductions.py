@@ -11,6 +11,7 @@ import numpy as np
 
 from ..ir.nodes import Const
 from ..ir.primitive import ARRAY, REDUCTION, SIZED, define, like
+from .axis_patterns import differenced_pattern
 from .kinks import KINK_NOTE
 from .shapes import along
 
@@ -285,7 +286,7 @@ def _zeros(value):
 
 
 define("diff(a; n=1, axis=-1, prepend=None, append=None)", reverse=diff_rule,
-       forward=diff_tangent)
+       forward=diff_tangent, pattern=differenced_pattern)
 
 
 # ---- the helpers that spread a reduction's gradient --------------------------------------

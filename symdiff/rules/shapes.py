@@ -13,9 +13,9 @@ import numpy as np
 from ..errors import NoDerivativeRuleError
 from ..ir.nodes import Const, Var
 from ..ir.primitive import ARRAY, INDEX, NEW, TABLE, define, like
-from .axis_patterns import (expanded_pattern, joined_pattern, moved_pattern, reshaped_pattern,
-                            rotated_pattern, stacked_pattern, swapped_axes_pattern,
-                            transposed_pattern)
+from .axis_patterns import (at_least_pattern, expanded_pattern, joined_pattern, moved_pattern,
+                            reshaped_pattern, rotated_pattern, squeezed_pattern,
+                            stacked_pattern, swapped_axes_pattern, transposed_pattern)
 from .positions import is_index_array, unique_together
 
 
@@ -73,7 +73,7 @@ def _expanded_key(op, facts):
 define("expand_dims(a; axis=None)", shape=_expanded_key, reverse=reshape_rule, linear=(0,),
        pattern=expanded_pattern, moves=True)
 define("squeeze(a; axis=None)", reverse=reshape_rule, linear=(0,), methods=("squeeze",),
-       moves=True)
+       moves=True, pattern=squeezed_pattern)
 define("swapaxes(a; axis1=None, axis2=None)", reverse=swapaxes_rule, linear=(0,),
        methods=("swapaxes",), moves=True, pattern=swapped_axes_pattern)
 define("flip(a; axis=None)", shape=like(0), reverse=flip_rule, linear=(0,), moves=True)
@@ -134,7 +134,8 @@ define("flipud(m)", shape=like(0), reverse=lambda r, op, g: [r.b.op("flipud", g)
 define("fliplr(m)", shape=like(0), reverse=lambda r, op, g: [r.b.op("fliplr", g)],
        linear=(0,), moves=True)
 for _rank in (1, 2, 3):
-    define(f"atleast_{_rank}d(a)", reverse=atleast_rule, linear=(0,), moves=True)
+    define(f"atleast_{_rank}d(a)", reverse=atleast_rule, linear=(0,), moves=True,
+           pattern=at_least_pattern(_rank))
 
 
 # ---- casts: the gradient goes back in the input's precision ---------------------------------
