@@ -61,7 +61,21 @@ def _clone_loop(loop, mapping, facts):
     carried = [Carry(p, i, _sub(c.update, mapping), _fresh(c.out, mapping))
                for c, p, i in zip(loop.carried, params, inits)]
     for old, new in zip(loop.carried, carried):
-        facts.shape[new.out] = facts.key(old.out)
+        _same_facts(facts, old.out, new.out)
+        _same_facts(facts, old.param, new.param)
+    if index is not None:
+        _same_facts(facts, loop.index, index)
+    for old, new in zip(loop.reads, reads):
+        for before, after in zip(old.items, new.items):
+            _same_facts(facts, before, after)
     return replace(loop, carried=carried, body=body, index=index, bounds=bounds,
                    cond_block=cond_block, cond=_sub(loop.cond, mapping),
                    exit=_sub(loop.exit, mapping), writes=writes, reads=reads)
+
+
+def _same_facts(facts, old, new):
+    """A renamed value's shape class and dtype: the value's (a loop's counter
+    is a number, its carried array of the dtype it had)."""
+    facts.shape[new] = facts.key(old)
+    if old in facts.dtypes:
+        facts.dtypes[new] = facts.dtypes[old]

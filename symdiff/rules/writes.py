@@ -71,7 +71,7 @@ def floating(b, atom, path=frozenset()):
     if atom in path:  # a loop's carried value, met again through its update
         return True
     path = path | {atom}
-    if atom in b.float_params:
+    if atom in b.float_params or getattr(b.facts.dtype(atom), "kind", "") == "f":
         return True
     op = b.facts.defs.get(atom)
     if op is None:
