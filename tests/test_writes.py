@@ -657,4 +657,8 @@ def test_nested_loops_filling_an_array_write_in_place():
     forward = source.split("out_bar = ")[0]
     assert ".copy()" not in forward and "_require_float" not in source, source
     assert "_assigned" not in source, source
+    # the inner loop's gradients go into its accumulators in place (was: a new
+    # zero-filled array per inner iteration: the accumulator's buffer merged with
+    # the outer loop's, so neither could be written into)
+    assert "img_bar_1[s, s_1] += " in source and "img_bar += img_bar_1" in source, source
     check_grads(_correlated_by_loops, (img, k))

@@ -47,6 +47,9 @@ class _SharedValues:
     def run(self, fn):
         self.read_tapes = {tape.var for stmt in walk(fn.body) if isinstance(stmt, Loop)
                            for tape in stmt.reads}
+        # an accumulator's own buffer, added to in place: never another value's
+        self.buffers = {c.init for stmt in walk(fn.body) if isinstance(stmt, Loop)
+                        for c in stmt.carried if c.inplace}
         subst = {}
         fn.body = self.block(fn.body, subst, {})
         fn.result = replace_atoms(fn.result, subst)
@@ -60,7 +63,7 @@ class _SharedValues:
                     subst[stmt.target] = stmt.args[0]
                     continue
                 key = _key(stmt, self.facts) if not (self.forward_only and stmt.backward) \
-                    else None
+                    and stmt.target not in self.buffers else None
                 if key is not None and key in seen:
                     subst[stmt.target] = seen[key]
                     continue
