@@ -329,3 +329,17 @@ def test_a_carried_value_only_its_own_branch_reads_gets_no_backward(f):
         got = symdiff.grad(f)(1.0)
     assert np.isfinite(got)
     assert np.allclose(got, numeric_grad(f, (1.0,)), rtol=1e-6)
+
+
+def picked_entries_summed(x):  # the long fuzz run's vjp(grad) failure, reduced
+    return np.sum(x[[1, 0], 2]) * np.sum(x ** 2)
+
+
+def test_a_number_spread_into_picked_places_has_a_number_s_second_derivative():
+    """``np.sum(x[[1, 0], 2])``'s gradient places one number at two entries
+    (``_unindex_add(s_bar, x, ...)``); differentiating that again read the two
+    entries back as ``s_bar``'s gradient without summing them to a number:
+    a broadcast error in the Hessian (present before 2026-11-24's changes)."""
+    from check_grads import check_grads
+    x = np.array([[0.0, 0.0, -0.9], [1.3, 0.2, -1.9]])
+    check_grads(picked_entries_summed, (x,))

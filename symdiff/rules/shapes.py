@@ -305,9 +305,10 @@ def unindex_rule(r, op, g):
 
 
 def unindex_add_rule(r, op, g):
-    """The transpose of adding ``g`` at each position ``index`` names: ``g[index]``."""
-    _, _, *index = op.args
-    return [r.b.op("getitem", g, *index), None] + [None] * len(index)
+    """The transpose of adding ``g`` at each position ``index`` names: ``g[index]``
+    (summed to ``g``'s shape: a number spread into the places, its sum)."""
+    placed, _, *index = op.args
+    return [r.unbroadcast(r.b.op("getitem", g, *index), placed), None] + [None] * len(index)
 
 
 def unindex_sum_rule(r, op, g):
