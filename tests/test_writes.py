@@ -440,7 +440,7 @@ def diagonal_filled_in_an_expression(x):
     (copied_into, ["np.copyto", "in place"], "np.where(where, src, a)"),
     (placed_into, ["np.place", "in place"], "a[mask] = v"),
     (masked_into, ["np.putmask", "in place"], "np.where(mask, v, a)"),
-    (nan_to_num_in_place, ["copy=False", "in place"], "x = np.nan_to_num(x)"),
+    (nan_to_num_in_place, ["copy=False", "`y` in place"], "y = np.nan_to_num(y)"),
     (wrapped_diagonal, ["np.fill_diagonal", "wrap=True"], "a[rows, cols] = v"),
     (diagonal_filled_in_an_expression, ["np.fill_diagonal", "returns None"],
      "statement of its own"),

@@ -48,9 +48,10 @@ def prim_call(lw, prim, args, kwargs, node, first=None):
                        f"call it as np.{prim.name}({', '.join(prim.operands)}, "
                        f"{', '.join(k for k, _ in prim.params)})")
     if params.get("copy") is False and prim.name == "nan_to_num":
+        x = ast.unparse(node.args[0]) if getattr(node, "args", None) else "x"
         raise lw.error(InPlaceWriteError, node,
-                       "`np.nan_to_num(x, copy=False)` changes `x` in place",
-                       "write `x = np.nan_to_num(x)`: a new value")
+                       f"`np.nan_to_num({x}, copy=False)` changes `{x}` in place",
+                       f"write `{x} = np.nan_to_num({x})`: a new value")
     result = lw.b.op(prim.name, *operands, **params)
     if prim.outputs:  # one value per result: `w, v = np.linalg.eigh(a)`
         return Tup(tuple(lw.b.op("output", result, index=k, hint=f"{prim.name}{k}")
