@@ -180,9 +180,29 @@ def test_a_choice_between_two_expressions_is_one_line():
     r = 3.0 * RNG.normal(size=8)
     for delta in (1.0, -0.5):
         np.testing.assert_allclose(symdiff.grad(huber_textbook)(r, delta),
-                                   numeric_grad(huber_textbook, (r, delta)), rtol=1e-6)
+                                   numeric_grad(huber_textbook, (r, delta)), rtol=1e-6,
+                                   atol=1e-9)
     code = _code(symdiff.source(symdiff.grad(huber_textbook), r, 1.0))
     assert "r_bar = np.clip(r, -delta, delta) if delta > 0 else " in code, code
+
+
+def huber_branch_free(r, delta):
+    a = np.abs(r)
+    q = np.minimum(a, delta)
+    return np.sum(0.5 * q ** 2 + delta * (a - q))
+
+
+def test_a_bound_at_or_below_zero_is_the_minimum_it_bounds():
+    """``sign(r) * minimum(|r|, delta)`` for ``delta <= 0`` is ``sign(r) * delta``
+    (|r| >= 0): the other case of the clip needs no minimum computed."""
+    r = np.concatenate([3.0 * RNG.normal(size=8), [0.0]])
+    for delta in (1.0, 0.0, -0.5):
+        np.testing.assert_allclose(symdiff.grad(huber_branch_free)(r, delta),
+                                   numeric_grad(huber_branch_free, (r, delta)), rtol=1e-6,
+                                   atol=1e-9)
+    code = _code(symdiff.source(symdiff.grad(huber_branch_free), r, 1.0))
+    assert "r_bar = np.clip(r, -delta, delta) if delta > 0 else np.sign(r) * delta" in code, \
+        code
 
 
 def test_a_conditional_expression_reads_what_its_side_of_an_earlier_if_made():
@@ -566,3 +586,43 @@ def test_a_covariance_s_gradient_needs_no_helper():
     code = symdiff.source(symdiff.grad(lambda X: np.sum(np.cov(X) ** 2)), X)
     assert "_sum_to" not in code and "_matmul_adjoint" not in code and \
         "reshape" not in code and "atleast" not in code, code
+
+
+def smooth_l1(w, X, y):
+    r = np.abs(X @ w - y)
+    return np.sum(np.where(r < 1, 0.5 * r ** 2, r - 0.5))
+
+
+def test_a_sign_times_a_magnitude_is_the_value():
+    """``sign(t) * where(|t| < 1, |t|, 1)`` (the smooth L1 loss written with a
+    named magnitude) is ``np.clip(t, -1.0, 1.0)``: ``sign(t) * |t|`` is ``t``."""
+    X = RNG.normal(size=(7, 3))
+    w = RNG.normal(size=3)
+    y = X @ w + np.array([0.0, 1.0, -1.0, 0.5, -2.5, 3.0, -0.25])  # r = 0, and both kinks
+    df = symdiff.grad(smooth_l1)
+    np.testing.assert_allclose(df(w, X, y), np.clip(X @ w - y, -1.0, 1.0) @ X, rtol=1e-12)
+    w_off = w + 0.1 * RNG.normal(size=3)
+    np.testing.assert_allclose(df(w_off, X, y), numeric_grad(smooth_l1, (w_off, X, y)),
+                               rtol=1e-6, atol=1e-8)
+    code = _code(symdiff.source(df, w, X, y))
+    assert "np.clip(" in code and "np.where" not in code and "np.sign" not in code, code
+
+
+def logistic_logaddexp(w, b, X, y, lam):
+    z = X @ w + b
+    return np.mean(np.logaddexp(0.0, -y * z)) + 0.5 * lam * np.sum(w ** 2)
+
+
+def test_a_negation_only_the_gradient_reads_is_not_computed():
+    """``-y * z`` inside the loss: its derivative reads ``y * z`` (the sign
+    goes into the sum it multiplies), so ``t = -y`` and ``t * z``, which only
+    the gradient would read, are not computed."""
+    X = RNG.normal(size=(9, 3))
+    args = (RNG.normal(size=3), 0.3, X, np.sign(RNG.normal(size=9)), 0.1)
+    df = symdiff.grad(logistic_logaddexp, wrt=(0, 1))
+    for got, i in zip(df(*args), (0, 1)):
+        np.testing.assert_allclose(got, numeric_grad(logistic_logaddexp, args, i), rtol=1e-6,
+                                   atol=1e-9)
+    code = _code(symdiff.source(df, *args))
+    assert "-y" not in code and "np.tanh(0.5 * (y * z))" in code, code
+    assert len([line for line in code.splitlines() if line.strip()]) <= 6, code

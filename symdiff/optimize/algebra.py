@@ -26,8 +26,9 @@ from ..ir.primitive import TABLE
 from ..ir.shapes import is_elementwise
 from .common_subexpressions import replace_atoms
 from .direct_forms import substitute
-from .expanded_numbers import numbers_out_of_expansions, numeric as _numeric
-from .kink_algebra import support
+from .expanded_numbers import numbers_out_of_expansions
+from .forward_reads import ForwardReads
+from .kink_algebra import signed_magnitudes, support
 from .poly import Algebra
 from .gradient_only import read_only_by_gradient
 from .reads import live_counts, views_alike
@@ -52,7 +53,7 @@ def simplify_regions(fn, builder):
     return fn
 
 
-class _Region:
+class _Region(ForwardReads):
     def __init__(self, builder, counts, subst, live, ours=frozenset()):
         self.live_counts, self.live = live
         self.ours = ours
@@ -155,6 +156,7 @@ class _Region:
         self.algebra, self.tree, self.kept, self.read_through = algebra, [], [], 0
         self.opened = False  # (a forward value read as its product: t + t, t = 0.5 * v)
         self.freed = []  # forward sums read through that nothing else reads: then dead
+        self.opened_ops = []  # forward products read as their factors (t = -y, t * z)
         poly = self.poly(root.target)
         if poly is not None and len(poly.terms) <= LIMIT:
             poly = algebra.expanded(poly) or poly
@@ -174,8 +176,9 @@ class _Region:
         cost = _Cost(self.facts)
         before = list({id(op): op for op in self.tree}.values())
         merged = any(op.target in self.merged for op in before)  # (a + a: 2 * a reads better)
-        cheaper = cost(made) < cost(self.tree + self.freed) or \
-            merged and cost(made) <= cost(before + self.freed)
+        freed = self.freed + self._unread_forward(made)
+        cheaper = cost(made) < cost(self.tree + freed) or \
+            merged and cost(made) <= cost(before + freed)
         if not cheaper or not self._same_value_kind(result, root.target):
             return None
         return cost(made), made, result, self.tree
@@ -225,99 +228,7 @@ class _Region:
             made = A.power(parts[0], args[1].value)
         if made is None:
             made = A.call(op.prim, parts, op.params)
-        return support(A, made, self.facts)
-
-    def _forward(self, atom, depth=4):
-        """A forward value that is a constant times another (``0.5 * r``), as
-        that product, so it can meet the backward pass's terms; the writer
-        reads the value where it writes that product again. A sum only the
-        gradient reads, as its terms: ``x + (q - x)`` (a straight-through
-        estimator's value) is ``q`` up to rounding (docs/semantics.md)."""
-        A = self.algebra
-        made = self.facts.producer(atom) if isinstance(atom, Var) else None
-        if made is None or made.backward or depth == 0 or made.effect or \
-                made.prim not in ("multiply", "divide", "negative", "add", "subtract"):
-            return A.atom(atom)
-        args = made.args
-        if made.prim in ("add", "subtract"):
-            self._remember_sum(atom, made)
-            saved = (self.opened, dict(A.forward), dict(A.factors))
-            found = self._sum(atom, depth)
-            if found is None or len(found[0].terms) >= found[1]:  # (only where terms cancel:
-                self.opened, A.forward, A.factors = saved       # x + (q - x) is q; the
-                return A.atom(atom)                             # order atoms come in, kept)
-            self.freed += found[2]
-            self.opened = True
-            return found[0]
-        if made.prim == "negative":
-            poly = A.neg(self._forward(args[0], depth - 1))
-        elif made.prim == "multiply" and any(_numeric(a) for a in args):
-            c, v = args if _numeric(args[0]) else args[::-1]
-            poly = A.scale(self._forward(v, depth - 1), float(c.value))
-        elif made.prim == "divide" and _numeric(args[1]) and args[1].value:
-            poly = A.div(self._forward(args[0], depth - 1), A.const(args[1].value))
-        elif made.prim == "multiply" and all(isinstance(a, Var) for a in args):
-            poly = self._scaled_product(atom, args, depth)  # (0.5 * lam) * w
-            if poly is None:
-                return A.atom(atom)
-        else:
-            return A.atom(atom)
-        if poly is None or not any(self.facts.same_shape(atom, a) for a in made.args
-                                   if not _numeric(a)):
-            return A.atom(atom)
-        single = poly.single()
-        if single is not None:
-            A.forward.setdefault((single[0], single[1]), atom)
-        self.opened = True
-        return poly
-
-    def _remember_sum(self, atom, made):
-        """Tell the algebra the forward value ``atom`` is the sum ``made``
-        computes (``t = 1 - p``), of values and numbers of its shape."""
-        A = self.algebra
-        known = self.sums.get(atom)  # (the same in every attempt: factor keys are atoms')
-        if known is None:
-            if not all(_numeric(a) or isinstance(a, Var) and self.facts.same_shape(a, atom)
-                       for a in made.args):
-                known = self.sums[atom] = ()
-            else:
-                before = set(A.factors)
-                parts = [A.atom(a) for a in made.args]
-                poly = A.add(*parts) if made.prim == "add" else A.sub(*parts)
-                new = {k: A.factors.pop(k) for k in list(A.factors) if k not in before}
-                known = self.sums[atom] = (poly, {k: A.factors.get(k) or new[k]
-                                                  for m in poly.terms for k, _ in m})
-        if known:
-            A.remember_sum(atom, *known)
-
-    def _scaled_product(self, atom, args, depth):
-        """A forward product one factor of which is a constant times a value
-        (``t * w`` with ``t = 0.5 * lam``), as ``0.5 * lam * w``: its
-        constant may meet the gradient's (``t * w + t * w`` is ``lam * w``)."""
-        A = self.algebra
-        parts = [self._forward(a, depth - 1) for a in args]
-        if any(p is None for p in parts) or not any(
-                (p.single() or (None, 1.0))[1] != 1.0 for p in parts):
-            return None
-        return A.mul(*parts)
-
-    def _sum(self, atom, depth):
-        """(normal form, number of terms read, operations nothing else reads)
-        of a forward sum only the gradient reads, through such sums in it."""
-        made = self.facts.producer(atom) if isinstance(atom, Var) else None
-        if made is None or made.prim not in ("add", "subtract") or made.backward or \
-                made.effect or depth == 0 or atom not in self.ours or not all(
-                    isinstance(a, Var) and self.facts.same_shape(a, atom) for a in made.args):
-            poly = self._forward(atom, depth - 1) if depth else self.algebra.atom(atom)
-            return poly, len(poly.terms) if poly is not None else 1, []
-        parts = [self._sum(a, depth - 1) for a in made.args]
-        if any(p[0] is None for p in parts):
-            return None
-        A = self.algebra
-        poly = A.add(parts[0][0], parts[1][0]) if made.prim == "add" else \
-            A.sub(parts[0][0], parts[1][0])
-        freed = [made] if self.live_counts.get(atom) == 1 else []
-        return poly, parts[0][1] + parts[1][1], freed + parts[0][2] + parts[1][2]
+        return signed_magnitudes(A, support(A, made, self.facts), self.facts)
 
     def _same_value_kind(self, result, target):
         """The rewritten value has the shape (and, where known, the dtype)."""

@@ -55,6 +55,8 @@ class Writer:
         known = self.A.forward.get((mono, coef))
         if known is not None:  # a forward value is this product: read it
             return known
+        if coef < 0:  # -y * (a - b) as y * (b - a): the sign costs no pass of its own
+            mono, coef = self._sign_into_sum(mono, coef)
         factors = sorted(mono, key=lambda ke: self.order.get(ke[0], 0))
         clipped = self._sign_minimum(factors)
         num, den = [], []
@@ -92,6 +94,18 @@ class Writer:
         if den:
             value = self.b.div(value, _product(self.b, den))
         return value
+
+    def _sign_into_sum(self, mono, coef):
+        """``mono`` with a sum of it that has a term to subtract negated, and
+        ``-coef``; or as they are."""
+        for key, exp in sorted(mono, key=lambda ke: self.order.get(ke[0], 0)):
+            f = self.A.factors[key]
+            if exp == 1 and f.kind == "sum" and any(c < 0 for c in f.args[0].terms.values()):
+                negated = self.A.whole(self.A.neg(f.args[0]))
+                (new, _), = next(iter(negated.terms))
+                self.order.setdefault(new, self.order.get(key, 0))
+                return mono - {(key, 1)} | {(new, 1)}, -coef
+        return mono, coef
 
     def _smallest(self, values):
         """The one factor of ``values`` with fewer entries than the others
@@ -179,8 +193,9 @@ class Writer:
                     if magnitude is not None and magnitude.prim == "abs" and \
                             magnitude.args[0] is x and self._bound(bound):
                         rest = [fe for k, fe in enumerate(factors) if k not in (i, j)]
+                        # (for c <= 0, minimum(|x|, c) is c: |x| >= 0)
                         return self._clip(x, bound, lambda: self.b.mul(
-                            self.b.op("sign", x), made.target)), rest
+                            self.b.op("sign", x), bound)), rest
         return None
 
     def _bound(self, c):

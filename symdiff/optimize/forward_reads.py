@@ -1,0 +1,130 @@
+"""Forward values read as the terms they are made of, so the backward
+pass's algebra (algebra.py) can meet them: ``t = 0.5 * r`` as that product,
+``t = -y`` and ``t * z`` as ``-(y * z)``, a forward sum only the gradient
+reads as its terms. What is read so and nothing else reads afterwards goes
+with the operations the expression replaces (its cost counts them).
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+from ..ir.nodes import Var, uses, walk
+from .expanded_numbers import numeric as _numeric
+
+
+class ForwardReads:
+    """A mixin of algebra.py's region: it supplies ``algebra``, ``facts``,
+    ``sums``, ``ours``, ``live_counts``, ``tree``, ``freed``, ``opened`` and
+    ``opened_ops``."""
+
+    def _forward(self, atom, depth=4):
+        """A forward value that is a constant times another (``0.5 * r``), as
+        that product, so it can meet the backward pass's terms; the writer
+        reads the value where it writes that product again. A sum only the
+        gradient reads, as its terms: ``x + (q - x)`` (a straight-through
+        estimator's value) is ``q`` up to rounding (docs/semantics.md)."""
+        A = self.algebra
+        made = self.facts.producer(atom) if isinstance(atom, Var) else None
+        if made is None or made.backward or depth == 0 or made.effect or \
+                made.prim not in ("multiply", "divide", "negative", "add", "subtract"):
+            return A.atom(atom)
+        args = made.args
+        if made.prim in ("add", "subtract"):
+            self._remember_sum(atom, made)
+            saved = (self.opened, dict(A.forward), dict(A.factors))
+            found = self._sum(atom, depth)
+            if found is None or len(found[0].terms) >= found[1]:  # (only where terms cancel:
+                self.opened, A.forward, A.factors = saved       # x + (q - x) is q; the
+                return A.atom(atom)                             # order atoms come in, kept)
+            self.freed += found[2]
+            self.opened = True
+            return found[0]
+        if made.prim == "negative":
+            poly = A.neg(self._forward(args[0], depth - 1))
+        elif made.prim == "multiply" and any(_numeric(a) for a in args):
+            c, v = args if _numeric(args[0]) else args[::-1]
+            poly = A.scale(self._forward(v, depth - 1), float(c.value))
+        elif made.prim == "divide" and _numeric(args[1]) and args[1].value:
+            poly = A.div(self._forward(args[0], depth - 1), A.const(args[1].value))
+        elif made.prim == "multiply" and all(isinstance(a, Var) for a in args):
+            poly = self._scaled_product(atom, args, depth)  # (0.5 * lam) * w
+            if poly is None:
+                return A.atom(atom)
+        else:
+            return A.atom(atom)
+        if poly is None or not any(self.facts.same_shape(atom, a) for a in made.args
+                                   if not _numeric(a)):
+            return A.atom(atom)
+        single = poly.single()
+        if single is not None:
+            A.forward.setdefault((single[0], single[1]), atom)
+        self.opened = True
+        self.opened_ops.append(made)
+        return poly
+
+    def _unread_forward(self, made):
+        """The forward products opened into the expression that nothing reads
+        once ``made`` replaces the old operations (``t = -y`` and ``t * z``
+        where the gradient is written with ``y * z``): they go too."""
+        kept = {a for s in walk(made) for a in uses(s) + [
+            x for m in getattr(s, "merges", ()) for x in uses(m)] if isinstance(a, Var)}
+        reads = Counter(a for op in self.tree + self.freed for a in op.args
+                        if isinstance(a, Var))
+        freed, changed = [], True
+        while changed:
+            changed = False
+            for op in self.opened_ops:
+                if all(op is not f for f in freed) and op.target not in kept and \
+                        reads[op.target] == self.live_counts.get(op.target, 0) > 0:
+                    freed.append(op)
+                    reads.update(a for a in op.args if isinstance(a, Var))
+                    changed = True
+        return freed
+
+    def _remember_sum(self, atom, made):
+        """Tell the algebra the forward value ``atom`` is the sum ``made``
+        computes (``t = 1 - p``), of values and numbers of its shape."""
+        A = self.algebra
+        known = self.sums.get(atom)  # (the same in every attempt: factor keys are atoms')
+        if known is None:
+            if not all(_numeric(a) or isinstance(a, Var) and self.facts.same_shape(a, atom)
+                       for a in made.args):
+                known = self.sums[atom] = ()
+            else:
+                before = set(A.factors)
+                parts = [A.atom(a) for a in made.args]
+                poly = A.add(*parts) if made.prim == "add" else A.sub(*parts)
+                new = {k: A.factors.pop(k) for k in list(A.factors) if k not in before}
+                known = self.sums[atom] = (poly, {k: A.factors.get(k) or new[k]
+                                                  for m in poly.terms for k, _ in m})
+        if known:
+            A.remember_sum(atom, *known)
+
+    def _scaled_product(self, atom, args, depth):
+        """A forward product one factor of which is a constant times a value
+        (``t * w`` with ``t = 0.5 * lam``), as ``0.5 * lam * w``: its
+        constant may meet the gradient's (``t * w + t * w`` is ``lam * w``)."""
+        A = self.algebra
+        parts = [self._forward(a, depth - 1) for a in args]
+        if any(p is None for p in parts) or not any(
+                (p.single() or (None, 1.0))[1] != 1.0 for p in parts):
+            return None
+        return A.mul(*parts)
+
+    def _sum(self, atom, depth):
+        """(normal form, number of terms read, operations nothing else reads)
+        of a forward sum only the gradient reads, through such sums in it."""
+        made = self.facts.producer(atom) if isinstance(atom, Var) else None
+        if made is None or made.prim not in ("add", "subtract") or made.backward or \
+                made.effect or depth == 0 or atom not in self.ours or not all(
+                    isinstance(a, Var) and self.facts.same_shape(a, atom) for a in made.args):
+            poly = self._forward(atom, depth - 1) if depth else self.algebra.atom(atom)
+            return poly, len(poly.terms) if poly is not None else 1, []
+        parts = [self._sum(a, depth - 1) for a in made.args]
+        if any(p[0] is None for p in parts):
+            return None
+        A = self.algebra
+        poly = A.add(parts[0][0], parts[1][0]) if made.prim == "add" else \
+            A.sub(parts[0][0], parts[1][0])
+        freed = [made] if self.live_counts.get(atom) == 1 else []
+        return poly, parts[0][1] + parts[1][1], freed + parts[0][2] + parts[1][2]
