@@ -4,6 +4,8 @@ gradient centred by the mean the function computed, one matrix product of a
 sum where two shared a factor, constants of a forward product meeting the
 gradient's, no leading new axis broadcasting adds anyway. Each gradient is
 checked against central differences; the source for what it must not have."""
+import re
+
 import numpy as np
 import scipy.special as scipy_special
 import pytest
@@ -626,3 +628,90 @@ def test_a_negation_only_the_gradient_reads_is_not_computed():
     code = _code(symdiff.source(df, *args))
     assert "-y" not in code and "np.tanh(0.5 * (y * z))" in code, code
     assert len([line for line in code.splitlines() if line.strip()]) <= 6, code
+
+
+def _bce_divide(w, X, y):
+    p = 1 / (1 + np.exp(-(X @ w)))
+    return -np.mean(y * np.log(p) + (1 - y) * np.log(1 - p))
+
+
+def _bce_reciprocal(w, X, y):
+    p = np.reciprocal(1.0 + np.exp(-X.dot(w)))
+    return -np.mean(y * np.log(p) + (1.0 - y) * np.log(1.0 - p))
+
+
+def _bce_power(w, X, y):
+    p = (1 + np.exp(-(X @ w))) ** -1
+    q = -p + 1
+    return -np.mean(y * np.log(p) + (1 - y) * np.log(q))
+
+
+def _sigmoid(z):
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+def _bce_helper(w, X, y):
+    p = _sigmoid(X @ w)
+    loss = -(y * np.log(p) + (1 - y) * np.log(1 - p))
+    return loss.mean()
+
+
+@pytest.mark.parametrize("f", [_bce_divide, _bce_reciprocal, _bce_power, _bce_helper])
+def test_the_sigmoid_written_out_then_cross_entropy_is_p_minus_y(f):
+    """``1 - p`` with ``p = 1 / (1 + e)`` is ``e / (1 + e)``, and terms that
+    are a monomial times each term of ``1 + e`` are it times ``1 + e``: the
+    gradient is ``(p - y) / n @ X``, exact where ``1 - p`` has lost its digits
+    (at z = 36, ``1 - p`` is 4% off ``exp(-36) * p``)."""
+    X = RNG.normal(size=(9, 3))
+    w = RNG.normal(size=3)
+    y = (RNG.random(9) > 0.5) * 1.0
+    df = symdiff.grad(f)
+    np.testing.assert_allclose(df(w, X, y), numeric_grad(f, (w, X, y)), rtol=1e-6, atol=1e-9)
+    code = _code(symdiff.source(df, w, X, y))
+    assert "(p - y)" in code and "np.log" not in code and "1 - p" not in code, code
+    far = np.array([[36.0, 0.0, 0.0], [-3.0, 0.0, 0.0]])  # p near 1 and y = 0; a usual p
+    p = 1.0 / (1.0 + np.exp(-far[:, 0]))
+    np.testing.assert_allclose(df(np.array([1.0, 0.0, 0.0]), far, np.zeros(2)),
+                               p / 2 @ far, rtol=1e-14)
+
+
+def _smooth_l1_beta(x, y, beta):  # PyTorch's SmoothL1Loss, beta a parameter
+    d = np.abs(x - y)
+    return np.mean(np.where(d < beta, 0.5 * d ** 2 / beta, d - 0.5 * beta))
+
+
+def test_a_select_of_x_and_its_sign_times_a_shared_factor_is_a_scaled_clip():
+    """``where(|t| < beta, t / (n beta), sign(t) / n)`` is ``clip(t, -beta,
+    beta) / (beta n)`` where beta > 0 (the guard of the division by beta is
+    beta where the mask holds), and ``sign(t) / n`` otherwise."""
+    y = RNG.normal(size=8)
+    x = y + np.array([0.0, 0.5, -0.5, 0.2, -0.3, 2.0, -1.5, 0.7])  # t = 0 and |t| = beta
+    df = symdiff.grad(_smooth_l1_beta)
+    for beta in (0.5, 0.0, -0.3):
+        want = np.clip((x - y) / beta, -1, 1) / 8 if beta > 0 else np.sign(x - y) / 8
+        np.testing.assert_allclose(df(x, y, beta), want, rtol=1e-14)
+    off = x + 0.01
+    np.testing.assert_allclose(df(off, y, 0.5), numeric_grad(_smooth_l1_beta, (off, y, 0.5)),
+                               rtol=1e-6, atol=1e-9)
+    code = _code(symdiff.source(df, x, y, 0.5))
+    assert re.search(r"np\.clip\(t, -beta, beta\) / \((beta \* \w+|\w+ \* beta)\)", code) \
+        and "np.where" not in code, code
+
+
+def _log_cosh(w, X, y):
+    return np.sum(np.log(np.cosh(X @ w - y)))
+
+
+def test_sinh_over_cosh_is_tanh():
+    """log cosh's derivative ``sinh(r) / cosh(r)`` is ``np.tanh(r)``: one call,
+    and no inf / inf where cosh overflows (there the slope is 1)."""
+    X = RNG.normal(size=(6, 3))
+    w = RNG.normal(size=3)
+    y = RNG.normal(size=6)
+    df = symdiff.grad(_log_cosh)
+    np.testing.assert_allclose(df(w, X, y), numeric_grad(_log_cosh, (w, X, y)), rtol=1e-6)
+    code = _code(symdiff.source(df, w, X, y))
+    assert "np.tanh(X @ w - y) @ X" in code and "sinh" not in code, code
+    far = np.array([800.0, 0.0, 0.0, 0.0, 0.0, 0.0])  # cosh(800) is inf
+    with np.errstate(over="ignore"):
+        np.testing.assert_allclose(df(w, X, X @ w - far), np.tanh(far) @ X, rtol=1e-14)

@@ -28,7 +28,8 @@ from .common_subexpressions import replace_atoms
 from .direct_forms import substitute
 from .expanded_numbers import numbers_out_of_expansions
 from .forward_reads import ForwardReads
-from .kink_algebra import signed_magnitudes, support
+from .kink_algebra import support
+from .product_identities import products_simplified
 from .poly import Algebra
 from .gradient_only import read_only_by_gradient
 from .reads import live_counts, views_alike
@@ -228,7 +229,7 @@ class _Region(ForwardReads):
             made = A.power(parts[0], args[1].value)
         if made is None:
             made = A.call(op.prim, parts, op.params)
-        return signed_magnitudes(A, support(A, made, self.facts), self.facts)
+        return products_simplified(A, support(A, made, self.facts), self.facts)
 
     def _same_value_kind(self, result, target):
         """The rewritten value has the shape (and, where known, the dtype)."""

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..ir.nodes import Var, uses, walk
+from ..ir.nodes import Const, Var, uses, walk
+from .terms import Poly, in_order
 from .expanded_numbers import numeric as _numeric
 
 
@@ -26,11 +27,15 @@ class ForwardReads:
         A = self.algebra
         made = self.facts.producer(atom) if isinstance(atom, Var) else None
         if made is None or made.backward or depth == 0 or made.effect or \
-                made.prim not in ("multiply", "divide", "negative", "add", "subtract"):
+                made.prim not in ("multiply", "divide", "negative", "add", "subtract",
+                                  "reciprocal", "power"):
             return A.atom(atom)
         args = made.args
         if made.prim in ("add", "subtract"):
             self._remember_sum(atom, made)
+            together = self._over_known_sum(made, depth)
+            if together is not None:
+                return self._opened_as(atom, made, together)
             saved = (self.opened, dict(A.forward), dict(A.factors))
             found = self._sum(atom, depth)
             if found is None or len(found[0].terms) >= found[1]:  # (only where terms cancel:
@@ -46,6 +51,10 @@ class ForwardReads:
             poly = A.scale(self._forward(v, depth - 1), float(c.value))
         elif made.prim == "divide" and _numeric(args[1]) and args[1].value:
             poly = A.div(self._forward(args[0], depth - 1), A.const(args[1].value))
+        elif made.prim == "divide" and isinstance(args[1], Var):  # 1 / t, e / t
+            poly = A.div(self._forward(args[0], depth - 1), self._forward(args[1], depth - 1))
+        elif made.prim == "reciprocal" or made.prim == "power" and args[1] == Const(-1):
+            poly = A.div(A.const(1.0), self._forward(args[0], depth - 1))
         elif made.prim == "multiply" and all(isinstance(a, Var) for a in args):
             poly = self._scaled_product(atom, args, depth)  # (0.5 * lam) * w
             if poly is None:
@@ -55,12 +64,46 @@ class ForwardReads:
         if poly is None or not any(self.facts.same_shape(atom, a) for a in made.args
                                    if not _numeric(a)):
             return A.atom(atom)
+        return self._opened_as(atom, made, poly)
+
+    def _opened_as(self, atom, made, poly):
         single = poly.single()
         if single is not None:
-            A.forward.setdefault((single[0], single[1]), atom)
+            self.algebra.forward.setdefault((single[0], single[1]), atom)
         self.opened = True
         self.opened_ops.append(made)
         return poly
+
+    def _over_known_sum(self, made, depth):
+        """``c - k / q`` over ``q``, where ``q`` is a forward sum whose number
+        that cancels (``1 - p`` with ``p = 1 / t``, ``t = 1 + e``: ``e / t``,
+        which is also the more accurate where p is near 1); else None."""
+        A = self.algebra
+        number = [a for a in made.args if _numeric(a)]
+        values = [a for a in made.args if isinstance(a, Var)]
+        if len(number) != 1 or len(values) != 1 or \
+                not self.facts.same_shape(values[0], made.target):
+            return None
+        saved = (dict(A.forward), dict(A.factors), list(self.opened_ops), self.opened)
+        part = self._forward(values[0], depth - 1)
+        single = part.single() if part is not None else None
+        for key, exp in in_order(A.factors, single[0]) if single else ():
+            known = A.expansions.get(key)
+            if exp != -1 or known is None:
+                continue
+            rest = Poly({single[0] - {(key, exp)}: single[1]})  # (v times q)
+            c = A.const(number[0].value)
+            if made.prim == "subtract" and made.args[0] is values[0]:
+                c = A.neg(c)
+            elif made.prim == "subtract":
+                rest = A.neg(rest)
+            for k, f in known[1].items():
+                A.factors.setdefault(k, f)
+            over = A.add(A.mul(c, known[0]), rest)  # (c q + k) / q
+            if len(over.terms) < len(known[0].terms):
+                return A.div(over, A.atom(A.factors[key].atom))
+        A.forward, A.factors, self.opened_ops, self.opened = saved
+        return None
 
     def _unread_forward(self, made):
         """The forward products opened into the expression that nothing reads

@@ -30,47 +30,6 @@ def support(A, poly, facts):
     return Poly(terms) if changed else poly
 
 
-def signed_magnitudes(A, poly, facts):
-    """``sign(x) * |x|`` is ``x``, in each term and in each select's branches
-    (``sign(t) * where(|t| < 1, |t|, 1)`` is then a clip). NaN, infinities
-    and zeros are the same on both sides."""
-    if all(len(m) < 2 and all(A.factors[k].kind != "where" for k, _ in m) for m in poly.terms):
-        return poly
-    made, changed = A.const(0.0), False
-    for mono, coef in poly.terms.items():
-        term = _signed_magnitude(A, mono, facts)
-        if term is None:
-            term = Poly({mono: 1.0})
-            w = next((A.factors[k] for k, e in mono
-                      if e == 1 and A.factors[k].kind == "where"), None)
-            branches = w and tuple(signed_magnitudes(A, arg, facts) for arg in w.args)
-            if w is not None and any(a is not b for a, b in zip(branches, w.args)):
-                rest = Poly({frozenset(x for x in mono if x[0] != w.key): 1.0})
-                term = A.mul(rest, A.where(w.atom, *branches))
-        changed = changed or term.terms != {mono: 1.0}
-        made = A.add(made, A.scale(term, coef))
-    return made if changed else poly
-
-
-def _signed_magnitude(A, mono, facts):
-    """``mono`` with a factor ``sign(x)`` and a factor ``|x|`` as ``x``, or None."""
-    keys = dict(mono)
-    found = {}
-    for key, exp in mono:
-        for prim in ("sign", "abs"):
-            operands = called(A, A.factors[key], prim, facts) if exp == 1 else None
-            if operands and isinstance(operands[0], Var):
-                found.setdefault((prim, operands[0]), key)
-    for (prim, x), key in found.items():
-        other = found.get(("abs", x))
-        if prim == "sign" and other is not None:
-            del keys[key], keys[other]
-            (atom_key, _), = next(iter(A.atom(x).terms))
-            keys[atom_key] = keys.get(atom_key, 0) + 1
-            return Poly({frozenset((k, e) for k, e in keys.items() if e): 1.0})
-    return None
-
-
 def _share_region(A, factor, facts):
     """``(x, y)`` if ``factor`` is 1 exactly where x > y (0 or 1/2 elsewhere):
     ``step(x, y)`` or ``0.5 + 0.5 * sign(x - y)``; else None."""

@@ -16,53 +16,15 @@ reciprocal is exact (a power of two), so no value is rounded twice.
 """
 from __future__ import annotations
 
-import math
-
 from ..ir.nodes import Const, Var
+from .expansions import Expansions
+from .terms import Factor, Poly, accumulate as _accumulate, atom_key as _atom_key, \
+    exact_reciprocal as _exact_reciprocal, number as _number, product as _product
+
+__all__ = ["Algebra", "Factor", "Poly"]
 
 
-class Factor:
-    """``kind`` "atom" (``atom``), "call" (``prim``, ``params``, ``args``:
-    polys), "where" (``mask``: an atom; ``args``: the two branches' polys) or
-    "sum" (``args``: one poly)."""
-
-    __slots__ = ("kind", "key", "atom", "prim", "params", "args")
-
-    def __init__(self, kind, key, atom=None, prim="", params=(), args=()):
-        self.kind, self.key, self.atom = kind, key, atom
-        self.prim, self.params, self.args = prim, params, args
-
-
-class Poly:
-    """A sum of terms: monomial -> coefficient. A monomial is a frozenset of
-    (factor key, exponent); the empty one is the constant term."""
-
-    __slots__ = ("terms",)
-
-    def __init__(self, terms=None):
-        self.terms = {m: c for m, c in (terms or {}).items() if c != 0}
-
-    @property
-    def key(self):
-        return frozenset(self.terms.items())
-
-    def constant(self):
-        """The number this poly is, or None."""
-        if not self.terms:
-            return 0.0
-        if len(self.terms) == 1 and frozenset() in self.terms:
-            return self.terms[frozenset()]
-        return None
-
-    def single(self):
-        """(monomial, coefficient) if one term, else None."""
-        return next(iter(self.terms.items())) if len(self.terms) == 1 else None
-
-    def size(self):
-        return sum(len(m) + 1 for m in self.terms)
-
-
-class Algebra:
+class Algebra(Expansions):
     """Builds polys, remembering each factor by its key in order of first
     appearance (emission follows that order: deterministic)."""
 
@@ -197,110 +159,6 @@ class Algebra:
             rest[frozenset((k, e) for k, e in exps.items() if e)] = c
         return frozenset(shared.items()), Poly(rest)
 
-    def remember_sum(self, atom, poly, factors):
-        """The forward value ``atom`` is the sum ``poly`` (``t = 1 - p``), whose
-        factors are ``factors``: a sum met in a product is that value, and the
-        value may be multiplied out where that cancels terms (`expanded`)."""
-        self.sums.setdefault(poly.key, atom)
-        self.expansions.setdefault(_atom_key(atom), (poly, factors))
-
-    def expanded(self, p):
-        """``p`` with the sums in its products multiplied out, where that is
-        at most half as large once like terms cancel: ``p (1 - p) ((1 - y) / (1 - p) - y /
-        p)``, a sigmoid's slope times a cross-entropy's, is ``p - y`` (a sum
-        that is a forward value is that value first, so it cancels against
-        its reciprocal; then the value is opened). Else None."""
-        whole = self.weight(p)
-        if whole > 4 * self.limit or not self._may_cancel(p):  # (bounded: milliseconds)
-            return None
-        best, weight = None, whole / 2  # (at most half the work: terms that
-        made = self._distribute_all(p, 3, self._as_known_sum)  # cancel, not a**2 - b**2
-        for candidate in (made, made and self._distribute_all(made, 1, self._opened)):
-            if candidate is not None and len(candidate.terms) <= self.limit \
-                    and self.weight(candidate) <= weight:  # for (a + b) (a - b), which
-                best, weight = candidate, self.weight(candidate)  # loses precision)
-        return best
-
-    def _may_cancel(self, p):
-        """Whether a factor of ``p`` (a sum that is a forward value counted as
-        that value) is both multiplied and divided by somewhere in it: else
-        multiplying out cancels nothing a normal form has not."""
-        signs = {}
-
-        def walk(poly):
-            for mono in poly.terms:
-                for key, exp in mono:
-                    factor = self.factors[key]
-                    if factor.kind == "sum" and factor.args[0].key in self.sums:
-                        key = _atom_key(self.sums[factor.args[0].key])
-                    signs.setdefault(key, set()).add(exp > 0)
-                    for arg in factor.args:
-                        if isinstance(arg, Poly):
-                            walk(arg)
-        walk(p)
-        return any(len(found) == 2 for found in signs.values())
-
-    def weight(self, p):
-        """About how many operations writing ``p`` takes."""
-        total = 0
-        for mono, coef in p.terms.items():
-            total += 1 + (abs(coef) != 1.0)
-            for key, exp in mono:
-                factor = self.factors[key]
-                total += 1 + (abs(exp) != 1)
-                total += sum(self.weight(a) for a in factor.args
-                             if isinstance(a, Poly))
-        return total
-
-    def _as_known_sum(self, key, exp, depth):
-        """A sum factor as the forward value it is, or multiplied out."""
-        factor = self.factors[key]
-        if factor.kind != "sum":
-            return None
-        atom = self.sums.get(factor.args[0].key)
-        if atom is not None:
-            return self.power(self.atom(atom), exp) if exp != 1 else self.atom(atom)
-        if not 0 < exp <= 2 or not depth:
-            return None
-        inner = self._distribute_all(factor.args[0], depth - 1, self._as_known_sum)
-        return None if inner is None else self._times(inner, exp)
-
-    def _opened(self, key, exp, depth):
-        """A forward value that is a sum, in a numerator: the sum."""
-        found = self.expansions.get(key)
-        if found is None or not 0 < exp <= 2:
-            return None
-        poly, factors = found
-        for k, f in factors.items():
-            self.factors.setdefault(k, f)
-        return self._times(poly, exp)
-
-    def _times(self, poly, exp):
-        made = poly
-        for _ in range(exp - 1):
-            made = self._product_of(made, poly)
-            if made is None:
-                return None
-        return made
-
-    def _distribute_all(self, p, depth, rewrite):
-        """``p`` with each factor ``rewrite`` gives a poly for replaced by it,
-        products taken term by term; None if that grows past the limit."""
-        out = {}
-        for mono, coef in p.terms.items():
-            term = self.const(coef)
-            for key, exp in sorted(mono, key=lambda item: repr(item[0])):
-                part = rewrite(key, exp, depth)
-                if part is None:
-                    part = Poly({frozenset({(key, exp)}): 1.0})
-                term = self._product_of(term, part)
-                if term is None:
-                    return None
-            _accumulate(out, term)
-            if len(out) > self.limit:
-                return None
-        return self._tidy(Poly(out))
-
     def _product_of(self, p, q):
         """``p * q`` term by term (each product as `mul` makes it)."""
         if len(p.terms) * len(q.terms) > self.limit:
@@ -367,32 +225,3 @@ class Algebra:
                 if len(spread.terms) < len(p.terms):
                     return self._tidy(spread)
         return p
-
-
-def _accumulate(terms, p):
-    for m, c in p.terms.items():
-        terms[m] = terms.get(m, 0.0) + c
-
-
-def _product(m, n):
-    exps = dict(m)
-    for k, e in n:
-        exps[k] = exps.get(k, 0) + e
-    return frozenset((k, e) for k, e in exps.items() if e)
-
-
-def _atom_key(atom):
-    return ("a", atom) if isinstance(atom, Var) else ("k", repr(atom.value))
-
-
-def _number(value):
-    return isinstance(value, (int, float)) and not isinstance(value, bool) \
-        and math.isfinite(value)
-
-
-def _exact_reciprocal(c):
-    """Whether 1 / c is exact: c is a power of two."""
-    if not c or not math.isfinite(c):
-        return False
-    mantissa, _ = math.frexp(abs(c))
-    return mantissa == 0.5

@@ -38,7 +38,10 @@ def fold_any(b, prim, args, params):
         return None
     for i, arg in enumerate(args):
         spread = b.facts.producer(arg)
-        c = _expanded_number(b, arg, args[:i] + args[i + 1:])
+        negated = spread is not None and spread.prim == "negative" and spread.backward
+        if negated:  # (-full_like(x, c): -c)
+            spread = b.facts.producer(spread.args[0])
+        c = None if negated else _expanded_number(b, arg, args[:i] + args[i + 1:])
         if c is not None:  # (0.5 spread, then given an axis by a keepdims rule: 0.5)
             return b.op(prim, *args[:i], c, *args[i + 1:], **params)
         if spread is None or spread.prim != "unreduce":
@@ -56,6 +59,7 @@ def fold_any(b, prim, args, params):
         small = _whole_value(b, g)
         if small is None:
             small = _compact(b, g, spread.param("axis"), spread.param("keepdims"))
+        small = b.neg(small) if negated else small
         return b.op(prim, *args[:i], small, *args[i + 1:], **params)
     return None
 

@@ -11,12 +11,14 @@ from __future__ import annotations
 from ..ir.nodes import Const, If, Merge, Var
 from .kink_algebra import abs_bound, called, single_atom
 from .poly import Poly
+from .terms import exact_reciprocal, in_order
 
 
 class Writer:
     def __init__(self, builder, algebra, facts):
         self.b, self.A, self.facts = builder, algebra, facts
-        self.order = {k: i for i, k in enumerate(algebra.factors)}
+        self.order = {k: (i, 0) for i, k in enumerate(algebra.factors)}
+        self.placed = 0
 
     def poly(self, p):
         c = p.constant()
@@ -49,7 +51,23 @@ class Writer:
         return value
 
     def _first(self, mono):
-        return min((self.order.get(k, 0) for k, _ in mono), default=-1)
+        return min((self._rank(k) for k, _ in mono), default=(-1, 0))
+
+    def _rank(self, key):
+        """Where a factor goes in a product: the order factors first appeared
+        in (never a frozenset's, which follows hashes of objects)."""
+        found = self.order.get(key)
+        if found is None:
+            factors = self.A.factors
+            found = self.order[key] = (
+                list(factors).index(key) if key in factors else len(factors), 0)
+        return found
+
+    def _place(self, key, near):
+        """A factor made while writing goes just after ``near``."""
+        if key not in self.order:
+            self.placed += 1
+            self.order[key] = (self._rank(near)[0], self.placed)
 
     def term(self, mono, coef):
         known = self.A.forward.get((mono, coef))
@@ -57,7 +75,8 @@ class Writer:
             return known
         if coef < 0:  # -y * (a - b) as y * (b - a): the sign costs no pass of its own
             mono, coef = self._sign_into_sum(mono, coef)
-        factors = sorted(mono, key=lambda ke: self.order.get(ke[0], 0))
+        mono, coef = self._forward_parts(mono, coef)
+        factors = sorted(mono, key=lambda ke: self._rank(ke[0]))
         clipped = self._sign_minimum(factors)
         num, den = [], []
         if clipped is not None:
@@ -95,15 +114,38 @@ class Writer:
             value = self.b.div(value, _product(self.b, den))
         return value
 
+    def _forward_parts(self, mono, coef):
+        """``mono`` (and ``coef``) with the products of two or more factors
+        that forward values are read from them: ``g * d * a / b**2`` with ``q
+        = a / b`` computed is ``g * d * q / b``."""
+        while True:
+            exps = dict(mono)
+            best = None
+            for (part, k), atom in self.A.forward.items():
+                if len(part) >= 2 and (best is None or len(part) > len(best[0])) \
+                        and k in (1.0, coef) \
+                        and all(exps.get(f, 0) * e > 0 and abs(exps[f]) >= abs(e)
+                                for f, e in part):
+                    best = (part, atom, k)
+            if best is None:
+                return mono, coef
+            coef /= best[2]
+            (key, _), = next(iter(self.A.atom(best[1]).terms))
+            self._place(key, min((k for k, _ in best[0]), key=self._rank))
+            for k, e in best[0]:
+                exps[k] -= e
+            exps[key] = exps.get(key, 0) + 1
+            mono = frozenset((k, e) for k, e in exps.items() if e)
+
     def _sign_into_sum(self, mono, coef):
         """``mono`` with a sum of it that has a term to subtract negated, and
         ``-coef``; or as they are."""
-        for key, exp in sorted(mono, key=lambda ke: self.order.get(ke[0], 0)):
+        for key, exp in sorted(mono, key=lambda ke: self._rank(ke[0])):
             f = self.A.factors[key]
             if exp == 1 and f.kind == "sum" and any(c < 0 for c in f.args[0].terms.values()):
                 negated = self.A.whole(self.A.neg(f.args[0]))
                 (new, _), = next(iter(negated.terms))
-                self.order.setdefault(new, self.order.get(key, 0))
+                self._place(new, key)
                 return mono - {(key, 1)} | {(new, 1)}, -coef
         return mono, coef
 
@@ -142,6 +184,17 @@ class Writer:
             return self._where(f)
         return self.b.op(f.prim, *(self.poly(a) for a in f.args), **dict(f.params))
 
+    def _scaled(self, value, scale):
+        if scale is None:
+            return value
+        mono, coef = scale
+        up = frozenset((k, e) for k, e in mono if e > 0)
+        down = frozenset((k, -e) for k, e in mono if e < 0)
+        if up or coef != 1.0:
+            value = self.b.mul(value, self.term(up, coef)) if up else \
+                self.b.mul(Const(coef), value)
+        return self.b.div(value, self.term(down, 1.0)) if down else value
+
     # ---- the clip identities ------------------------------------------------------------
     def _where(self, f):
         """``where(|x| <= c, x, c * sign(x))`` is ``clip(x, -c, c)`` for c >= 0."""
@@ -149,10 +202,47 @@ class Writer:
         if found is not None:
             x, c, inside = found
             taken, other = f.args if inside else f.args[::-1]
-            if single_atom(self.A, taken) is x and self._bound(c) and \
-                    self._is_signum(other, x, c):
-                return self._clip(x, c, lambda: self.poly(other))
+            scale = self._common_scale(taken, other, x, f.atom, inside)
+            if scale is not None and self._bound(c) and self._is_signum(scale[1], x, c):
+                return self._clip(x, c, lambda: self.poly(other), scale[0])
         return self.b.op("where", f.atom, self.poly(f.args[0]), self.poly(f.args[1]))
+
+    def _common_scale(self, taken, other, x, mask, inside):
+        """``(factor, other / factor)`` where ``taken`` is ``x`` times a
+        factor both branches share (``t / (n beta)`` and ``sign(t) / n``:
+        ``1 / (n beta)`` and ``sign(t) * beta``); factor None where ``taken``
+        is ``x``; else None. A select on the mask in the factor (a guard of
+        the division by beta) is its value where |x| < c: the clip is written
+        under ``if c > 0`` (a constant c is positive), and the quotient must be
+        ``c * sign(x)``, so the factor holds nothing but c and other's factors."""
+        if single_atom(self.A, taken) is x:
+            return None, other
+        single, rest = taken.single(), other.single()
+        if not isinstance(x, Var):
+            return None
+        (key, _), = next(iter(self.A.atom(x).terms))
+        if single is None or rest is None or (key, 1) not in single[0] or \
+                not (single[1] in (1.0, -1.0) or exact_reciprocal(single[1])):
+            return None
+        factor = {}
+        for k, e in in_order(self.A.factors, single[0] - {(key, 1)}):
+            f = self.A.factors[k]
+            made = self.facts.producer(f.atom) if f.kind == "atom" else None
+            side = f.args[0 if inside else 1].single() if f.kind == "where" and \
+                f.atom is mask else None
+            if made is not None and made.prim == "where" and made.args[0] is mask:
+                side = self.A.atom(made.args[1 if inside else 2]).single()
+            if side is not None and side[1] == 1.0:
+                for k2, e2 in side[0]:
+                    factor[k2] = factor.get(k2, 0) + e * e2
+            else:
+                factor[k] = factor.get(k, 0) + e
+        factor = frozenset((k, e) for k, e in factor.items() if e)
+        exps = dict(rest[0])
+        for k, e in factor:
+            exps[k] = exps.get(k, 0) - e
+        quotient = Poly({frozenset((k, e) for k, e in exps.items() if e): rest[1] / single[1]})
+        return (factor, single[1]), quotient
 
     def _is_signum(self, poly, x, c):
         single = poly.single()
@@ -205,17 +295,19 @@ class Writer:
                 and 0 < value < float("inf")
         return self.facts.is_scalar(c)
 
-    def _clip(self, x, c, otherwise):
-        """``clip(x, -c, c)``; for a bound known when the code runs, under
-        ``if c >= 0`` (otherwise the value ``otherwise()`` makes)."""
-        if isinstance(c, Const):
-            return self.b.op("clip", x, Const(-float(c.value)), Const(float(c.value)),
-                             hint=x.hint + "_clipped")
+    def _clip(self, x, c, otherwise, scale=None):
+        """``clip(x, -c, c)`` (times ``scale``, a (monomial, coefficient));
+        for a bound known when the code runs, under ``if c >= 0`` (otherwise
+        the value ``otherwise()`` makes)."""
         b = self.b
+        if isinstance(c, Const):
+            return self._scaled(b.op("clip", x, Const(-float(c.value)), Const(float(c.value)),
+                                     hint=x.hint + "_clipped"), scale)
         # (at c == 0 the value is a zero of the sign of x: the other form keeps it)
         nonnegative = b.op("greater", c, Const(0), hint=c.hint + "_positive")
         with b.block() as then:
-            clipped = b.op("clip", x, b.neg(c), c, hint=x.hint + "_clipped")
+            clipped = self._scaled(b.op("clip", x, b.neg(c), c, hint=x.hint + "_clipped"),
+                                   scale)
         with b.block() as orelse:
             other = otherwise()
         target = Var(x.hint + "_clipped")

@@ -1,0 +1,62 @@
+"""Identities of products of elementwise functions of one value, applied to
+the backward pass's polys (poly.py) as algebra.py reads them: ``sign(x) *
+|x|`` is ``x`` (``sign(t) * where(|t| < 1, |t|, 1)`` is then a clip), and
+``sinh(x) / cosh(x)`` is ``tanh(x)`` (log cosh's derivative, with no inf /
+inf where cosh overflows). Each holds for every value, NaN included.
+"""
+from __future__ import annotations
+
+from ..ir.nodes import Var
+from .kink_algebra import called
+from .poly import Poly
+from .terms import in_order
+
+
+def products_simplified(A, poly, facts):
+    """``poly`` with the identities below applied in each term and in each
+    select's branches."""
+    if all(len(m) < 2 and all(A.factors[k].kind != "where" for k, _ in m) for m in poly.terms):
+        return poly
+    made, changed = A.const(0.0), False
+    for mono, coef in poly.terms.items():
+        term = _identity(A, mono, facts)
+        if term is None:
+            term = Poly({mono: 1.0})
+            w = next((A.factors[k] for k, e in in_order(A.factors, mono)
+                      if e == 1 and A.factors[k].kind == "where"), None)
+            branches = w and tuple(products_simplified(A, arg, facts) for arg in w.args)
+            if w is not None and any(a is not b for a, b in zip(branches, w.args)):
+                rest = Poly({frozenset(x for x in mono if x[0] != w.key): 1.0})
+                term = A.mul(rest, A.where(w.atom, *branches))
+        changed = changed or term.terms != {mono: 1.0}
+        made = A.add(made, A.scale(term, coef))
+    return made if changed else poly
+
+
+def _identity(A, mono, facts):
+    """``mono`` with one pair of factors an identity makes one, or None."""
+    found = {}
+    for key, exp in in_order(A.factors, mono):
+        for prim in _PAIRS:
+            operands = called(A, A.factors[key], prim, facts) if abs(exp) == 1 else None
+            if operands and isinstance(operands[0], Var):
+                found.setdefault((prim, exp, operands[0]), key)
+    for (prim, exp, x), key in found.items():
+        for (other, other_exp), made in _PAIRS[prim].items():
+            partner = found.get((other, other_exp * exp, x))
+            if partner is not None and partner != key:
+                keys = dict(mono)
+                del keys[key], keys[partner]
+                made = A.atom(x) if made is None else A.call(made, [A.atom(x)])
+                (new, _), = next(iter(made.terms))
+                keys[new] = keys.get(new, 0) + exp
+                return Poly({frozenset((k, e) for k, e in keys.items() if e): 1.0})
+    return None
+
+
+# prim -> {(partner, its exponent over ours): what the pair is (None: x itself)}
+_PAIRS = {
+    "sign": {("abs", 1): None},       # sign(x) |x| = x: NaN, infinities, zeros alike
+    "sinh": {("cosh", -1): "tanh"},   # sinh(x) / cosh(x) = tanh(x): no inf / inf
+    "abs": {}, "cosh": {},
+}
