@@ -662,3 +662,32 @@ def test_nested_loops_filling_an_array_write_in_place():
     # the outer loop's, so neither could be written into)
     assert "img_bar_1[s, s_1] += " in source and "img_bar += img_bar_1" in source, source
     check_grads(_correlated_by_loops, (img, k))
+
+
+def slices_added_to_in_a_loop(x):
+    y = np.zeros(6)
+    for i in range(4):
+        y[i:i + 3] += x[i] * x[1:4]
+    return np.sum(y ** 2)
+
+
+def picked_places_set_in_a_loop(x):
+    y = np.zeros(6)
+    idx = np.array([0, 2, 2])  # a repeated place: the last value written stays
+    for i in range(3):
+        y[idx] = y[idx] + x[i] * x[1:4]
+    return np.sum(y ** 2)
+
+
+@pytest.mark.parametrize("f", [slices_added_to_in_a_loop, picked_places_set_in_a_loop])
+def test_second_derivative_of_a_loop_writing_at_a_computed_index(f):
+    """The gradient of a write at an index symdiff cannot show names each place
+    once is ``_assigned(y_bar, y, index)``, which reads ``y`` for its shape only;
+    the loop's tape saved ``y`` itself, an array the loop changes in place, so
+    differentiating the gradient again (hessian, jvp of grad) refused symdiff's
+    own code with an InPlaceWriteError (present before 2026-11-25's changes).
+    The tape saves ``y``'s shape."""
+    x = np.array([0.5, -1.0, 2.0, 0.3, 1.2])
+    check_grads(f, (x,))
+    source = symdiff.source(symdiff.grad(f), x)
+    assert "_assigned(y_bar, y_shape" in source.replace("\n", " ").replace("  ", " "), source
