@@ -269,7 +269,12 @@ def _indexes_container(lw, body, name):
 
 def _lower_plain_body(lw, node):
     lw.env[BROKE] = Const(False)
-    if lw.lower_body(hoist(node.body, (ast.Break, ast.Continue))) is not None:
+    lw.unrolling += 1
+    try:
+        returned = lw.lower_body(hoist(node.body, (ast.Break, ast.Continue)))
+    finally:
+        lw.unrolling -= 1
+    if returned is not None:
         raise lw.error(UnsupportedSyntaxError, node, "`return` inside a loop",
                        "assign the value, `break`, and return after the loop")
     if lw.env.pop(BROKE) != Const(False):
