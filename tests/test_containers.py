@@ -94,8 +94,36 @@ DICT = {"W": RNG.normal(size=(3, 1)), "b": np.array([0.3]), "decay": 0.1}
 NESTED = {"layers": ({"W": RNG.normal(size=(3, 2))}, {"W": RNG.normal(size=(2, 2))}),
           "extra": {"u": RNG.normal(size=2), "v": 0.4}, "scale": 1.5, "n": 3}
 
+
+def enumerated_item(params, X):  # the list of a dict's key: the hunt's failure
+    h = np.tanh(X @ params["W"])
+    for k, scale in enumerate(params["layers"]):
+        h = h * scale + k
+    return np.sum(h ** 2)
+
+
+def zipped_slices(params, X):
+    h = np.tanh(X @ params["W"])
+    for k, (a, b) in enumerate(zip(list(params["layers"]), params["layers"][1:])):
+        h = h * a + b * k
+    return np.sum(h ** 2)
+
+
+def counted_item(params, X):
+    h = np.tanh(X @ params["W"])
+    for i in range(len(params["layers"])):
+        h = h * params["layers"][i]
+    return np.sum(h ** 2)
+
+
+ITEMS = {"W": RNG.normal(size=(3, 2)),
+         "layers": [RNG.normal(size=2), 0.7, RNG.normal(size=(1, 2))]}
+
 CASES = [
     ("list of pairs", mlp, (layers(2), X, Y)),
+    ("enumerate an item", enumerated_item, (ITEMS, X)),
+    ("zip items' slices", zipped_slices, (ITEMS, X)),
+    ("counter indexes an item", counted_item, (ITEMS, X)),
     ("dict", regression, (DICT, X, Y[:, None])),
     ("nested", nested, (NESTED, X)),
     ("indexed by a counter", indexed, ([RNG.normal(size=(3, 3)), RNG.normal(size=(3, 2))], X)),
@@ -377,3 +405,16 @@ def test_the_command_line_writes_a_module_for_the_structure_of_an_example(tmp_pa
         cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert refused.returncode == 1 and "TypeError" in refused.stderr
     assert "with --like for arguments like them" in refused.stderr
+
+
+def test_a_list_inside_an_argument_is_looped_over_item_by_item():
+    """``enumerate(params["layers"])`` (or ``zip`` of ``list(...)`` and a slice
+    of it) ran over the list as one array when the list was not a plain name:
+    its items, of different shapes, were stacked, and the gradient with
+    respect to ``params`` raised NumPy's ValueError (same shapes: TypeError);
+    ``params["layers"][i]`` with ``i`` of a constant range was refused (present
+    before 2026-11-25's changes). They are unrolled as a named list's are;
+    test_gradients_have_the_arguments_structure_and_are_right checks them."""
+    for f in (enumerated_item, zipped_slices, counted_item):
+        g = symdiff.grad(f)(ITEMS, X)
+        assert [np.shape(v) for v in g["layers"]] == [(2,), (), (1, 2)]

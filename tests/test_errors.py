@@ -771,6 +771,31 @@ def test_function_returning_none(fn, marker, snippet, words):
     check(raised(fn, X), NonScalarOutputError, marker, snippet, *words)
 
 
+def returns_early_from_a_loop(x):
+    for i in range(3):
+        if x[i] > 1.0:  # E:loop-return
+            return x[i] ** 2
+    return np.sum(x)
+
+
+def returns_early_from_an_unrolled_loop(x):
+    for w in (x, 2 * x):
+        if np.sum(w) > 1.0:  # E:unrolled-return
+            return np.sum(w ** 2)
+    return np.sum(x)
+
+
+@pytest.mark.parametrize("fn, marker", [(returns_early_from_a_loop, "loop-return"),
+                                        (returns_early_from_an_unrolled_loop, "unrolled-return")])
+def test_an_early_return_from_a_loop_is_named_as_one(fn, marker):
+    """A `return` inside an `if` in a loop, with a `return` after the loop, was
+    refused as "one branch returns a value and the other falls off the end",
+    whose hint (return on every path) the function already follows."""
+    err = raised(fn, X)
+    check(err, UnsupportedSyntaxError, marker, "if", "`return` inside a loop")
+    assert "break" in err.hint
+
+
 def returns_none_explicitly(x):
     y = np.sum(x)  # noqa: F841
     return None  # E:return-none

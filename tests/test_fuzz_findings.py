@@ -343,3 +343,25 @@ def test_a_number_spread_into_picked_places_has_a_number_s_second_derivative():
     from check_grads import check_grads
     x = np.array([[0.0, 0.0, -0.9], [1.3, 0.2, -1.9]])
     check_grads(picked_entries_summed, (x,))
+
+
+def squared_row_norms(a):
+    return np.sum(np.linalg.norm(a, axis=1) ** 2)
+
+
+def squared_matrix_norms(s):
+    return np.sum(np.linalg.norm(s, axis=(1, 2)) ** 2)
+
+
+@pytest.mark.parametrize("f, shape", [(squared_row_norms, (2, 3)),
+                                      (squared_matrix_norms, (2, 3, 2))])
+def test_a_squared_norm_along_an_axis_has_its_gradient(f, shape):
+    """``sum(norm(a, axis=1) ** 2)``: the chain rule's ``2 * norm`` over the
+    norm left the number 2.0, which the rule then widened to the kept axis,
+    ``np.expand_dims(2.0, axis=1)``: an AxisError for every axis but the
+    first (present before 2026-11-25's changes). A number is not widened."""
+    from check_grads import check_grads
+    a = np.random.default_rng(4).normal(size=shape)
+    a[0] = 0.0  # a row whose norm is 0: no kink for the square
+    assert np.allclose(symdiff.grad(f)(a), 2 * a)
+    check_grads(f, (a,))

@@ -662,3 +662,75 @@ def test_nested_loops_filling_an_array_write_in_place():
     # the outer loop's, so neither could be written into)
     assert "img_bar_1[s, s_1] += " in source and "img_bar += img_bar_1" in source, source
     check_grads(_correlated_by_loops, (img, k))
+
+
+def slices_added_to_in_a_loop(x):
+    y = np.zeros(6)
+    for i in range(4):
+        y[i:i + 3] += x[i] * x[1:4]
+    return np.sum(y ** 2)
+
+
+def picked_places_set_in_a_loop(x):
+    y = np.zeros(6)
+    idx = np.array([0, 2, 2])  # a repeated place: the last value written stays
+    for i in range(3):
+        y[idx] = y[idx] + x[i] * x[1:4]
+    return np.sum(y ** 2)
+
+
+@pytest.mark.parametrize("f", [slices_added_to_in_a_loop, picked_places_set_in_a_loop])
+def test_second_derivative_of_a_loop_writing_at_a_computed_index(f):
+    """The gradient of a write at an index symdiff cannot show names each place
+    once is ``_assigned(y_bar, y, index)``, which reads ``y`` for its shape only;
+    the loop's tape saved ``y`` itself, an array the loop changes in place, so
+    differentiating the gradient again (hessian, jvp of grad) refused symdiff's
+    own code with an InPlaceWriteError (present before 2026-11-25's changes).
+    The tape saves ``y``'s shape."""
+    x = np.array([0.5, -1.0, 2.0, 0.3, 1.2])
+    check_grads(f, (x,))
+    source = symdiff.source(symdiff.grad(f), x)
+    assert "_assigned(y_bar, y_shape" in source.replace("\n", " ").replace("  ", " "), source
+
+
+def diagonal_loaded(m):
+    a = m[:, :3] @ m[:, :3].T
+    d = np.arange(3)
+    a[d, d] += 1.0
+    return np.linalg.slogdet(a)[1]
+
+
+def transposed_inverse_written(a):
+    b = np.linalg.inv(a).T
+    b[0, 1] = 2.0 * a[0, 0]
+    return np.sum(b ** 2)
+
+
+@pytest.mark.parametrize("f, shape", [(diagonal_loaded, (3, 4)),
+                                      (transposed_inverse_written, (3, 3))])
+def test_a_view_of_an_array_nothing_else_names_may_be_written_into(f, shape):
+    """``b = np.linalg.inv(a).T; b[0, 1] = v`` changes only the unnamed
+    inverse, which nothing else shows: it was refused as a write into a view.
+    slogdet's gradient is such a view, ``np.linalg.inv(a).mT``, which the
+    gradient of ``a[d, d] += 1.0`` writes into, so the second derivative of
+    ``diagonal_loaded`` refused symdiff's own gradient (present before
+    2026-11-25's changes). A view of an array another name holds is still
+    refused."""
+    m = np.random.default_rng(2).normal(size=shape) + 2 * np.eye(*shape)
+    check_grads(f, (m,))
+    u, step, grad = np.random.default_rng(3).normal(size=shape), 1e-6, symdiff.grad(f)
+    expected = (grad(m + step * u) - grad(m - step * u)) / (2 * step)
+    hvp = np.tensordot(symdiff.hessian(f)(m), u, axes=2)
+    np.testing.assert_allclose(hvp, expected, rtol=1e-5, atol=1e-6)
+
+
+def named_array_written_through_a_view(a):
+    c = a @ a
+    b = c.T
+    b[0, 1] = 0.0  # c changes too
+    return np.sum(c)
+
+
+def test_a_view_of_an_array_another_name_holds_is_still_refused():
+    with pytest.raises(InPlaceWriteError, match="a view of part of `c`"):
+        symdiff.grad(named_array_written_through_a_view)(np.eye(3))

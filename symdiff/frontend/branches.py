@@ -42,6 +42,9 @@ def lower_if(lw, node, rest):
         result = merge(lw, stmt, then_ret, else_ret, "result", node)
         lw.b.append(stmt)
         return result
+    if (then_ret is not None or else_ret is not None) and (lw.loops or lw.unrolling):
+        raise lw.error(UnsupportedSyntaxError, node, "`return` inside a loop",
+                       "assign the value, `break`, and return after the loop")
     if then_ret is not None or else_ret is not None:
         raise lw.error(NonScalarOutputError, node,
                        "one branch returns a value and the other falls off the end",

@@ -32,7 +32,8 @@ def lower_for(lw, node):
     iterable = _iterable(lw, node.iter)
     if isinstance(iterable, Dict):  # a dict's keys
         iterable = Tup(tuple(Const(k) for k in iterable.keys))
-    items = _unrolled(lw, node, iterable)
+    seqs = _zip_seqs(lw, node.iter, iterable)
+    items = _unrolled(lw, node, iterable, seqs)
     if items is not None:  # a list, tuple or dict known when compiling
         for item in items:
             lw.bind(node.target, item)
@@ -42,7 +43,7 @@ def lower_for(lw, node):
         iterable = stacked(lw, iterable, node.iter)
     if is_atom(iterable):
         container_use(lw, iterable, definite=False)
-    bounds, bind = _iteration(lw, node, iterable)
+    bounds, bind = _iteration(lw, node, iterable, seqs)
     index = Var(node.target.id if bind is None else "i")
     lw.b.facts.shape[index] = SCALAR  # an int: its tests and indices need no checks
     _lower_loop(lw, node, Loop("range", [], [], index=index, bounds=bounds,
@@ -184,26 +185,41 @@ def _iterable(lw, node):
     return lw.expr(node)
 
 
-def _unrolled(lw, node, iterable):
+def _zip_seqs(lw, call, iterable):
+    """The sequences ``zip``/``enumerate`` run over, lowered once (a dict's
+    keys), and whether it is ``enumerate(zip(a, b))``; else None."""
+    if not isinstance(iterable, Static) or iterable.obj not in (zip, enumerate) \
+            or call.keywords:
+        return None
+    args = call.args
+    inner = _iterable(lw, args[0]) if len(args) == 1 and isinstance(args[0], ast.Call) else None
+    zipped = iterable.obj is enumerate and isinstance(inner, Static) and inner.obj is zip \
+        and not args[0].keywords and bool(args[0].args)  # (enumerate(zip(a, b)): i, (a_i, b_i))
+    seqs = [lw.expr(a) for a in (args[0].args if zipped else args)]
+    return [Tup(tuple(Const(k) for k in s.keys)) if isinstance(s, Dict) else s
+            for s in seqs], zipped
+
+
+def _unrolled(lw, node, iterable, zip_seqs):
     """The items of a loop unrolled when compiling, or None: over a tuple,
-    list or dict known then, ``zip``/``enumerate`` of them, or a ``range`` of
-    constant bounds whose counter indexes one (``params[i]``)."""
+    list or dict known then, ``zip``/``enumerate`` of them (``zip_seqs``),
+    or a ``range`` of constant bounds whose counter indexes one
+    (``params[i]``)."""
     if isinstance(iterable, Tup):
         return list(iterable.items)
     if not isinstance(iterable, Static) or not isinstance(node.iter, ast.Call):
         return None
-    if iterable.obj in (zip, enumerate) and not node.iter.keywords and any(
-            _compile_time(lw, a) for a in node.iter.args):
-        seqs = [lw.expr(a) for a in node.iter.args]
-        seqs = [Tup(tuple(Const(k) for k in s.keys)) if isinstance(s, Dict) else s
-                for s in seqs]
+    if zip_seqs is not None:
+        seqs, zipped = zip_seqs
         if not any(isinstance(s, Tup) for s in seqs) or \
-                iterable.obj is enumerate and len(seqs) != 1:
+                iterable.obj is enumerate and len(seqs) != 1 and not zipped:
             return None
         n = min(len(s.items) for s in seqs if isinstance(s, Tup))
         rows = [tuple(s.items[i] if isinstance(s, Tup) else
                       lw.b.op("getitem", lw.atom(s, node.iter), Const(i)) for s in seqs)
                 for i in range(n)]
+        if zipped:
+            return [Tup((Const(i), Tup(row))) for i, row in enumerate(rows)]
         if iterable.obj is enumerate:
             return [Tup((Const(i),) + row) for i, row in enumerate(rows)]
         return [Tup(row) for row in rows]
@@ -215,29 +231,50 @@ def _unrolled(lw, node, iterable):
     return None
 
 
-def _compile_time(lw, node):
-    """Whether ``node`` may be a list, tuple or dict known when compiling
-    (judged without lowering it: a name holding one, a literal, a call)."""
+def _held(lw, node):
+    """The compile-time value a name, or a constant index or slice of one,
+    holds (``p['layers']``, ``ws[1:]``), without lowering it; else None."""
     if isinstance(node, ast.Name):
-        return isinstance(lw.env.get(node.id), (Tup, Dict))
-    return isinstance(node, (ast.List, ast.Tuple, ast.Dict)) or isinstance(node, ast.Call) \
-        and isinstance(node.func, ast.Attribute) and node.func.attr in ("items", "values", "keys")
+        return lw.env.get(node.id)
+    if not isinstance(node, ast.Subscript):
+        return None
+    held = _held(lw, node.value)
+    try:
+        if isinstance(node.slice, ast.Slice):
+            parts = [None if p is None else ast.literal_eval(p)
+                     for p in (node.slice.lower, node.slice.upper, node.slice.step)]
+            key = slice(*parts)
+        else:
+            key = ast.literal_eval(node.slice)
+        if isinstance(held, Dict):
+            return held.get(key)
+        if isinstance(held, Tup):
+            items = held.items[key]
+            return Tup(items, is_list=held.is_list) if isinstance(key, slice) else items
+    except (ValueError, TypeError, IndexError, SyntaxError):
+        return None
+    return None
 
 
 def _indexes_container(lw, body, name):
     """Whether ``body`` indexes a list, tuple or dict known when compiling
     with ``name`` (``params[i]``)."""
     for sub in (n for s in body for n in ast.walk(s)):
-        if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name) and any(
+        if isinstance(sub, ast.Subscript) and any(
                 isinstance(n, ast.Name) and n.id == name for n in ast.walk(sub.slice)) \
-                and isinstance(lw.env.get(sub.value.id), (Tup, Dict)):
+                and isinstance(_held(lw, sub.value), (Tup, Dict)):
             return True
     return False
 
 
 def _lower_plain_body(lw, node):
     lw.env[BROKE] = Const(False)
-    if lw.lower_body(hoist(node.body, (ast.Break, ast.Continue))) is not None:
+    lw.unrolling += 1
+    try:
+        returned = lw.lower_body(hoist(node.body, (ast.Break, ast.Continue)))
+    finally:
+        lw.unrolling -= 1
+    if returned is not None:
         raise lw.error(UnsupportedSyntaxError, node, "`return` inside a loop",
                        "assign the value, `break`, and return after the loop")
     if lw.env.pop(BROKE) != Const(False):
@@ -245,7 +282,7 @@ def _lower_plain_body(lw, node):
                        "`break` in a loop over a tuple", "loop over range(len(...))")
 
 
-def _iteration(lw, node, iterable):
+def _iteration(lw, node, iterable, zip_seqs):
     """(start, stop, step) atoms, and how to bind the target from the index."""
     call = node.iter
     if isinstance(iterable, Static) and iterable.obj is range:
@@ -262,7 +299,7 @@ def _iteration(lw, node, iterable):
             else (args + [Const(1)])[:3]
         return (start, stop, step), None
     if isinstance(iterable, Static) and iterable.obj in (zip, enumerate):
-        return _zip_like(lw, node, iterable.obj)
+        return _zip_like(lw, node, iterable.obj, zip_seqs)
     if is_atom(iterable):
         length = lw.b.op("len", iterable, hint="n")
         return (Const(0), length, Const(1)), \
@@ -272,12 +309,9 @@ def _iteration(lw, node, iterable):
                    "loop over range(len(...)) and index")
 
 
-def _zip_like(lw, node, kind):
-    args = node.iter.args
-    zipped = kind is enumerate and len(args) == 1 and not node.iter.keywords and \
-        isinstance(_iterable(lw, args[0]), Static) and _iterable(lw, args[0]).obj is zip \
-        and not args[0].keywords and args[0].args  # (enumerate(zip(a, b)): i, (a_i, b_i))
-    seqs = [lw.atom(lw.expr(a), a) for a in (args[0].args if zipped else args)]
+def _zip_like(lw, node, kind, zip_seqs):
+    seqs, zipped = zip_seqs if zip_seqs is not None else ([], False)
+    seqs = [lw.atom(s, node.iter) for s in seqs]
     for seq in seqs:  # (an argument iterated over may be a list, if the call gives one)
         container_use(lw, seq, definite=False)
     if not seqs or node.iter.keywords or (kind is enumerate and len(seqs) != 1 and not zipped):

@@ -39,6 +39,7 @@ class Lowerer:
         self.depth = depth
         self.env = dict(env or {})
         self.loops = []   # (Loop, body block) of the loops being lowered, innermost last
+        self.unrolling = 0  # how many loops unrolled when compiling are being lowered
         self.merged = {}  # Var a Merge made -> (condition, its value in each branch)
         self.inlining = frozenset({getattr(src.fn, "__code__", None)})  # (recursion)
         self.loop_locals = {}  # name first assigned inside a loop -> the loop's line

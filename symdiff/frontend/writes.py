@@ -310,7 +310,7 @@ def _writable(lw, name, node, shown=None):
                        f"`{_text(shown)}` writes in place into {what}: that would change "
                        f"{whose}, which the function did not make",
                        f"write into a copy: `{name} = {name}.copy()` before the first write")
-    if not whole:
+    if not whole and _shared(lw, name, roots):
         owner = next((n for n, v in lw.env.items() if is_atom(v) and v in roots), None)
         where = f"a view of part of `{owner}`" if owner else "a view of part of an array"
         raise lw.error(InPlaceWriteError, node,
@@ -319,6 +319,14 @@ def _writable(lw, name, node, shown=None):
                        f"write into `{owner or 'the array'}` itself with one index "
                        "(`out[i, j] = v`), or copy the part first (`part = ....copy()`)")
     return value
+
+
+def _shared(lw, name, roots):
+    """Whether a name other than ``name`` holds an array of ``roots``: a view
+    of an array nothing else names (``B = np.linalg.inv(A).T``) may be
+    written into, as no other value shows the change."""
+    return any(_holds(lw, value, roots) for env in scopes(lw) for other, value in env.items()
+               if not (other == name and env is lw.env or other.startswith("<")))
 
 
 _STALE = object()

@@ -13,7 +13,7 @@ from ..ir.primitive import TABLE
 from ..ir.shapes import is_numpy_value
 
 # (primitive, operand position) where only the operand's shape is read
-_SHAPE_POSITIONS = {("sum_to", 1)}
+_SHAPE_POSITIONS = {("sum_to", 1), ("assigned", 1)}
 
 
 # math's functions defined for every float (math.sin(inf) raises, math.atan(inf) not)

@@ -37,8 +37,8 @@ def norm_rule(r, op, g):
     axis, keep = op.param("axis"), op.param("keepdims")
     rest = _over_norm(r.b, g, out)
     if rest is not None:  # (g = norm * k: x * k, no division and no kink; norm(x) ** 2)
-        if axis is not None and not keep:
-            rest = r.b.op("expand_dims", rest, axis=axis)
+        if axis is not None and not keep and not r.b.facts.is_scalar(rest):
+            rest = r.b.op("expand_dims", rest, axis=axis)  # (a number: it broadcasts)
         return [r.b.mul(rest, x)]
     if axis is not None and not keep:
         out = r.b.op("expand_dims", out, axis=axis, hint=f"{out.hint or 'norm'}_kept")

@@ -148,8 +148,10 @@ def setitem_tangent(b, op, dargs):
 
 def assigned_rule(r, op, g):
     """The transpose of keeping the entries whose value stays: the assignment
-    ``zeros[index] = g``, which keeps the same entries."""
-    return [r.b.op("unindex", g, op.args[1], *op.args[2:])] + [None] * (len(op.args) - 1)
+    ``zeros[index] = g``, which keeps the same entries. The zeros are shaped
+    like the gradient ``op`` picks from, of the array written into's shape:
+    ``like`` may be only that shape (a loop's reverse saves no more)."""
+    return [r.b.op("unindex", g, op.args[0], *op.args[2:])] + [None] * (len(op.args) - 1)
 
 
 # ``floating``: the array written into is known to be floating point

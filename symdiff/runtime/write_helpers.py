@@ -25,10 +25,12 @@ def _c_column(a):
 def _assigned(g, like, index):
     """The gradient of the values ``like[index] = values`` assigns: ``g[index]``,
     but 0 for an entry a repeated position overwrote (NumPy keeps one value
-    per position; the entry whose value stays gets the gradient there)."""
+    per position; the entry whose value stays gets the gradient there).
+    ``like`` is the array written into, or its shape where a loop saved only
+    that."""
     part = g[index]
     order = np.arange(np.size(part)).reshape(np.shape(part))
-    winner = np.full(np.shape(like), -1)
+    winner = np.full(like if type(like) is tuple else np.shape(like), -1)
     winner[index] = order
     return np.where(winner[index] == order, part, np.zeros_like(part))
 
