@@ -52,9 +52,9 @@ class ForwardReads:
         elif made.prim == "divide" and _numeric(args[1]) and args[1].value:
             poly = A.div(self._forward(args[0], depth - 1), A.const(args[1].value))
         elif made.prim == "divide" and isinstance(args[1], Var):  # 1 / t, e / t
-            poly = A.div(self._forward(args[0], depth - 1), self._forward(args[1], depth - 1))
+            poly = A.div(self._forward(args[0], depth - 1), self._denominator(args[1], depth))
         elif made.prim == "reciprocal" or made.prim == "power" and args[1] == Const(-1):
-            poly = A.div(A.const(1.0), self._forward(args[0], depth - 1))
+            poly = A.div(A.const(1.0), self._denominator(args[0], depth))
         elif made.prim == "multiply" and all(isinstance(a, Var) for a in args):
             poly = self._scaled_product(atom, args, depth)  # (0.5 * lam) * w
             if poly is None:
@@ -65,6 +65,15 @@ class ForwardReads:
                                    if not _numeric(a)):
             return A.atom(atom)
         return self._opened_as(atom, made, poly)
+
+    def _denominator(self, atom, depth):
+        """A forward value divided by: a sum stays whole (remembered, so ``1 -
+        1 / t`` may be put over it), anything else as `_forward` reads it."""
+        made = self.facts.producer(atom)
+        if made is not None and made.prim in ("add", "subtract") and not made.backward:
+            self._remember_sum(atom, made)
+            return self.algebra.atom(atom)
+        return self._forward(atom, depth - 1)
 
     def _opened_as(self, atom, made, poly):
         single = poly.single()
@@ -81,7 +90,9 @@ class ForwardReads:
         A = self.algebra
         number = [a for a in made.args if _numeric(a)]
         values = [a for a in made.args if isinstance(a, Var)]
-        if len(number) != 1 or len(values) != 1 or \
+        quotient = self.facts.producer(values[0]) if len(values) == 1 else None
+        if len(number) != 1 or quotient is None or \
+                quotient.prim not in ("divide", "reciprocal", "power", "negative") or \
                 not self.facts.same_shape(values[0], made.target):
             return None
         saved = (dict(A.forward), dict(A.factors), list(self.opened_ops), self.opened)

@@ -34,6 +34,7 @@ class Algebra(Expansions):
         self.sums = {}        # a sum's key -> a forward value equal to it
         self.expansions = {}  # that value's factor key -> (the sum, its factors)
         self.limit = limit  # terms beyond this: too big to be worth it
+        self.notes = {}  # what other modules cache of factors, by name
 
     # ---- making ----------------------------------------------------------------------
     def const(self, value):

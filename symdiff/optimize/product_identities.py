@@ -15,7 +15,7 @@ from .terms import in_order
 def products_simplified(A, poly, facts):
     """``poly`` with the identities below applied in each term and in each
     select's branches."""
-    if all(len(m) < 2 and all(A.factors[k].kind != "where" for k, _ in m) for m in poly.terms):
+    if not any(_worth(A, m, facts) for m in poly.terms):
         return poly
     made, changed = A.const(0.0), False
     for mono, coef in poly.terms.items():
@@ -31,6 +31,25 @@ def products_simplified(A, poly, facts):
         changed = changed or term.terms != {mono: 1.0}
         made = A.add(made, A.scale(term, coef))
     return made if changed else poly
+
+
+def _worth(A, mono, facts):
+    """Whether ``mono`` has two factors an identity may join, or a select."""
+    kinds = A.notes.setdefault("identity_kinds", {})  # (factor key -> what it is)
+    found = 0
+    for key, _ in mono:
+        kind = kinds.get(key)
+        if kind is None:
+            factor = A.factors[key]
+            made = facts.producer(factor.atom) if factor.kind == "atom" and \
+                isinstance(factor.atom, Var) else None
+            kind = kinds[key] = 2 if factor.kind == "where" else int(
+                factor.kind == "call" and factor.prim in _PAIRS or
+                made is not None and made.prim in _PAIRS)
+        if kind == 2:
+            return True
+        found += kind
+    return found >= 2
 
 
 def _identity(A, mono, facts):
