@@ -949,6 +949,10 @@ def _check_compiled(text, mod, args, outcome, jvp, wrt, df, generated, context):
                              + context) from err
     gradient_warns = [w for w in caught if issubclass(w.category, RuntimeWarning)
                       and ("invalid" in str(w.message) or "divide" in str(w.message))]
+    if np.iscomplexobj(got_value) and not np.iscomplexobj(value):
+        # (NumPy's function of a constant, np.negative(1.5), folded to a Python
+        # float whose ** 1.5 is complex: test_fuzz.py's strict xfail)
+        raise KnownBug("a NumPy constant folded to a Python float")
     if finite:
         assert _same_nan(got_value, value), \
             f"value_and_grad's value {got_value!r} != f's {value!r}" + context

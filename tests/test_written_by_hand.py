@@ -715,3 +715,33 @@ def test_sinh_over_cosh_is_tanh():
     far = np.array([800.0, 0.0, 0.0, 0.0, 0.0, 0.0])  # cosh(800) is inf
     with np.errstate(over="ignore"):
         np.testing.assert_allclose(df(w, X, X @ w - far), np.tanh(far) @ X, rtol=1e-14)
+
+
+def _squared_hinge(w, X, y):
+    return np.sum(np.maximum(0, 1 - y * (X @ w)) ** 2) + 0.01 * w @ w
+
+
+def test_a_share_of_maximum_times_what_vanishes_outside_it_is_that_value():
+    """``maximum(0, t) * heaviside(t, 0.5)`` is ``maximum(0, t)``: zero where
+    the step is not 1 (the tie included). A ReLU's share is one pass,
+    ``np.heaviside(t, 0.5)``, not ``0.5 + 0.5 * np.sign(t)``."""
+    X = RNG.normal(size=(8, 3))
+    w = RNG.normal(size=3)
+    y = np.sign(RNG.normal(size=8))
+    y[0] = 1.0 / (X[0] @ w)  # a margin of exactly 1: t = 0, the kink
+    df = symdiff.grad(_squared_hinge)
+    want = -2.0 * (y * np.maximum(0, 1 - y * (X @ w))) @ X + 0.02 * w
+    np.testing.assert_allclose(df(w, X, y), want, rtol=1e-13)
+    w_off = w + 0.05
+    np.testing.assert_allclose(df(w_off, X, y), numeric_grad(_squared_hinge, (w_off, X, y)),
+                               rtol=1e-6, atol=1e-9)
+    code = _code(symdiff.source(df, w, X, y))
+    assert "heaviside" not in code and "sign" not in code, code
+    relu = _code(symdiff.source(symdiff.grad(_relu_weighted), w, y[:3]))
+    assert "x_bar = c * np.heaviside(x, 0.5)" in relu and "np.sign" not in relu, relu
+    np.testing.assert_array_equal(symdiff.grad(_relu_weighted)(np.array([-1.0, 0.0, 2.0]), y[:3]),
+                                  y[:3] * [0.0, 0.5, 1.0])
+
+
+def _relu_weighted(x, c):
+    return np.sum(np.maximum(x, 0.0) * c)

@@ -128,6 +128,8 @@ class Respell(ast.NodeTransformer):
         if isinstance(func, ast.Attribute) and self._is_np(func.value):
             if func.attr == "fmax" and len(node.args) == 2 and not node.keywords:
                 return self._fmax(*node.args)
+            if func.attr == "heaviside" and len(node.args) == 2 and not node.keywords:
+                return self._heaviside(*node.args)
             if func.attr in _DEFAULT_FLOAT and not any(k.arg == "dtype" for k in node.keywords):
                 node.keywords.append(ast.keyword("dtype", _np(self.alias, "float64")))
             if func.attr in _CREATED and self.backend.devices and self.device and \
@@ -143,6 +145,16 @@ class Respell(ast.NodeTransformer):
             nan_b = ast.Call(_np(self.alias, "isnan"), [b], [])
             larger = ast.BinOp(larger, ast.BitOr(), nan_b)
         return ast.Call(_np(self.alias, "where"), [larger, a, b], [])
+
+    def _heaviside(self, x, h):
+        """np.heaviside(x, h) (not in the array API): ``0.5 + 0.5 * sign(x)``
+        where h is 1/2, NaN where x is NaN."""
+        half = ast.BinOp(ast.Constant(0.5), ast.Add(), ast.BinOp(
+            ast.Constant(0.5), ast.Mult(), ast.Call(_np(self.alias, "sign"), [x], [])))
+        if isinstance(h, ast.Constant) and h.value == 0.5:
+            return half
+        at_zero = ast.Compare(x, [ast.Eq()], [ast.Constant(0)])
+        return ast.Call(_np(self.alias, "where"), [at_zero, h, half], [])
 
     def visit_Subscript(self, node):
         """``np.s_[a, 1:]``, an index as a value: the tuple ``(a, slice(1, None))``."""

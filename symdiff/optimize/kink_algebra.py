@@ -32,11 +32,21 @@ def support(A, poly, facts):
 
 def _share_region(A, factor, facts):
     """``(x, y)`` if ``factor`` is 1 exactly where x > y (0 or 1/2 elsewhere):
-    ``step(x, y)`` or ``0.5 + 0.5 * sign(x - y)``; else None."""
+    ``step(x, y)``, ``heaviside(x - y, 0.5)`` or ``0.5 + 0.5 * sign(x - y)``;
+    else None."""
     found = called(A, factor, "step", facts)
     if found is not None:
         x, y = found
         return (x, y) if x is not None and y is not None else None
+    if factor.kind == "call" and factor.prim == "heaviside" and \
+            factor.args[1].constant() == 0.5:
+        return _difference(A, factor.args[0]) or _atom_and_zero(A, factor.args[0])
+    found = called(A, factor, "heaviside", facts) if factor.kind == "atom" else None
+    if found is not None and _same(found[1], Const(0.5)) and isinstance(found[0], Var):
+        made = facts.producer(found[0])  # (a value made as x - y, or x against 0)
+        if made is not None and made.prim == "subtract" and made.backward:
+            return tuple(made.args)
+        return found[0], Const(0.0)
     if factor.kind != "sum":
         return None
     inner = factor.args[0]
@@ -71,13 +81,20 @@ def _difference(A, poly):
     return (first, second) if c1 == 1.0 else (second, first)
 
 
+def _atom_and_zero(A, poly):
+    """(x, 0) if ``poly`` is the atom x."""
+    x = single_atom(A, poly)
+    return (x, Const(0.0)) if isinstance(x, Var) else None
+
+
 def _vanishes_outside(A, factor, region, facts):
     """Whether ``factor`` (a sum) is zero wherever x > y fails, for
     ``region`` (x, y): it is q - y with q = maximum(x, y), or y - q with
     q = minimum(y, x) (and their negatives)."""
-    if factor.kind != "sum" or None in region:
+    if factor.kind not in ("sum", "atom") or None in region:
         return False
-    pair = _difference(A, factor.args[0])
+    pair = _difference(A, factor.args[0]) if factor.kind == "sum" else \
+        (factor.atom, Const(0.0))  # (q itself: q - 0)
     if pair is None or None in pair:
         return False
     x, y = region

@@ -5,7 +5,7 @@ gradient is split evenly between them; at the corner of a norm (abs, hypot,
 linalg.norm at zero) the gradient is 0. `where` has no kink of its own: it
 follows its condition literally, so ``where(x > 0, x, 0)`` gives 0 at 0.
 
-An operand's share is the step ``0.5 + 0.5 * np.sign(a - b)``: 1, 1/2 or 0,
+An operand's share is the step ``np.heaviside(a - b, 0.5)``: 1, 1/2 or 0,
 in the operands' precision, and NaN where one is NaN (maximum propagates NaN,
 so does its gradient). fmax and fmin ignore a NaN operand: the other one gets
 the whole gradient.
@@ -47,11 +47,12 @@ def where_rule(r, op, g):
 
 
 def step(b, a, c):
-    """``a``'s share of the gradient of maximum(a, c): ``0.5 + 0.5 * sign(a - c)``."""
+    """``a``'s share of the gradient of maximum(a, c): ``np.heaviside(a - c,
+    0.5)``, one pass (``0.5 + 0.5 * sign(a - c)``, NaN alike)."""
     diff = _difference(b, a, c)
     if diff is None:  # no small constant: a - c may overflow, or be inf - inf
         return b.op("step", a, c, hint="share")
-    return b.add(Const(0.5), b.mul(Const(0.5), b.op("sign", diff)), hint="share")
+    return b.op("heaviside", diff, Const(0.5), hint="share")
 
 
 def _difference(b, a, c):
@@ -113,11 +114,12 @@ def clip_shares(b, a, lo, hi, wanted):
 
 def _between(b, a, lo, hi):
     """``a``'s share of clip(a, lo, hi): between constants lo < hi it is
-    ``0.5 * (sign(a - lo) - sign(a - hi))``; else a product of two steps."""
+    ``heaviside(a - lo, 0.5) - heaviside(a - hi, 0.5)``; else a product of
+    two steps."""
     below, above = _difference(b, a, lo), _difference(b, a, hi)
     if below is not None and above is not None and const_value(lo) < const_value(hi):
-        signs = b.sub(b.op("sign", below), b.op("sign", above))
-        return b.mul(Const(0.5), signs, hint="share")
+        return b.sub(b.op("heaviside", below, Const(0.5)),
+                     b.op("heaviside", above, Const(0.5)), hint="share")
     return b.mul(step(b, a, lo), step(b, hi, a), hint="share")
 
 
