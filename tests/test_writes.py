@@ -266,8 +266,8 @@ def added_into_a_name_a_branch_may_share(x):  # the long oracle fuzz run (seed 7
 
 
 def added_into_an_array_a_view_reads(x):
-    a = x * 2.0
-    y = a[0]
+    a = np.outer(x, x)
+    y = a[0]  # a row, a view (of a vector, a number: a copy, tests/test_item_copies.py)
     a += 1.0
     return np.sum(y)
 
