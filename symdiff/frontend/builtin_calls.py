@@ -7,6 +7,7 @@ from .effects import no_gradient
 from ..errors import UnsupportedSyntaxError
 from ..ir.nodes import Const
 from .compile_time import Dict, Tup, is_atom
+from .containers import container_use
 from .lists import length, runtime_list, stacked
 
 
@@ -14,7 +15,7 @@ BUILTIN_NAMES = {name: getattr(builtins, name) for name in
                  ("abs", "len", "float", "max", "min", "round", "range", "print",
                   "int", "bool", "tuple", "list", "zip", "enumerate", "sum",
                   "isinstance", "None", "True", "False", "str", "repr", "format",
-                  "slice", "breakpoint", "reversed")
+                  "slice", "breakpoint", "reversed", "dict")
                  if hasattr(builtins, name)}
 
 
@@ -118,6 +119,17 @@ def _builtin_sequence(kind):
     return lower
 
 
+def _builtin_dict(lw, args, kwargs, node):
+    """dict(d): a new dict of the same items (a shallow copy: ``q = dict(p);
+    q["w"] = v`` leaves ``p["w"]``)."""
+    if len(args) == 1 and not kwargs and is_atom(args[0]):
+        container_use(lw, args[0], definite=True)  # an argument: known where called
+    if len(args) == 1 and not kwargs and isinstance(args[0], Dict):
+        return Dict(args[0].keys, args[0].items)
+    raise lw.error(UnsupportedSyntaxError, node, "`dict()` is supported as a copy of a "
+                   "dict, `dict(d)`", "write a dict literal: `{\"w\": w, \"b\": b}`")
+
+
 def _not_a_sequence(lw, node):
     raise lw.error(UnsupportedSyntaxError, node,
                    "`list()`/`tuple()` of this value is not supported",
@@ -141,5 +153,5 @@ BUILTIN_CALLS = {
     builtins.repr: _builtin_text("repr"), builtins.format: _builtin_text("format"),
     builtins.slice: _builtin_slice, builtins.breakpoint: _builtin_breakpoint,
     builtins.reversed: _builtin_reversed, builtins.list: _builtin_sequence(list),
-    builtins.tuple: _builtin_sequence(tuple),
+    builtins.tuple: _builtin_sequence(tuple), builtins.dict: _builtin_dict,
 }

@@ -71,7 +71,15 @@ def lower_while(lw, node):
         if name not in carried:
             lw.env.pop(name, None)
     changing = {c.param for c in loop.carried if c.update is not c.param}
-    if not _depends_on(loop.cond_block, loop.cond, changing):
+    broken = not (isinstance(loop.exit, Const) and loop.exit.value is False)
+    if not (broken and isinstance(loop.cond, Const)) and \
+            not _depends_on(loop.cond_block, loop.cond, changing):
+        if isinstance(node.test, ast.Constant) and node.test.value:
+            raise lw.error(UnsupportedSyntaxError, node.test,
+                           f"`while {ast.unparse(node.test)}:` runs forever here: no "
+                           "`break` in its body leaves it (one in an inner loop leaves that)",
+                           "add `if done: break` to this loop's own body, or loop over a "
+                           "bound: `for _ in range(max_steps):`")
         raise lw.error(UnsupportedSyntaxError, node.test,
                        "the loop never changes what its condition reads, so it "
                        "would run forever or not at all",
