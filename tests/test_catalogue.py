@@ -120,6 +120,25 @@ def test_nan_entries_get_gradient_zero_from_nansum_and_nanmean():
     assert np.allclose(g, [[0.5, 0.0, 0.5], [1 / 3, 1 / 3, 1 / 3]])
 
 
+def test_nan_entries_get_gradient_zero_from_nanmax_and_nanmin_and_ties_share():
+    """np.nanmax / np.nanmin were refused ("no derivative rule"): the gradient
+    goes to the extremum, shared by ties as np.max's, and is 0 at NaN entries
+    (in forward mode too, whatever the tangent there); a slice of NaN only
+    has a NaN extremum and NaN gradients, as np.max of a NaN."""
+    x = np.array([[0.3, np.nan, -0.8], [0.2, 0.6, 0.6]])
+    assert np.array_equal(symdiff.grad(lambda x: np.nanmax(x))(x), [[0, 0, 0], [0, 0.5, 0.5]])
+    g = symdiff.grad(lambda x: np.sum(np.nanmin(x, axis=1) * np.array([2.0, 3.0])))(x)
+    assert np.array_equal(g, [[0, 0, 2], [3, 0, 0]])
+    assert np.array_equal(symdiff.grad(lambda x: np.sum(np.nanmax(x, axis=0)))(x),
+                          [[1, 0, 0], [0, 1, 1]])
+    _, dot = symdiff.jvp(lambda x: np.nanmax(x))(x, np.array([[1, np.nan, 1], [1, 4, 2.0]]))
+    assert dot == 3.0
+    with np.errstate(all="ignore"), pytest.warns(RuntimeWarning):
+        g = symdiff.grad(lambda x: np.sum(np.nanmax(x, axis=1)))(np.array([[np.nan, np.nan],
+                                                                            [0.1, 0.2]]))
+    assert np.all(np.isnan(g[0])) and np.array_equal(g[1], [0, 1])
+
+
 def test_nan_in_a_slice_makes_its_median_and_std_gradient_nan():
     x = np.array([[0.3, np.nan, -0.8], [0.2, 0.4, 0.6]])
     for loss in (lambda x: np.sum(np.median(x, axis=1)), lambda x: np.sum(np.std(x, axis=1))):

@@ -15,7 +15,7 @@ BUILTIN_NAMES = {name: getattr(builtins, name) for name in
                  ("abs", "len", "float", "max", "min", "round", "range", "print",
                   "int", "bool", "tuple", "list", "zip", "enumerate", "sum",
                   "isinstance", "None", "True", "False", "str", "repr", "format",
-                  "slice", "breakpoint", "reversed", "dict")
+                  "slice", "breakpoint", "reversed", "dict", "pow")
                  if hasattr(builtins, name)}
 
 
@@ -130,6 +130,14 @@ def _builtin_dict(lw, args, kwargs, node):
                    "dict, `dict(d)`", "write a dict literal: `{\"w\": w, \"b\": b}`")
 
 
+def _builtin_pow(lw, args, kwargs, node):
+    """pow(a, b) is a ** b; pow(a, b, mod) is of integers, refused."""
+    if len(args) != 2 or kwargs:
+        raise lw.error(UnsupportedSyntaxError, node, "`pow()` is differentiated as pow(a, "
+                       "b), a ** b (with a modulus it is of integers)", "write a ** b")
+    return lw.binop("power", args[0], args[1], node)
+
+
 def _not_a_sequence(lw, node):
     raise lw.error(UnsupportedSyntaxError, node,
                    "`list()`/`tuple()` of this value is not supported",
@@ -154,4 +162,5 @@ BUILTIN_CALLS = {
     builtins.slice: _builtin_slice, builtins.breakpoint: _builtin_breakpoint,
     builtins.reversed: _builtin_reversed, builtins.list: _builtin_sequence(list),
     builtins.tuple: _builtin_sequence(tuple), builtins.dict: _builtin_dict,
+    builtins.pow: _builtin_pow,
 }

@@ -167,6 +167,8 @@ def apply(lw, callee, args, kwargs, node):
         if formed is not None:
             return formed
         with lw.b.math_spelling(_is_math(obj)):  # math.sin(x): written so (Op.math)
+            if obj is math.log and len(args) == 2 and not kwargs:  # as CPython computes it
+                return lw.b.op("divide", *(prim_call(lw, prim, [a], {}, node) for a in args))
             return prim_call(lw, prim, args, kwargs, node)
     if obj is not None and obj in BUILTIN_CALLS:
         return BUILTIN_CALLS[obj](lw, args, kwargs, node)
