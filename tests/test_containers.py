@@ -119,6 +119,7 @@ def counted_item(params, X):
 ITEMS = {"W": RNG.normal(size=(3, 2)),
          "layers": [RNG.normal(size=2), 0.7, RNG.normal(size=(1, 2))]}
 
+
 def copied_dict(params, X):
     """dict(params) is a new dict of the same arrays (it had "no derivative
     rule for `dict`"): a key set in the copy leaves params' value as it was."""

@@ -7,7 +7,7 @@ from .effects import no_gradient
 from ..errors import UnsupportedSyntaxError
 from ..ir.nodes import Const
 from .compile_time import Dict, Tup, is_atom
-from .containers import container_use
+from .containers import ShapeUse, container_use
 from .lists import length, runtime_list, stacked
 
 
@@ -36,6 +36,8 @@ def _builtin_len(lw, args, kwargs, node):
 
 def _builtin_minmax(name, prim_name):
     def lower(lw, args, kwargs, node):
+        if len(args) == 1 and not kwargs and is_atom(args[0]):
+            return _of_vector(lw, name, args[0], node)
         if len(args) < 2 or kwargs:
             raise lw.error(UnsupportedSyntaxError, node,
                            f"`{name}()` is differentiated only as {name}(a, b, ...) of numbers",
@@ -45,6 +47,23 @@ def _builtin_minmax(name, prim_name):
             result = lw.b.op(prim_name, result, lw.atom(arg, node))
         return result
     return lower
+
+
+def _of_vector(lw, name, x, node):
+    """max(x) / min(x) of a vector: Python compares each entry with the best
+    so far, so a NaN first entry stays (nothing compares greater) and a later
+    NaN is passed over: np.nanmax(x), or x[0] where it is NaN. Ties share the
+    gradient, as np.max's. Of a matrix it compares rows, which NumPy refuses."""
+    error = lw.error(UnsupportedSyntaxError, node,
+                     f"`{name}(x)` is differentiated for a vector `x` only (of a matrix "
+                     "it compares rows, which NumPy refuses; of a number it raises)",
+                     f"use np.{name}(x) to reduce an array")
+    if not lw.b.facts.signature:
+        raise ShapeUse(name, error)  # (a vector's rank is known where it is called)
+    if lw.b.facts.rank(x) != 1:
+        raise error
+    first = lw.b.op("getitem", x, Const(0))
+    return lw.b.op("where", lw.b.op("isnan", first), first, lw.b.op("nan" + name, x))
 
 
 def _builtin_sum(lw, args, kwargs, node):
