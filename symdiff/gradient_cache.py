@@ -75,7 +75,7 @@ def _compile_cached(f, wrt, mode, overrides, checks=True):
         try:
             if target is not None:
                 compiled = compile_gradient(target, wrt, mode, overrides, timer=timer,
-                                            checks=checks)
+                                            checks=checks, defer=True)
                 with timer("load"):
                     fn = gradient_function(compiled, f, wrt, mode, overrides, target, checks)
         except WrtError as err:

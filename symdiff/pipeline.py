@@ -21,7 +21,7 @@ from .emit.unchecked import drop_checks
 from .errors import UnsupportedBackendError, UnsupportedSyntaxError
 from .emit.backends import BACKENDS, REVIEWED, in_place, unsupported
 from .runtime.namespaces import helper_text
-from .frontend.containers import ContainerUse
+from .frontend.containers import ContainerUse, ShapeUse
 from .frontend.function import lower_function
 from .ir.trees import is_container, path_text, structure
 from .ad.wrt import regroup, resolve_wrt
@@ -56,7 +56,7 @@ STAGES = ("lowered", "gradient", "optimized")
 
 
 def compile_gradient(fn, wrt, mode="grad", overrides=None, timer=None, observe=None,
-                     trees=None, signature=None, checks=True, numbers=False):
+                     trees=None, signature=None, checks=True, numbers=False, defer=False):
     """`Compiled` source of the derivative of ``fn``. ``observe(stage, fn)``,
     if given, sees the IR after each of `STAGES` (and may print it: the next
     stage changes it in place); ``timer`` times the stages (log.py).
@@ -67,7 +67,9 @@ def compile_gradient(fn, wrt, mode="grad", overrides=None, timer=None, observe=N
     ``checks=False``: no runtime checks (emit/unchecked.py). ``numbers``:
     NumPy's functions of values known to be Python numbers are written with
     `math` (specialise.py runs the gradient without them where math raises);
-    ``Compiled.numbers`` says whether any was."""
+    ``Compiled.numbers`` says whether any was. ``defer``: a function whose
+    meaning depends on its arguments' shapes raises `ShapeUse` (it is compiled
+    where it is called), else the error it would be without them."""
     timer = timer or StageTimer()
     offset = 0
     if hasattr(fn, "__symdiff_for__"):  # a gradient compiled where it is called
@@ -90,6 +92,10 @@ def compile_gradient(fn, wrt, mode="grad", overrides=None, timer=None, observe=N
                             offset, signature, checks, numbers)
         compiled.timer = timer  # the caller logs it, with the times of its own stages
         return compiled
+    except ShapeUse as use:
+        if defer:
+            raise
+        raise use.error from None
     except RecursionError:
         node = _deepest(src.node)
         raise UnsupportedSyntaxError(

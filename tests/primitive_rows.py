@@ -55,6 +55,12 @@ def with_print(a):
     return a * 2.0
 
 
+def filled_empty(a):
+    out = np.empty_like(a)
+    out[:] = a * a
+    return out * a
+
+
 def filled(a, v):
     out = a.copy()
     out[1:3] = v
@@ -255,6 +261,7 @@ ROWS = [
     ("digitize", lambda a: a * np.digitize(a, np.array([-0.5, 0.0, 0.5])), (u(4),)),
     ("zeros_like", lambda a: a * np.ones_like(a) + np.zeros_like(a), (u(3),)),
     ("ones_like", lambda a: a * np.ones_like(a), (u(3),)),
+    ("empty_like", filled_empty, (u(2, 3),)),
     ("full_like", lambda a, v: np.full_like(a, v) * a, (u(3), 0.4)),
     # ---- Python values and calls ---------------------------------------------------------------
     ("shape", lambda a: np.reshape(a * 2.0, np.shape(a)), (u(2, 3),)),

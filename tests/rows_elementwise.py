@@ -1,5 +1,7 @@
 """Rows of NumPy's elementwise functions added with the catalogue (see
 primitive_rows.py): angles, remainders, signs, powers, nan_to_num."""
+import math
+
 import numpy as np
 
 from row_inputs import between, own_draws, pos, u
@@ -14,6 +16,9 @@ with own_draws(1414):
         ("fmod", lambda a, b: np.fmod(a, b), (between(4) * 0.9, pos(4, lo=0.6, hi=0.8))),
         ("positive", lambda a: np.positive(a), (u(3),)),
         ("copysign", lambda a, b: np.copysign(a, b), (u(4), u(4))),
+        ("copysign", lambda a, b: math.copysign(a, b) * a, (0.7, -0.4)),
+        ("log", lambda a, b: math.log(a, b), (2.5, 1.7)),  # log(a) / log(b)
+        ("power", lambda a, b: pow(a, b), (pos(3), u(3))),  # a ** b
         ("float_power", lambda a, b: np.float_power(a, b), (pos(3), u(3))),
         ("float_power", lambda a: np.float_power(a, 3), (u(3),)),
         ("nan_to_num", lambda a: np.nan_to_num(a), (u(4),)),

@@ -6,12 +6,13 @@ import numpy as np
 
 from row_inputs import pos, u
 from symdiff.runtime.helpers import (_quantile_adjoint, _quantile_tangent, _recurrence,
-                                     _weights_along)
+                                     _running_adjoint, _running_tangent, _weights_along)
 
 ZEROS = np.array([[0.5, 0.0, -1.2, 0.0, 0.8], [0.0, 1.1, 0.7, -0.9, 0.6]])
 TIED = np.array([0.3, -0.5, 0.3, 0.9])  # two entries tie
 CONSTANT = np.array([[0.7, 0.7, 0.7], [0.1, -0.4, 0.3]])  # a constant row
 WITH_NAN = np.array([[0.3, np.nan, -0.8], [np.nan, np.nan, np.nan]])
+NAN_ENTRIES = np.array([[0.3, np.nan, -0.8], [np.nan, 1.2, 0.4]])  # no slice all NaN
 FIRST_ORDER = {"order": 1}  # at a kink the gradient itself jumps
 WEIGHTS = np.array([0.5, 1.5, 1.0])
 
@@ -48,6 +49,23 @@ ROWS = [
     ("nansum", lambda a: np.nansum(a, axis=1), (WITH_NAN,)),
     ("nanmean", lambda a: np.nanmean(a, axis=0), (u(3, 2),)),
     ("nanmean", lambda a: np.nanmean(a, axis=1, keepdims=True), (WITH_NAN[:1],)),
+    ("nanmax", lambda a: np.nanmax(a), (u(2, 3),)),
+    ("nanmax", lambda a: np.nanmax(a, axis=1), (NAN_ENTRIES,)),
+    ("nanmax", lambda a: np.nanmax(a, axis=0, keepdims=True), (NAN_ENTRIES,)),
+    ("nanmax", lambda a: np.nanmax(a), (np.append(TIED, np.nan),), FIRST_ORDER),
+    ("nanmin", lambda a: np.nanmin(a, axis=-1), (u(3, 2),)),
+    ("nanmin", lambda a: np.nanmin(a), (NAN_ENTRIES,)),
+    ("nanmin", lambda a: np.nanmin(a, axis=0), (np.array([[0.3, -0.2], [0.3, np.nan]]),),
+     FIRST_ORDER),
+    # ---- running maxima and minima ----------------------------------------------------------
+    ("maximum_accumulate", lambda a: np.maximum.accumulate(a), (u(6),)),
+    ("maximum_accumulate", lambda a: np.maximum.accumulate(a, axis=1), (u(3, 4),)),
+    ("maximum_accumulate", lambda a: np.maximum.accumulate(a), (TIED,), FIRST_ORDER),
+    ("minimum_accumulate", lambda a: np.minimum.accumulate(a, axis=-2), (u(4, 3),)),
+    ("minimum_accumulate", lambda a: np.minimum.accumulate(a ** 2), (u(2, 3),)),
+    ("minimum_accumulate", lambda a: np.minimum.accumulate(a), (-TIED,), FIRST_ORDER),
+    ("running_adjoint", lambda g, a: _running_adjoint(g, a, axis=1), (u(2, 4), u(2, 4))),
+    ("running_tangent", lambda t, a: _running_tangent(t, a, minimum=True), (u(4, 2), u(4, 2))),
     # ---- order statistics -------------------------------------------------------------------
     ("median", lambda a: np.median(a), (u(5),)),
     ("median", lambda a: np.median(a, axis=1), (u(2, 4),)),

@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 
 import symdiff
+from check_grads import check_grads
+from numeric import numeric_grad
 from symdiff.errors import InPlaceWriteError, NoDerivativeRuleError
 from symdiff.runtime import helpers as runtime
 
@@ -118,6 +120,72 @@ def test_nan_entries_get_gradient_zero_from_nansum_and_nanmean():
     assert np.array_equal(symdiff.grad(lambda x: np.nansum(x))(x), [[1, 0, 1], [1, 1, 1]])
     g = symdiff.grad(lambda x: np.sum(np.nanmean(x, axis=1)))(x)
     assert np.allclose(g, [[0.5, 0.0, 0.5], [1 / 3, 1 / 3, 1 / 3]])
+
+
+def test_nan_entries_get_gradient_zero_from_nanmax_and_nanmin_and_ties_share():
+    """np.nanmax / np.nanmin were refused ("no derivative rule"): the gradient
+    goes to the extremum, shared by ties as np.max's, and is 0 at NaN entries
+    (in forward mode too, whatever the tangent there); a slice of NaN only
+    has a NaN extremum and NaN gradients, as np.max of a NaN."""
+    x = np.array([[0.3, np.nan, -0.8], [0.2, 0.6, 0.6]])
+    assert np.array_equal(symdiff.grad(lambda x: np.nanmax(x))(x), [[0, 0, 0], [0, 0.5, 0.5]])
+    g = symdiff.grad(lambda x: np.sum(np.nanmin(x, axis=1) * np.array([2.0, 3.0])))(x)
+    assert np.array_equal(g, [[0, 0, 2], [3, 0, 0]])
+    assert np.array_equal(symdiff.grad(lambda x: np.sum(np.nanmax(x, axis=0)))(x),
+                          [[1, 0, 0], [0, 1, 1]])
+    _, dot = symdiff.jvp(lambda x: np.nanmax(x))(x, np.array([[1, np.nan, 1], [1, 4, 2.0]]))
+    assert dot == 3.0
+    only_nan = np.array([[np.nan, np.nan], [0.1, 0.2]])
+    with np.errstate(all="ignore"), pytest.warns(RuntimeWarning):
+        g = symdiff.grad(lambda x: np.sum(np.nanmax(x, axis=1)))(only_nan)
+    assert np.all(np.isnan(g[0])) and np.array_equal(g[1], [0, 1])
+
+
+def test_a_running_maximum_s_gradient_goes_to_the_entries_it_took_its_values_from():
+    """np.maximum.accumulate / np.minimum.accumulate were refused: each result
+    entry's gradient goes to the entry it took its value from, shared by ties
+    before it (np.max's policy); from a NaN on (which the running value keeps)
+    it is NaN."""
+    x = np.array([1.0, 3.0, 0.5, 3.0, 2.0, 4.0, 4.0, 1.0])
+    w = np.arange(1.0, 9.0)
+    g = symdiff.grad(lambda x: np.sum(np.maximum.accumulate(x) * w))(x)
+    assert np.array_equal(g, [1, 2 + 3 + 4 / 2 + 5 / 2, 0, 4 / 2 + 5 / 2, 0, 6 + 7 / 2 + 8 / 2,
+                              7 / 2 + 8 / 2, 0])
+    _, dot = symdiff.jvp(lambda x: np.sum(np.maximum.accumulate(x) * w))(x, w)
+    assert dot == pytest.approx(g @ w, rel=1e-15)
+    m = np.array([[2.0, 1.0, 3.0], [1.0, 1.0, 0.5]])
+    weights = np.array([[1.0, 1.0, 0.5], [2.0, 1.0, 3.0]])
+    g = symdiff.grad(lambda m: np.sum(np.minimum.accumulate(m, axis=1) * weights))(m)
+    assert np.array_equal(np.minimum.accumulate(m, axis=1), [[2, 1, 1], [1, 1, 0.5]])
+    assert np.array_equal(g, [[1, 1 + 0.5, 0], [2 + 1 / 2, 1 / 2, 3]])
+    g = symdiff.grad(lambda x: np.sum(np.maximum.accumulate(x)))(np.array([1.0, np.nan, 2.0]))
+    assert g[0] == 1.0 and np.all(np.isnan(g[1:]))
+
+
+def test_builtin_max_and_min_of_a_vector_are_python_s():
+    """max(x) of a vector was refused ("only as max(a, b, ...)"): it is
+    Python's: the largest entry, a later NaN passed over, a NaN first kept;
+    ties share the gradient as np.max's. Of a matrix NumPy refuses to
+    compare rows, and of a number Python raises: refused."""
+    def f(x):
+        return max(x) ** 2 + min(x * 2.0)
+
+    x = np.array([0.3, 1.4, -0.2, 2.0, 0.9])
+    np.testing.assert_allclose(symdiff.grad(f)(x), numeric_grad(f, [x], wrt=0), rtol=1e-7)
+    check_grads(f, (x,))
+    assert np.array_equal(symdiff.grad(lambda x: max(x))(np.array([1.0, 3.0, 3.0])), [0, 0.5, 0.5])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for y in ([1.0, np.nan, 3.0], [np.nan, 1.0, 3.0], [2.0, 1.0, np.nan]):
+            y = np.array(y)
+            value, g = symdiff.value_and_grad(lambda x: max(x) + min(x))(y)
+            assert np.array_equal(value, max(y) + min(y), equal_nan=True)
+            if not np.isnan(y[0]):
+                assert np.isfinite(g).all() and g[np.isnan(y)].sum() == 0.0
+    for bad in (np.ones((2, 2)), 2.0):
+        with pytest.raises(symdiff.errors.UnsupportedSyntaxError) as info:
+            symdiff.grad(lambda x: max(x))(bad)
+        assert "vector" in info.value.message and "np.max(x)" in info.value.hint
 
 
 def test_nan_in_a_slice_makes_its_median_and_std_gradient_nan():

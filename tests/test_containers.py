@@ -119,12 +119,24 @@ def counted_item(params, X):
 ITEMS = {"W": RNG.normal(size=(3, 2)),
          "layers": [RNG.normal(size=2), 0.7, RNG.normal(size=(1, 2))]}
 
+
+def copied_dict(params, X):
+    """dict(params) is a new dict of the same arrays (it had "no derivative
+    rule for `dict`"): a key set in the copy leaves params' value as it was."""
+    q = dict(params)
+    q["W"] = q["W"] * 2.0
+    q["scale"] = 3.0
+    r = np.tanh(X @ q["W"] + q["b"])
+    return np.sum(r ** 2) * q["scale"] + np.sum(params["W"] ** 3) + len(params)
+
+
 CASES = [
     ("list of pairs", mlp, (layers(2), X, Y)),
     ("enumerate an item", enumerated_item, (ITEMS, X)),
     ("zip items' slices", zipped_slices, (ITEMS, X)),
     ("counter indexes an item", counted_item, (ITEMS, X)),
     ("dict", regression, (DICT, X, Y[:, None])),
+    ("dict copied", copied_dict, (DICT, X)),
     ("nested", nested, (NESTED, X)),
     ("indexed by a counter", indexed, ([RNG.normal(size=(3, 3)), RNG.normal(size=(3, 2))], X)),
     ("zip", zipped, ((RNG.normal(size=(3, 3)), RNG.normal(size=(3, 2))), [0.5, 1.5], X)),
@@ -349,6 +361,12 @@ def test_refusals_name_the_problem():
     assert "no key 'b'" in info.value.message and "['W', 'decay']" in info.value.hint
     with pytest.raises(WrtError):
         symdiff.grad(regression, wrt="params.nope")(DICT, X, Y)
+
+    def built_by_keywords(x):
+        return np.sum(dict(a=x)["a"])
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        symdiff.grad(built_by_keywords)(np.ones(2))
+    assert "a copy of a dict" in info.value.message and "{" in info.value.hint
 
 
 CLI_SOURCE = '''import numpy as np

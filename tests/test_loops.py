@@ -299,10 +299,58 @@ def test_a_loop_may_write_into_an_array_it_made():
     assert "y[i] = " in symdiff.source(symdiff.grad(writes_element))
 
 
-def test_while_true_without_a_break_is_an_error():
+def while_true_breaks_in_an_inner_loop_only(x):
+    while True:
+        for i in range(3):
+            x = x * 0.5
+            if i > 1:
+                break
+    return np.sum(x)
+
+
+@pytest.mark.parametrize("f", [while_true_never_breaks, while_true_breaks_in_an_inner_loop_only])
+def test_while_true_without_a_break_is_an_error_that_names_it(f):
+    """It said "the loop never changes what its condition reads", with the
+    hint to update a variable of the condition, which `True` has none of."""
     with pytest.raises(UnsupportedSyntaxError) as info:
-        symdiff.grad(while_true_never_breaks)
-    assert "never changes" in str(info.value)
+        symdiff.grad(f)
+    assert "`while True:` runs forever" in info.value.message, info.value.message
+    assert "if done: break" in info.value.hint and "range(max_steps)" in info.value.hint
+    assert info.value.source_line.strip() == "while True:"
+
+
+def newton_sqrt(a):
+    x = a * 1.0
+    while True:  # until converged: the break depends on the values
+        x_new = 0.5 * (x + a / x)
+        if np.max(np.abs(x_new - x)) < 1e-13:
+            break
+        x = x_new
+    return np.sum(x_new ** 3)
+
+
+def while_true_breaks_in_the_middle(x):
+    k = 0
+    while True:
+        k += 1
+        if k > 4:
+            x = x * 2.0
+            break
+        x = np.sin(x) + 0.1 * x * x
+    return np.sum(x * x)
+
+
+def test_while_true_with_a_break_anywhere_in_its_body_runs_until_it():
+    """``while True: ... if c: break ...`` was refused as a loop whose
+    condition never changes."""
+    a = np.array([1.0, 4.0, 2.0, 3.0])
+    g = symdiff.grad(newton_sqrt)(a)
+    np.testing.assert_allclose(g, 1.5 * np.sqrt(a), rtol=1e-10)  # d/da a^1.5
+    check_grads(newton_sqrt, (a,))
+    for x in (np.array([0.5, -1.0, 2.0]), np.array([0.0, 0.3, -0.2])):
+        assert_grad(while_true_breaks_in_the_middle,
+                    symdiff.grad(while_true_breaks_in_the_middle), (x,))
+        check_grads(while_true_breaks_in_the_middle, (x,))
 
 
 def test_shapes_a_loop_saves_are_read_cheaply_and_work_for_python_floats():

@@ -345,3 +345,55 @@ def test_a_math_call_under_a_where_of_an_array_mask():
     assert symdiff.grad(_math_under_an_array_where)(0.125, c) == pytest.approx(4.0)
     assert symdiff.grad(_math_under_an_array_where)(0.125, -c) == pytest.approx(2.0)
     assert symdiff.grad(_math_under_an_array_where)(0.125, -np.abs(c)) == 0.0
+
+
+# ---- math.log(a, base), pow(a, b), math.copysign(a, b) (each was refused) --------------------
+def log_base(a, base):
+    return math.log(a, base) ** 2
+
+
+def powered(a, b):
+    return pow(a, b) * pow(b, 2)
+
+
+def copied_sign(a, b):
+    return math.copysign(a, b) * (a + 2.0)
+
+
+@pytest.mark.parametrize("f, args", [(log_base, (2.5, 1.7)), (log_base, (0.3, 10.0)),
+                                     (powered, (1.7, 0.6)), (powered, (0.4, -2.5)),
+                                     (copied_sign, (0.7, -0.4)), (copied_sign, (-0.7, 0.4))])
+def test_log_with_a_base_pow_and_copysign_are_differentiated(f, args):
+    df = symdiff.grad(f, wrt=(0, 1))
+    assert df(*args)[0] == pytest.approx(numeric_grad(f, args, wrt=0), rel=1e-7)
+    assert df(*args)[1] == pytest.approx(numeric_grad(f, args, wrt=1), rel=1e-7, abs=1e-9)
+    assert symdiff.value_and_grad(f)(*args)[0] == f(*args)
+    check_grads(f, args, wrt=(0, 1), order=2)
+
+
+def test_log_with_a_base_is_cpython_s_quotient_and_raises_where_it_does():
+    df = symdiff.grad(log_base, wrt=(0, 1))
+    a, b = 2.5, 1.7
+    ga, gb = df(a, b)  # analytic: 2 L / (a ln b), -2 L ln a / (b ln(b)^2), L = log(a, b)
+    value = math.log(a) / math.log(b)
+    assert ga == pytest.approx(2 * value / (a * math.log(b)), rel=1e-14)
+    assert gb == pytest.approx(-2 * value * math.log(a) / (b * math.log(b) ** 2), rel=1e-14)
+    assert "math.log(a)" in _code(symdiff.source(df, a, b))
+    with pytest.raises(ValueError):
+        df(-1.0, 2.0)
+
+
+def test_copysign_at_its_kink_and_at_a_negative_zero():
+    """|a| with b's sign: at a = 0 the corner of |a| gets slope 0 (as abs);
+    b = -0.0 is a negative sign, as math.copysign reads it."""
+    df = symdiff.grad(lambda a, b: math.copysign(a, b), wrt=(0, 1))
+    assert tuple(df(0.0, 2.0)) == (0.0, 0.0)
+    assert tuple(df(1.5, -0.0)) == (-1.0, 0.0)
+    assert tuple(df(-1.5, 0.0)) == (-1.0, 0.0)
+    assert tuple(df(-1.5, -3.0)) == (1.0, 0.0)
+
+
+def test_pow_with_a_modulus_is_refused():
+    with pytest.raises(symdiff.errors.UnsupportedSyntaxError) as info:
+        symdiff.grad(lambda a: pow(a, 2, 5))(2.0)
+    assert "a ** b" in info.value.hint and info.value.lineno is not None

@@ -12,6 +12,7 @@ import pytest
 
 import symdiff
 from check_grads import check_grads
+from numeric import numeric_grad
 from symdiff.errors import InPlaceWriteError, NonFloatArgumentError
 
 X = np.array([0.5, -1.0, 2.0, 0.3, 1.2])
@@ -266,8 +267,8 @@ def added_into_a_name_a_branch_may_share(x):  # the long oracle fuzz run (seed 7
 
 
 def added_into_an_array_a_view_reads(x):
-    a = x * 2.0
-    y = a[0]
+    a = np.outer(x, x)
+    y = a[0]  # a row, a view (of a vector, a number: a copy, tests/test_item_copies.py)
     a += 1.0
     return np.sum(y)
 
@@ -734,3 +735,27 @@ def named_array_written_through_a_view(a):
 def test_a_view_of_an_array_another_name_holds_is_still_refused():
     with pytest.raises(InPlaceWriteError, match="a view of part of `c`"):
         symdiff.grad(named_array_written_through_a_view)(np.eye(3))
+
+
+def filled_empty_like(x):
+    y = np.empty_like(x)
+    for i in range(x.shape[0]):
+        y[i] = x[i] ** 2 * np.sin(x[i])
+    return np.sum(y * x)
+
+
+def filled_empty(x):
+    y = np.empty((2, 2))
+    y[0] = x[:2] ** 2
+    y[1, :] = np.cos(x[1:])
+    return np.sum(y ** 2)
+
+
+@pytest.mark.parametrize("f", [filled_empty_like, filled_empty])
+def test_an_empty_array_written_over_has_the_writes_gradient(f):
+    """np.empty_like(x) had "no derivative rule" (np.empty worked): its
+    values carry no gradient, the writes over them do."""
+    x = np.array([0.5, -1.0, 2.0])
+    np.testing.assert_allclose(symdiff.value_and_grad(f)(x)[0], f(x))
+    np.testing.assert_allclose(symdiff.grad(f)(x), numeric_grad(f, [x], wrt=0), rtol=1e-6)
+    check_grads(f, (x,))

@@ -7,6 +7,7 @@ from .effects import no_gradient
 from ..errors import UnsupportedSyntaxError
 from ..ir.nodes import Const
 from .compile_time import Dict, Tup, is_atom
+from .containers import ShapeUse, container_use
 from .lists import length, runtime_list, stacked
 
 
@@ -14,7 +15,7 @@ BUILTIN_NAMES = {name: getattr(builtins, name) for name in
                  ("abs", "len", "float", "max", "min", "round", "range", "print",
                   "int", "bool", "tuple", "list", "zip", "enumerate", "sum",
                   "isinstance", "None", "True", "False", "str", "repr", "format",
-                  "slice", "breakpoint", "reversed")
+                  "slice", "breakpoint", "reversed", "dict", "pow")
                  if hasattr(builtins, name)}
 
 
@@ -35,6 +36,8 @@ def _builtin_len(lw, args, kwargs, node):
 
 def _builtin_minmax(name, prim_name):
     def lower(lw, args, kwargs, node):
+        if len(args) == 1 and not kwargs and is_atom(args[0]):
+            return _of_vector(lw, name, args[0], node)
         if len(args) < 2 or kwargs:
             raise lw.error(UnsupportedSyntaxError, node,
                            f"`{name}()` is differentiated only as {name}(a, b, ...) of numbers",
@@ -44,6 +47,23 @@ def _builtin_minmax(name, prim_name):
             result = lw.b.op(prim_name, result, lw.atom(arg, node))
         return result
     return lower
+
+
+def _of_vector(lw, name, x, node):
+    """max(x) / min(x) of a vector: Python compares each entry with the best
+    so far, so a NaN first entry stays (nothing compares greater) and a later
+    NaN is passed over: np.nanmax(x), or x[0] where it is NaN. Ties share the
+    gradient, as np.max's. Of a matrix it compares rows, which NumPy refuses."""
+    error = lw.error(UnsupportedSyntaxError, node,
+                     f"`{name}(x)` is differentiated for a vector `x` only (of a matrix "
+                     "it compares rows, which NumPy refuses; of a number it raises)",
+                     f"use np.{name}(x) to reduce an array")
+    if not lw.b.facts.signature:
+        raise ShapeUse(name, error)  # (a vector's rank is known where it is called)
+    if lw.b.facts.rank(x) != 1:
+        raise error
+    first = lw.b.op("getitem", x, Const(0))
+    return lw.b.op("where", lw.b.op("isnan", first), first, lw.b.op("nan" + name, x))
 
 
 def _builtin_sum(lw, args, kwargs, node):
@@ -118,6 +138,25 @@ def _builtin_sequence(kind):
     return lower
 
 
+def _builtin_dict(lw, args, kwargs, node):
+    """dict(d): a new dict of the same items (a shallow copy: ``q = dict(p);
+    q["w"] = v`` leaves ``p["w"]``)."""
+    if len(args) == 1 and not kwargs and is_atom(args[0]):
+        container_use(lw, args[0], definite=True)  # an argument: known where called
+    if len(args) == 1 and not kwargs and isinstance(args[0], Dict):
+        return Dict(args[0].keys, args[0].items)
+    raise lw.error(UnsupportedSyntaxError, node, "`dict()` is supported as a copy of a "
+                   "dict, `dict(d)`", "write a dict literal: `{\"w\": w, \"b\": b}`")
+
+
+def _builtin_pow(lw, args, kwargs, node):
+    """pow(a, b) is a ** b; pow(a, b, mod) is of integers, refused."""
+    if len(args) != 2 or kwargs:
+        raise lw.error(UnsupportedSyntaxError, node, "`pow()` is differentiated as pow(a, "
+                       "b), a ** b (with a modulus it is of integers)", "write a ** b")
+    return lw.binop("power", args[0], args[1], node)
+
+
 def _not_a_sequence(lw, node):
     raise lw.error(UnsupportedSyntaxError, node,
                    "`list()`/`tuple()` of this value is not supported",
@@ -141,5 +180,6 @@ BUILTIN_CALLS = {
     builtins.repr: _builtin_text("repr"), builtins.format: _builtin_text("format"),
     builtins.slice: _builtin_slice, builtins.breakpoint: _builtin_breakpoint,
     builtins.reversed: _builtin_reversed, builtins.list: _builtin_sequence(list),
-    builtins.tuple: _builtin_sequence(tuple),
+    builtins.tuple: _builtin_sequence(tuple), builtins.dict: _builtin_dict,
+    builtins.pow: _builtin_pow,
 }

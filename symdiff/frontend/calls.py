@@ -1,7 +1,5 @@
 """What a call means: a NumPy primitive, a user's helper to inline, or one of
-symdiff's own functions.
-
-Every callee is classified here, in order: symdiff's own API
+symdiff's own functions. Every callee is classified here, in order: symdiff's own API
 (gradient_calls.py: `stop_gradient`, `cond`...), scipy.stats distributions
 (distributions.py), NumPy, SciPy and `math` functions (primitives; SciPy's
 bound as SciPy binds them where that differs: library_calls.py), Python
@@ -167,6 +165,8 @@ def apply(lw, callee, args, kwargs, node):
         if formed is not None:
             return formed
         with lw.b.math_spelling(_is_math(obj)):  # math.sin(x): written so (Op.math)
+            if obj is math.log and len(args) == 2 and not kwargs:  # as CPython computes it
+                return lw.b.op("divide", *(prim_call(lw, prim, [a], {}, node) for a in args))
             return prim_call(lw, prim, args, kwargs, node)
     if obj is not None and obj in BUILTIN_CALLS:
         return BUILTIN_CALLS[obj](lw, args, kwargs, node)
@@ -233,7 +233,9 @@ def primitive_of(obj):
     helper = runtime.HELPERS.get(name) if name.startswith("_") else None
     if helper is not None and (helper is obj or _copy_of(obj, helper)):
         return TABLE.get(name[1:])
-    return None
+    ufunc = getattr(obj, "__self__", None)  # np.maximum.accumulate: a primitive of its own
+    return TABLE.get(f"{ufunc.__name__}_accumulate") if isinstance(ufunc, np.ufunc) \
+        and name == "accumulate" else None
 
 
 def bool_op(lw, conjunction, values):

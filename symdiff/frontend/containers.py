@@ -31,6 +31,18 @@ class ContainerUse(Exception):
     specialised on its arguments' structure where its gradient is called."""
 
 
+class ShapeUse(ContainerUse):
+    """What a statement does depends on the arguments' shapes (``t = y[j]``
+    is a number, a copy, for a vector ``y`` and a view of a row for a
+    matrix, which a later write into ``y`` changes): the function is
+    specialised on their signature where its gradient is called. ``error``:
+    the refusal without one."""
+
+    def __init__(self, name, error):
+        super().__init__(name)
+        self.error = error
+
+
 def bind(lw, var, tree, path=()):
     """The compile-time value of the argument ``var`` of structure ``tree``."""
     if isinstance(tree, Leaf):

@@ -46,6 +46,8 @@ def lower_for(lw, node):
     bounds, bind = _iteration(lw, node, iterable, seqs)
     index = Var(node.target.id if bind is None else "i")
     lw.b.facts.shape[index] = SCALAR  # an int: its tests and indices need no checks
+    if lw.b.facts.signature:
+        lw.b.facts.dtypes[index] = int
     _lower_loop(lw, node, Loop("range", [], [], index=index, bounds=bounds,
                                loc=lw.src.loc(node)),
                 lambda: bind(index) if bind else lw.env.__setitem__(node.target.id, index))
@@ -69,7 +71,15 @@ def lower_while(lw, node):
         if name not in carried:
             lw.env.pop(name, None)
     changing = {c.param for c in loop.carried if c.update is not c.param}
-    if not _depends_on(loop.cond_block, loop.cond, changing):
+    broken = not (isinstance(loop.exit, Const) and loop.exit.value is False)
+    if not (broken and isinstance(loop.cond, Const)) and \
+            not _depends_on(loop.cond_block, loop.cond, changing):
+        if isinstance(node.test, ast.Constant) and node.test.value:
+            raise lw.error(UnsupportedSyntaxError, node.test,
+                           f"`while {ast.unparse(node.test)}:` runs forever here: no "
+                           "`break` in its body leaves it (one in an inner loop leaves that)",
+                           "add `if done: break` to this loop's own body, or loop over a "
+                           "bound: `for _ in range(max_steps):`")
         raise lw.error(UnsupportedSyntaxError, node.test,
                        "the loop never changes what its condition reads, so it "
                        "would run forever or not at all",
@@ -105,6 +115,7 @@ def _lower_loop(lw, node, loop, start):
         lw.carried_from[loop.carried[-1].param] = (before[name],)
     lw.env.update({c.param.hint: c.param for c in loop.carried})
     lw.b.named.update(c.param for c in loop.carried)
+    _written_only(lw, loop, node.body)
     with lw.b.block() as body:
         lw.loops.append((loop, body))
         start()
@@ -140,6 +151,19 @@ def _lower_loop(lw, node, loop, start):
         lw.b.named.add(carry.out)
         lw.b.facts.shape[carry.out] = lw.b.facts.key(carry.param)
     lw.b.append(loop)
+
+
+def _written_only(lw, loop, body):
+    """A carried array the body only writes into (``y[j] = v``, never ``y =
+    ...``) keeps its shape in every iteration: in a specialised gradient, its
+    start's (``t = y[j]`` of a vector is then a number: ir/storage.py)."""
+    if not lw.b.facts.signature:
+        return
+    bound = {n.id for s in body for n in ast.walk(s)
+             if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    for carry in loop.carried:
+        if carry.param.hint not in bound and is_atom(carry.init):
+            lw.b.facts.shape[carry.param] = lw.b.facts.key(carry.init)
 
 
 def _changed_by_calls(lw, before, carried, node):

@@ -28,8 +28,9 @@ from dataclasses import dataclass
 from ..errors import InPlaceWriteError
 from ..ir.nodes import Const, FreeVar, Var
 from ..ir.primitive import TABLE
-from ..ir.storage import FIRST_ONLY, WHOLE_FIRST, is_fresh
+from ..ir.storage import FIRST_ONLY, WHOLE_FIRST, is_fresh, maybe_item, numpy_item
 from .compile_time import Dict, OneBranch, Tup, is_atom
+from .containers import ShapeUse
 from .tapes import TapeList
 from .index_add import index_add_applies, lower_index_add
 
@@ -53,6 +54,13 @@ def shape_of(value):
     return value.value if isinstance(value, Stale) and is_atom(value.value) else value
 
 
+def maybe_number(lw, value):
+    """Whether ``value`` is ``y[j]``, which the arguments' shapes may show is
+    a number (a copy) rather than a view: specialise on them to know."""
+    made = lw.b.facts.defs.get(value) if isinstance(value, Var) else None
+    return made is not None and maybe_item(made, lw.b.facts)
+
+
 def stale_error(lw, value, node):
     if isinstance(value.value, TapeList):
         return lw.error(
@@ -61,13 +69,17 @@ def stale_error(lw, value, node):
             f"changed in place (`{value.text}`): NumPy's list shows that change, and "
             "symdiff, which differentiates values, cannot follow it",
             "append copies (`....append(row.copy())`) to keep the old values")
-    return lw.error(
-        InPlaceWriteError, node,
-        f"`{value.name}` shares its array with `{value.writer}`, which line {value.lineno} "
-        f"changed in place (`{value.text}`): NumPy's `{value.name}` shows that change, and "
-        "symdiff, which differentiates values, cannot follow it",
-        f"copy it where you make it (`{value.name} = ....copy()`) to keep the old values, "
-        f"or read `{value.writer}` for the new ones")
+    copy = f"copy it where you make it (`{value.name} = ....copy()`) to keep the old values"
+    message = f"`{value.name}` shares its array with `{value.writer}`, which line " \
+        f"{value.lineno} changed in place (`{value.text}`): NumPy's `{value.name}` shows " \
+        "that change, and symdiff, which differentiates values, cannot follow it"
+    if maybe_number(lw, value.value):  # a number for a vector, a view of a row of a matrix
+        raise ShapeUse(value.name, lw.error(
+            InPlaceWriteError, node, message + " (unless it is a number: its array's "
+            "shape decides)", "an integer per axis picks a number, a copy: give the "
+            "arguments (`symdiff.source(df, x)`, `symdiff --shapes`), or " + copy))
+    return lw.error(InPlaceWriteError, node, message,
+                    f"{copy}, or read `{value.writer}` for the new ones")
 
 
 # ---- what shares an array ---------------------------------------------------------------
@@ -83,7 +95,7 @@ def storage(lw, atom, depth=0):
         return frozenset({f"the argument `{atom.hint}`"}), True
     op = lw.b.facts.defs.get(atom)
     if op is not None:
-        if is_fresh(op):
+        if is_fresh(op) or numpy_item(op, lw.b.facts):
             return frozenset({atom}), True
         if op.prim in FIRST_ONLY:
             roots, whole = storage(lw, op.args[0], depth + 1)
@@ -153,16 +165,20 @@ def lower_aug_assign(lw, node, prim):
     # of the arrays the function made: an argument's are "still the argument" below)
     roots = frozenset(r for r in storage(lw, current)[0] if isinstance(r, Var)) \
         if isinstance(current, Var) else frozenset()
-    others = [n for env in scopes(lw) for n, v in env.items()
-              if (n != name or env is not lw.env) and not n.startswith("<")
-              and (v is current or roots and _holds(lw, v, roots))]
+    sharing = {n: v for env in scopes(lw) for n, v in env.items()
+               if (n != name or env is not lw.env) and not n.startswith("<")
+               and (v is current or roots and _holds(lw, v, roots))}
+    others = list(sharing)
     shared = f"`{others[0]}`" if others else "the caller's array"
     if isinstance(current, Var) and (others or current in lw.b.param_locs):
         what = f"another name for `{others[0]}`" if others else "still the argument"
-        raise lw.error(
+        error = lw.error(
             InPlaceWriteError, node,
             f"`{name}` is {what} here, so `{text}` may change {shared} in place",
             f"write `{name} = {name} {text.split()[1][:-1]} ...` to make a new value")
+        if others and all(maybe_number(lw, v) for v in sharing.values()):
+            raise ShapeUse(name, error)  # (`y = a[0]`: a number for a vector)
+        raise error
     lw.bind(node.target, lw.binop(prim, current, lw.expr(node.value), node))
 
 

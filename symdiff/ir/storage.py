@@ -10,7 +10,7 @@ make a new array may return one of its operands, or a view of it.
 """
 from __future__ import annotations
 
-from .nodes import Const, IndexList
+from .nodes import Const, IndexList, Var
 from .primitive import ELEMENTWISE, REDUCTION, TABLE
 
 # Operations whose result is a new array (or a new number), never an operand
@@ -70,6 +70,36 @@ def is_fresh(op):
     if record.shape in (ELEMENTWISE, REDUCTION) and kind in ("np", "module", "helper"):
         return op.prim not in ("require_float", "require_scalar")
     return op.prim in _FRESH or record.makes_arrays
+
+
+def numpy_item(op, facts):
+    """Whether ``op`` is ``x[i]`` / ``x[i, j]``, an integer per axis of a
+    NumPy array: a NumPy scalar, a copy (``t = y[j]; y[j] = y[j + 1]`` keeps
+    ``t``). Known only from a signature: a row ``m[i]`` of a matrix is a view,
+    and so is a 0-d item of another library's array (a torch tensor's)."""
+    if op.prim != "getitem" or not facts.signature or any(
+            sig.kind == "array" and sig.library != "numpy" for sig in facts.signature.values()):
+        return False
+    index = op.args[1:]
+    return facts.rank(op.args[0]) == len(index) and facts.pattern(op.target) == () \
+        and all(_integer(facts, i) for i in index)
+
+
+def maybe_item(op, facts):
+    """Whether ``op`` may be a `numpy_item` the arguments' signature would
+    show (``y[j]``, without one): an index of numbers and names only."""
+    return op.prim == "getitem" and not facts.signature and all(
+        isinstance(i, Var) or isinstance(i, Const) and _integer(facts, i) for i in op.args[1:])
+
+
+def _integer(facts, atom):
+    """Whether ``atom`` is surely an integer number (not a bool, an array or a slice)."""
+    if isinstance(atom, Const):
+        return isinstance(atom.value, int) and not isinstance(atom.value, bool)
+    found = facts.dtype(atom)
+    integral = found is int or not isinstance(found, type) and found is not None \
+        and found.kind in "iu"
+    return integral and facts.is_scalar(atom)
 
 
 def advanced_index(index):

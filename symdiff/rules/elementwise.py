@@ -121,7 +121,8 @@ function("fmod(a, b)", "a - trunc(a / b) * b", partials=("1", "-trunc(a / b)"),
 # ---- signs and copies -------------------------------------------------------------------
 function("positive(a)", "a", linear=(0,))
 # |a| with the sign of b: the corner of |a| at 0 gets slope 0, as abs does (kinks.py)
-function("copysign(a, b)", "Abs(a) * sign(b)", partials=("sign(a) * copysign(1, b)", "0"))
+function("copysign(a, b)", "Abs(a) * sign(b)", partials=("sign(a) * copysign(1, b)", "0"),
+         math=("copysign",))
 
 
 def nan_to_num_rule(r, op, g):

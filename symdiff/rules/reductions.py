@@ -157,6 +157,39 @@ define("cumsum(a; axis=None)", shape=_cumulative_shape, reverse=cumsum_rule, lin
        methods=("cumsum",))
 
 
+# ---- running maxima and minima: np.maximum.accumulate, np.minimum.accumulate ---------------
+# Each result entry is the entry it took its value from: ties before it share its gradient
+# (np.max's policy), and from a NaN on (which the running value keeps) it is NaN.
+def _running_rule(r, op, g):
+    with r.b.noting(KINK_NOTE):
+        return [r.b.op("running_adjoint", g, op.args[0], **_running(op))]
+
+
+def _running_tangent(b, op, dargs):
+    return b.op("running_tangent", dargs[0], op.args[0], **_running(op)) \
+        if dargs[0] is not None else None
+
+
+def _running(op):
+    axis = op.param("axis", 0)  # (None: of a vector only, as NumPy's)
+    return {"axis": 0 if axis is None else axis, "minimum": op.prim == "minimum_accumulate"}
+
+
+def _running_transposed(name):
+    def rule(r, op, h):  # (each helper is linear in its first operand, the other's transpose)
+        return [r.b.op(name, h, op.args[1], **dict(op.params)), None]
+    return rule
+
+
+for _name in ("maximum", "minimum"):
+    define(f"{_name}_accumulate(a; axis=0)", ("np", f"{_name}.accumulate"), like(0),
+           reverse=_running_rule, forward=_running_tangent)
+define("running_adjoint(g, a; axis=0, minimum=False)", ("helper", "_running_adjoint"), like(1),
+       reverse=_running_transposed("running_tangent"), linear=(0,), result=ARRAY)
+define("running_tangent(t, a; axis=0, minimum=False)", ("helper", "_running_tangent"), like(1),
+       reverse=_running_transposed("running_adjoint"), linear=(0,), result=ARRAY)
+
+
 # ---- cumulative products: exact where entries are zero --------------------------------------
 # out[i] = x[0] ... x[i]. Its gradient is x_bar[i] = before[i] * after[i]: the
 # product of the entries before i (the running product shifted by one) times

@@ -347,6 +347,8 @@ def full_like_rule(r, op, g):
 
 define("zeros_like(a)", shape=like(0), zero=True, makes_arrays=True)
 define("ones_like(a)", shape=like(0), zero=True, makes_arrays=True)
+# its values are whatever memory held, written over before they are read: no gradient
+define("empty_like(a)", shape=like(0), zero=True, makes_arrays=True)
 define("full_like(a, fill_value)", shape=like(0), reverse=full_like_rule, linear=(1,),
        makes_arrays=True)
 

@@ -17,6 +17,7 @@ from ..ir.nodes import Const
 from ..ir.primitive import ARRAY, NEW, REDUCTION, define, like
 from ..runtime.order_adjoints import _quantile_methods
 from .kinks import KINK_NOTE
+from .reductions import extremum_rule
 
 STD_NOTE = "at a constant slice std has a kink (a norm at 0): its gradient there is 0"
 
@@ -183,6 +184,28 @@ _NAN_REDUCTION = "(a; axis=None, dtype=None, out=None, keepdims=False)"
 define("nansum" + _NAN_REDUCTION, shape=REDUCTION, reverse=nansum_rule, forward=nansum_tangent)
 define("nanmean" + _NAN_REDUCTION, shape=REDUCTION, reverse=nanmean_rule,
        forward=nanmean_tangent)
+
+
+# ---- max and min that leave NaN out ---------------------------------------------------------
+def nan_extremum_tangent(b, op, dargs):
+    """As max's (ties share), with a NaN entry's tangent left out: it is no
+    extremum (a NaN tangent there would make the sum NaN)."""
+    if dargs[0] is None:
+        return None
+    x, out, axis, keep = op.args[0], op.target, op.param("axis"), op.param("keepdims")
+    along = {"axis": axis} if axis is not None else {}
+    kept = b.op("expand_dims", out, axis=axis) if axis is not None and not keep else out
+    hits = b.op("equal", x, kept)
+    share = b.div(b.op("where", hits, dargs[0], Const(0.0)), b.op("ties", hits, x, **along))
+    return b.op("sum", share, **along, **({"keepdims": True} if keep else {}))
+
+
+# the reverse rule is max's: a NaN entry is not equal to the extremum, and gets 0 (a slice
+# of NaN only has a NaN extremum, and its entries NaN gradients, as max's NaN does)
+define("nanmax(a; axis=None, keepdims=False)", shape=REDUCTION, reverse=extremum_rule,
+       forward=nan_extremum_tangent)
+define("nanmin(a; axis=None, keepdims=False)", shape=REDUCTION, reverse=extremum_rule,
+       forward=nan_extremum_tangent)
 
 
 # ---- median, quantile, percentile -----------------------------------------------------------

@@ -14,7 +14,8 @@ from .layout_adjoints import (  # noqa: F401 (helpers too)
     _weights_along, _zeros_for)
 from .order_adjoints import (  # noqa: F401 (helpers too)
     _axes, _forward_recurrence, _quantile_adjoint, _quantile_methods, _quantile_tangent,
-    _quantile_weights, _recurrence, _tie_mean)
+    _quantile_weights, _recurrence, _running_adjoint, _running_tangent, _running_ties,
+    _tie_mean)
 from .write_helpers import _assigned, _c_column, _padded, _setitem  # noqa: F401 (helpers too)
 from .linalg_helpers import (  # noqa: F401 (helpers too: see HELPERS)
     _as_columns, _cofactor, _cofactor_derivative, _cofactor_from_svd, _from_columns,

@@ -153,3 +153,48 @@ def _quantile_tangent(t, a, q, axis=None, method="linear", keepdims=False, per=1
     weights = _quantile_weights(a, q, axis, method)
     reduced = tuple(np.ndim(q) + i for i in _axes(axis, np.ndim(a)))
     return np.sum(weights * t, axis=reduced, keepdims=keepdims)
+
+
+def _running_adjoint(g, a, axis=0, minimum=False):
+    """The gradient of ``np.maximum.accumulate(a, axis)`` (``minimum``: of
+    np.minimum's) with respect to ``a``, for the gradient ``g`` of the result:
+    each result entry's gradient shared evenly by the entries before it that
+    tie for its value (np.max's policy); NaN from the first NaN on."""
+    h, c, first, last = _running_ties(a, axis, minimum)
+    q = np.where(c == 0, 0.0,
+                 np.moveaxis(np.broadcast_to(g, np.shape(a)), axis, -1) / np.maximum(c, 1))
+    inclusive = np.cumsum(q, axis=-1)
+    inclusive = inclusive - np.take_along_axis(inclusive - q, first, axis=-1)
+    after = np.take_along_axis(inclusive, last, axis=-1) - inclusive + q
+    return np.moveaxis(np.where(c == 0, np.nan, np.where(h, after, 0.0)), -1, axis)
+
+
+def _running_tangent(t, a, axis=0, minimum=False):
+    """The derivative of ``np.maximum.accumulate(a, axis)`` along ``t`` (the
+    transpose of `_running_adjoint`)."""
+    h, c, first, _ = _running_ties(a, axis, minimum)
+    kept = np.where(h, np.moveaxis(np.broadcast_to(t, np.shape(a)), axis, -1), 0.0)
+    inclusive = np.cumsum(kept, axis=-1)
+    inclusive = inclusive - np.take_along_axis(inclusive - kept, first, axis=-1)
+    return np.moveaxis(np.where(c == 0, np.nan, inclusive / np.maximum(c, 1)), -1, axis)
+
+
+def _running_ties(a, axis, minimum):
+    """Along the last axis (``axis`` moved there): which entries are the
+    running extremum where they stand (``h``), how many of them tie for it
+    up to each entry (``c``; 0 where it is NaN), and the first and last
+    index of each run of one running value."""
+    a = np.moveaxis(np.asarray(a), axis, -1)
+    out = (np.minimum if minimum else np.maximum).accumulate(a, axis=-1)
+    h = a == out
+    starts = np.ones(a.shape, dtype=bool)
+    starts[..., 1:] = out[..., 1:] != out[..., :-1]  # (a NaN is a run of its own)
+    ends = np.ones(a.shape, dtype=bool)
+    ends[..., :-1] = starts[..., 1:]
+    at = np.arange(a.shape[-1])
+    first = np.maximum.accumulate(np.where(starts, at, 0), axis=-1)
+    last = (at.size - 1 - np.maximum.accumulate(np.where(ends[..., ::-1], at, 0),
+                                                axis=-1))[..., ::-1]
+    counted = np.cumsum(h, axis=-1)
+    c = counted - np.take_along_axis(counted - h, first, axis=-1)
+    return h, c, first, last
