@@ -745,3 +745,20 @@ def test_a_share_of_maximum_times_what_vanishes_outside_it_is_that_value():
 
 def _relu_weighted(x, c):
     return np.sum(np.maximum(x, 0.0) * c)
+
+
+def _black_scholes(sigma, S, K, T, r):
+    d1 = (np.log(S / K) + (r + 0.5 * sigma ** 2) * T) / (sigma * np.sqrt(T))
+    d2 = d1 - sigma * np.sqrt(T)
+    return np.sum(S * scipy_special.ndtr(d1) - K * np.exp(-r * T) * scipy_special.ndtr(d2))
+
+
+def test_a_forward_product_of_two_values_meets_the_gradient_s_factors():
+    """``d1 / (sigma * sqrt_T)``'s derivative times ``sigma``: sigma cancels
+    (vega's ``t_2 * T / sigma / sqrt_T * sigma`` is ``t_2 * (T / sqrt_T)``)."""
+    args = (np.array([0.2, 0.3]), np.array([100.0, 90.0]), np.array([95.0, 100.0]), 1.0, 0.01)
+    df = symdiff.grad(_black_scholes)
+    np.testing.assert_allclose(df(*args), numeric_grad(_black_scholes, args), rtol=1e-6)
+    code = _code(symdiff.source(df, *args))
+    vega = next(line for line in code.splitlines() if "sigma_bar =" in line)
+    assert "sigma * " not in vega and "/ t " not in vega and "T / sqrt_T" in vega, code

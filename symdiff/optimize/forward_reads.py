@@ -57,8 +57,8 @@ class ForwardReads:
             poly = A.div(A.const(1.0), self._denominator(args[0], depth))
         elif made.prim == "multiply" and all(isinstance(a, Var) for a in args):
             poly = self._scaled_product(atom, args, depth)  # (0.5 * lam) * w
-            if poly is None:
-                return A.atom(atom)
+            if poly is None:  # (sigma * sqrt_T: sigma may cancel)
+                poly = A.mul(self._forward(args[0], depth - 1), self._forward(args[1], depth - 1))
         else:
             return A.atom(atom)
         if poly is None or not any(self.facts.same_shape(atom, a) for a in made.args
