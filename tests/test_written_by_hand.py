@@ -762,3 +762,33 @@ def test_a_forward_product_of_two_values_meets_the_gradient_s_factors():
     code = _code(symdiff.source(df, *args))
     vega = next(line for line in code.splitlines() if "sigma_bar =" in line)
     assert "sigma * " not in vega and "/ t " not in vega and "T / sqrt_T" in vega, code
+
+
+def _softplus_log(w, X, y):
+    return np.sum(np.log(1 + np.exp(-y * (X @ w))))
+
+
+def _softplus_log1p(w, X, y):
+    m = y * X.dot(w)
+    return np.log1p(np.exp(-m)).mean()
+
+
+@pytest.mark.parametrize("f", [_softplus_log, _softplus_log1p])
+def test_softplus_s_slope_is_written_without_its_forward_exp(f):
+    """``e / (1 + e)`` with ``e = exp(-m)`` is ``1 / (1 + exp(m))``: the
+    forward exp (only the gradient reads it) is not computed, and a margin
+    where exp(-m) overflows has slope 1, not inf / inf."""
+    X = RNG.normal(size=(7, 3))
+    w = RNG.normal(size=3)
+    y = np.sign(RNG.normal(size=7))
+    df = symdiff.grad(f)
+    np.testing.assert_allclose(df(w, X, y), numeric_grad(f, (w, X, y)), rtol=1e-6, atol=1e-9)
+    code = _code(symdiff.source(df, w, X, y))
+    assert code.count("np.exp(") == 1 and "1.0 + np.exp(" in code and "-y" not in code, code
+    far = np.array([[-800.0, 0.0, 0.0], [1.0, 0.0, 0.0]])  # exp(800) is inf
+    ones = np.ones(2)
+    scale = 1.0 if f is _softplus_log else 0.5
+    with np.errstate(over="ignore"):
+        got = df(np.array([1.0, 0.0, 0.0]), far, ones)
+    np.testing.assert_allclose(got, -scale * (1 / (1 + np.exp([-800.0, 1.0]))) @ far,
+                               rtol=1e-14)

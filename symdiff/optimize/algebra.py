@@ -229,7 +229,17 @@ class _Region(ForwardReads):
             made = A.power(parts[0], args[1].value)
         if made is None:
             made = A.call(op.prim, parts, op.params)
-        return products_simplified(A, support(A, made, self.facts), self.facts)
+        return products_simplified(A, support(A, made, self.facts), self.facts,
+                                   self._opened_for)
+
+    def _opened_for(self, atom, *replaced):
+        """``atom`` as its terms, for an identity that no longer reads the
+        forward values ``replaced`` (then freed where nothing else reads them)."""
+        for value in replaced:
+            made = self.facts.producer(value)
+            if made is not None and not made.backward:
+                self.opened_ops.append(made)
+        return self._forward(atom)
 
     def _same_value_kind(self, result, target):
         """The rewritten value has the shape (and, where known, the dtype)."""

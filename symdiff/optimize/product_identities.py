@@ -2,7 +2,10 @@
 the backward pass's polys (poly.py) as algebra.py reads them: ``sign(x) *
 |x|`` is ``x`` (``sign(t) * where(|t| < 1, |t|, 1)`` is then a clip), and
 ``sinh(x) / cosh(x)`` is ``tanh(x)`` (log cosh's derivative, with no inf /
-inf where cosh overflows). Each holds for every value, NaN included.
+inf where cosh overflows), and ``e / (1 + e)`` with ``e = exp(a)`` is ``1 /
+(1 + exp(-a))`` (softplus's slope: 1 where exp(a) overflows, not inf / inf).
+Each holds for every value, NaN included; which form is cheaper (the forward
+``exp(a)`` may be read elsewhere) algebra.py's costs decide.
 """
 from __future__ import annotations
 
@@ -12,19 +15,20 @@ from .poly import Poly
 from .terms import in_order
 
 
-def products_simplified(A, poly, facts):
+def products_simplified(A, poly, facts, opened=None):
     """``poly`` with the identities below applied in each term and in each
-    select's branches."""
+    select's branches; ``opened(atom, *replaced)``: a forward value as its
+    terms, where an identity no longer reads the forward values ``replaced``."""
     if not any(_worth(A, m, facts) for m in poly.terms):
         return poly
     made, changed = A.const(0.0), False
     for mono, coef in poly.terms.items():
-        term = _identity(A, mono, facts)
+        term = _identity(A, mono, facts) or _logistic(A, mono, facts, opened)
         if term is None:
             term = Poly({mono: 1.0})
             w = next((A.factors[k] for k, e in in_order(A.factors, mono)
                       if e == 1 and A.factors[k].kind == "where"), None)
-            branches = w and tuple(products_simplified(A, arg, facts) for arg in w.args)
+            branches = w and tuple(products_simplified(A, arg, facts, opened) for arg in w.args)
             if w is not None and any(a is not b for a, b in zip(branches, w.args)):
                 rest = Poly({frozenset(x for x in mono if x[0] != w.key): 1.0})
                 term = A.mul(rest, A.where(w.atom, *branches))
@@ -44,12 +48,44 @@ def _worth(A, mono, facts):
             made = facts.producer(factor.atom) if factor.kind == "atom" and \
                 isinstance(factor.atom, Var) else None
             kind = kinds[key] = 2 if factor.kind == "where" else int(
-                factor.kind == "call" and factor.prim in _PAIRS or
-                made is not None and made.prim in _PAIRS)
+                factor.kind == "call" and factor.prim in _NAMED or
+                made is not None and made.prim in _NAMED or
+                factor.kind == "sum" and len(factor.args[0].terms) == 2 or
+                key in A.expansions and len(A.expansions[key][0].terms) == 2)
         if kind == 2:
             return True
         found += kind
     return found >= 2
+
+
+def _logistic(A, mono, facts, opened):
+    """``mono`` with ``e / (1 + e)``, e = exp(a), as ``1 / (1 + exp(-a))``."""
+    exps = dict(mono)
+    for key, exp in in_order(A.factors, mono):
+        factor = A.factors[key]
+        inner = factor.args[0] if factor.kind == "sum" else \
+            A.expansions[key][0] if key in A.expansions else None  # (1 + e computed)
+        if exp == -1 and inner is not None and key in A.expansions:
+            for k, f in A.expansions[key][1].items():
+                A.factors.setdefault(k, f)
+        if exp != -1 or inner is None or len(inner.terms) != 2 or \
+                inner.terms.get(frozenset()) != 1.0:
+            continue
+        (e_mono, c), = [(m, c) for m, c in inner.terms.items() if m]
+        (e_key, e_exp), = e_mono if len(e_mono) == 1 else ((None, 0),)
+        arg = called(A, A.factors[e_key], "exp", facts) if e_key is not None else None
+        if c != 1.0 or e_exp != 1 or exps.get(e_key, 0) < 1 or not arg or arg[0] is None:
+            continue
+        replaced = [A.factors[k].atom for k in (e_key, key) if A.factors[k].kind == "atom"]
+        a = opened(arg[0], *replaced) if opened is not None and isinstance(arg[0], Var) \
+            else A.atom(arg[0])
+        other = A.whole(A.add(A.const(1.0), A.call("exp", [A.neg(a)])))
+        (new_key, _), = next(iter(other.terms))
+        exps[e_key] -= 1
+        del exps[key]
+        exps[new_key] = exps.get(new_key, 0) - 1
+        return Poly({frozenset((k, e) for k, e in exps.items() if e): 1.0})
+    return None
 
 
 def _identity(A, mono, facts):
@@ -79,3 +115,4 @@ _PAIRS = {
     "sinh": {("cosh", -1): "tanh"},   # sinh(x) / cosh(x) = tanh(x): no inf / inf
     "abs": {}, "cosh": {},
 }
+_NAMED = set(_PAIRS) | {"exp"}
