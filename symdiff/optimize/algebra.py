@@ -58,6 +58,7 @@ class _Region(ForwardReads):
     def __init__(self, builder, counts, subst, live, ours=frozenset()):
         self.live_counts, self.live = live
         self.ours = ours
+        self.softplus, self.identity_used = True, False  # (see rewrite)
         self.b = builder
         self.facts = builder.facts
         self.counts = counts
@@ -123,7 +124,16 @@ class _Region(ForwardReads):
     # ---- one expression ------------------------------------------------------------------
     def rewrite(self, root):
         self.met, self.terms = False, None  # (met: it reads a value others read too)
+        self.softplus, self.identity_used = True, False
         found = self._attempt(root)
+        if self.identity_used:  # (1 / (1 + exp(-a)) or the forward e / (1 + e): the cheaper)
+            self.softplus = False
+            try:
+                plain = self._attempt(root)
+            finally:
+                self.softplus = True
+            if plain is not None and (found is None or plain[0] <= found[0]):
+                found = plain
         if self.met and self.terms:  # read through those, where that leaves fewer terms
             self.through = True
             try:
@@ -230,11 +240,12 @@ class _Region(ForwardReads):
         if made is None:
             made = A.call(op.prim, parts, op.params)
         return products_simplified(A, support(A, made, self.facts), self.facts,
-                                   self._opened_for)
+                                   self._opened_for if self.softplus else None)
 
     def _opened_for(self, atom, *replaced):
         """``atom`` as its terms, for an identity that no longer reads the
         forward values ``replaced`` (then freed where nothing else reads them)."""
+        self.identity_used = True
         for value in replaced:
             made = self.facts.producer(value)
             if made is not None and not made.backward:

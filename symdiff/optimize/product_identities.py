@@ -18,12 +18,13 @@ from .terms import in_order
 def products_simplified(A, poly, facts, opened=None):
     """``poly`` with the identities below applied in each term and in each
     select's branches; ``opened(atom, *replaced)``: a forward value as its
-    terms, where an identity no longer reads the forward values ``replaced``."""
+    terms, where an identity no longer reads the forward values ``replaced``
+    (None: not the softplus identity, which needs it)."""
     if not any(_worth(A, m, facts) for m in poly.terms):
         return poly
     made, changed = A.const(0.0), False
     for mono, coef in poly.terms.items():
-        term = _identity(A, mono, facts) or _logistic(A, mono, facts, opened)
+        term = _identity(A, mono, facts) or (opened and _logistic(A, mono, facts, opened))
         if term is None:
             term = Poly({mono: 1.0})
             w = next((A.factors[k] for k, e in in_order(A.factors, mono)
@@ -77,8 +78,7 @@ def _logistic(A, mono, facts, opened):
         if c != 1.0 or e_exp != 1 or exps.get(e_key, 0) < 1 or not arg or arg[0] is None:
             continue
         replaced = [A.factors[k].atom for k in (e_key, key) if A.factors[k].kind == "atom"]
-        a = opened(arg[0], *replaced) if opened is not None and isinstance(arg[0], Var) \
-            else A.atom(arg[0])
+        a = opened(arg[0], *replaced) if isinstance(arg[0], Var) else A.atom(arg[0])
         other = A.whole(A.add(A.const(1.0), A.call("exp", [A.neg(a)])))
         (new_key, _), = next(iter(other.terms))
         exps[e_key] -= 1
