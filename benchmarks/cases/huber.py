@@ -47,7 +47,7 @@ CASE = Case(
             "hand-written gradient assumes delta > 0); at n=10 that test and the "
             "dispatch on the arguments are the difference, at 10^6 none",
         "np.minimum, param":
-            "as `param delta, where`: `np.clip(r, -delta, delta)` under `if delta > 0`, "
-            "`np.sign(r) * np.minimum(np.abs(r), delta)` otherwise",
+            "as `param delta, where`: `np.clip(r, -delta, delta) if delta > 0 else "
+            "np.sign(r) * delta` (for delta <= 0, minimum(|r|, delta) is delta)",
     },
 )
