@@ -168,6 +168,7 @@ class _Region(ForwardReads):
         self.opened = False  # (a forward value read as its product: t + t, t = 0.5 * v)
         self.freed = []  # forward sums read through that nothing else reads: then dead
         self.opened_ops = []  # forward products read as their factors (t = -y, t * z)
+        self.read_forward = {}  # (atom, depth) -> its poly, this attempt
         poly = self.poly(root.target)
         if poly is not None and len(poly.terms) <= LIMIT:
             poly = algebra.expanded(poly) or poly

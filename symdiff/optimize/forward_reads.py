@@ -24,6 +24,15 @@ class ForwardReads:
         reads the value where it writes that product again. A sum only the
         gradient reads, as its terms: ``x + (q - x)`` (a straight-through
         estimator's value) is ``q`` up to rounding (docs/semantics.md)."""
+        known = self.read_forward.get((atom, depth)) if isinstance(atom, Var) else None
+        if known is not None:  # (read once per attempt: its freed operations counted once)
+            return known
+        poly = self._forward_once(atom, depth)
+        if isinstance(atom, Var) and poly is not None:
+            self.read_forward[atom, depth] = poly
+        return poly
+
+    def _forward_once(self, atom, depth):
         A = self.algebra
         made = self.facts.producer(atom) if isinstance(atom, Var) else None
         if made is None or made.backward or depth == 0 or made.effect or \
@@ -36,11 +45,11 @@ class ForwardReads:
             together = self._over_known_sum(made, depth)
             if together is not None:
                 return self._opened_as(atom, made, together)
-            saved = (self.opened, dict(A.forward), dict(A.factors))
+            saved = (self.opened, dict(A.forward), dict(A.factors), dict(self.read_forward))
             found = self._sum(atom, depth)
-            if found is None or len(found[0].terms) >= found[1]:  # (only where terms cancel:
-                self.opened, A.forward, A.factors = saved       # x + (q - x) is q; the
-                return A.atom(atom)                             # order atoms come in, kept)
+            if found is None or len(found[0].terms) >= found[1]:  # (only where terms
+                self.opened, A.forward, A.factors, self.read_forward = saved  # cancel: x +
+                return A.atom(atom)  # (q - x) is q; the order atoms come in, kept)
             self.freed += found[2]
             self.opened = True
             return found[0]
@@ -56,9 +65,8 @@ class ForwardReads:
         elif made.prim == "reciprocal" or made.prim == "power" and args[1] == Const(-1):
             poly = A.div(A.const(1.0), self._denominator(args[0], depth))
         elif made.prim == "multiply" and all(isinstance(a, Var) for a in args):
-            poly = self._scaled_product(atom, args, depth)  # (0.5 * lam) * w
-            if poly is None:  # (sigma * sqrt_T: sigma may cancel)
-                poly = A.mul(self._forward(args[0], depth - 1), self._forward(args[1], depth - 1))
+            parts = [self._forward(a, depth - 1) for a in args]  # (0.5 * lam) * w,
+            poly = A.mul(*parts)  # sigma * sqrt_T: a factor may cancel
         else:
             return A.atom(atom)
         if poly is None or not any(self.facts.same_shape(atom, a) for a in made.args
@@ -95,7 +103,8 @@ class ForwardReads:
                 quotient.prim not in ("divide", "reciprocal", "power", "negative") or \
                 not self.facts.same_shape(values[0], made.target):
             return None
-        saved = (dict(A.forward), dict(A.factors), list(self.opened_ops), self.opened)
+        saved = (dict(A.forward), dict(A.factors), list(self.opened_ops), self.opened,
+                 dict(self.read_forward))
         part = self._forward(values[0], depth - 1)
         single = part.single() if part is not None else None
         for key, exp in in_order(A.factors, single[0]) if single else ():
@@ -113,7 +122,7 @@ class ForwardReads:
             over = A.add(A.mul(c, known[0]), rest)  # (c q + k) / q
             if len(over.terms) < len(known[0].terms):
                 return A.div(over, A.atom(A.factors[key].atom))
-        A.forward, A.factors, self.opened_ops, self.opened = saved
+        A.forward, A.factors, self.opened_ops, self.opened, self.read_forward = saved
         return None
 
     def _unread_forward(self, made):
@@ -153,17 +162,6 @@ class ForwardReads:
                                                   for m in poly.terms for k, _ in m})
         if known:
             A.remember_sum(atom, *known)
-
-    def _scaled_product(self, atom, args, depth):
-        """A forward product one factor of which is a constant times a value
-        (``t * w`` with ``t = 0.5 * lam``), as ``0.5 * lam * w``: its
-        constant may meet the gradient's (``t * w + t * w`` is ``lam * w``)."""
-        A = self.algebra
-        parts = [self._forward(a, depth - 1) for a in args]
-        if any(p is None for p in parts) or not any(
-                (p.single() or (None, 1.0))[1] != 1.0 for p in parts):
-            return None
-        return A.mul(*parts)
 
     def _sum(self, atom, depth):
         """(normal form, number of terms read, operations nothing else reads)

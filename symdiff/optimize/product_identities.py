@@ -20,43 +20,63 @@ def products_simplified(A, poly, facts, opened=None):
     select's branches; ``opened(atom, *replaced)``: a forward value as its
     terms, where an identity no longer reads the forward values ``replaced``
     (None: not the softplus identity, which needs it)."""
-    if not any(_worth(A, m, facts) for m in poly.terms):
+    found = {}
+    for mono in poly.terms:
+        kind = _worth(A, mono, facts)
+        if kind:
+            term = _identity(A, mono, facts) if kind & _PAIR else None
+            if term is None and kind & _SOFTPLUS and opened:
+                term = _logistic(A, mono, facts, opened)
+            if term is None and kind & _SELECT:
+                term = _in_branches(A, mono, facts, opened)
+            if term is not None:
+                found[mono] = term
+    if not found:
         return poly
-    made, changed = A.const(0.0), False
-    for mono, coef in poly.terms.items():
-        term = _identity(A, mono, facts) or (opened and _logistic(A, mono, facts, opened))
-        if term is None:
-            term = Poly({mono: 1.0})
-            w = next((A.factors[k] for k, e in in_order(A.factors, mono)
-                      if e == 1 and A.factors[k].kind == "where"), None)
-            branches = w and tuple(products_simplified(A, arg, facts, opened) for arg in w.args)
-            if w is not None and any(a is not b for a, b in zip(branches, w.args)):
-                rest = Poly({frozenset(x for x in mono if x[0] != w.key): 1.0})
-                term = A.mul(rest, A.where(w.atom, *branches))
-        changed = changed or term.terms != {mono: 1.0}
-        made = A.add(made, A.scale(term, coef))
-    return made if changed else poly
+    made = Poly({m: c for m, c in poly.terms.items() if m not in found})
+    for mono, term in found.items():
+        made = A.add(made, A.scale(term, poly.terms[mono]))
+    return made
+
+
+def _in_branches(A, mono, facts, opened):
+    """``mono`` with its select's branches simplified, or None."""
+    w = next((A.factors[k] for k, e in in_order(A.factors, mono)
+              if e == 1 and A.factors[k].kind == "where"), None)
+    if w is None:
+        return None
+    branches = tuple(products_simplified(A, arg, facts, opened) for arg in w.args)
+    if all(a is b for a, b in zip(branches, w.args)):
+        return None
+    rest = Poly({frozenset(x for x in mono if x[0] != w.key): 1.0})
+    return A.mul(rest, A.where(w.atom, *branches))
+
+
+_PAIR, _SOFTPLUS, _SELECT = 1, 2, 4  # what a monomial may hold (_worth)
 
 
 def _worth(A, mono, facts):
-    """Whether ``mono`` has two factors an identity may join, or a select."""
+    """Which identities ``mono`` may hold: two factors of a pair (`_PAIRS`),
+    an exp and a sum of two terms, a select (flags; 0: none)."""
     kinds = A.notes.setdefault("identity_kinds", {})  # (factor key -> what it is)
-    found = 0
+    pairs = exps = sums = select = 0
     for key, _ in mono:
         kind = kinds.get(key)
         if kind is None:
             factor = A.factors[key]
             made = facts.producer(factor.atom) if factor.kind == "atom" and \
                 isinstance(factor.atom, Var) else None
-            kind = kinds[key] = 2 if factor.kind == "where" else int(
-                factor.kind == "call" and factor.prim in _NAMED or
-                made is not None and made.prim in _NAMED or
-                factor.kind == "sum" and len(factor.args[0].terms) == 2 or
-                key in A.expansions and len(A.expansions[key][0].terms) == 2)
-        if kind == 2:
-            return True
-        found += kind
-    return found >= 2
+            prim = factor.prim if factor.kind == "call" else made.prim if made else ""
+            kind = kinds[key] = "where" if factor.kind == "where" else \
+                "pair" if prim in _PAIRS else "exp" if prim == "exp" else \
+                "sum" if factor.kind == "sum" and len(factor.args[0].terms) == 2 or \
+                key in A.expansions and len(A.expansions[key][0].terms) == 2 else ""
+        pairs += kind == "pair"
+        exps += kind == "exp"
+        sums += kind == "sum"
+        select += kind == "where"
+    return (_PAIR if pairs >= 2 else 0) | (_SOFTPLUS if exps and sums else 0) | \
+        (_SELECT if select else 0)
 
 
 def _logistic(A, mono, facts, opened):
@@ -115,4 +135,3 @@ _PAIRS = {
     "sinh": {("cosh", -1): "tanh"},   # sinh(x) / cosh(x) = tanh(x): no inf / inf
     "abs": {}, "cosh": {},
 }
-_NAMED = set(_PAIRS) | {"exp"}
