@@ -405,9 +405,14 @@ def check_against_oracle(text, mod, oracle, args, cotangent, tally):
         # a negative is complex where NumPy's is NaN. Counted, reported.
         tally.add("known")
         return "known"
+    except SymdiffError as err:  # (compiled where it is called: refused there)
+        tally.add("refused")
+        key = f"{type(err).__name__}: {err.message}"
+        tally.refusals[key] = tally.refusals.get(key, 0) + 1
+        return "refused"
     except Exception as err:  # noqa: BLE001
         return _fail(tally, "crash", f"the gradient raised {type(err).__name__}: {err}",
-                     text, args, symdiff.source(df))
+                     text, args, fuzzkit.shown(df))
     if several:
         got = got[1]
     scalar = _scalarized(mod.f, cotangent)
@@ -419,7 +424,7 @@ def check_against_oracle(text, mod, oracle, args, cotangent, tally):
     if "wrong" in verdicts:
         detail = "\n".join(f"argument {k}: {v}" for k, v in enumerate(verdicts))
         return _fail(tally, "wrong", f"a wrong gradient\n{detail}\nsymdiff: {got!r}", text,
-                     args, symdiff.source(df), cotangent)
+                     args, fuzzkit.shown(df), cotangent)
     kind = "known" if "known" in verdicts else \
         "nan_free_wins" if "win" in verdicts else \
         "chain_rule_nan" if "chain_rule_nan" in verdicts else \
