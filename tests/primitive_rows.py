@@ -269,6 +269,7 @@ ROWS = [
     ("size", lambda a: a * np.size(a), (u(3),)),
     ("len", lambda a: a * len(a), (u(3),)),
     ("float", lambda a: float(np.sum(a)) ** 2, (u(3),)),
+    ("int", lambda a: a * int(np.sum(a) * 7.3) + a[int(np.argmax(a))], (u(3),)),
     ("npcall", lambda a: a * np.arange(3.0), (u(3),)),
     ("draw", lambda a: a * np.random.default_rng(0).normal(size=3), (u(3),)),
     ("effect_call", with_print, (u(3),)),

@@ -388,10 +388,6 @@ def calls_factorial(x):
     return math.factorial(x)  # E:factorial
 
 
-def calls_int(x):
-    return int(np.sum(x)) * 2.0  # E:int
-
-
 def calls_object_method(x):
     return np.sum(scaler.scale(x))  # E:object-method
 
@@ -403,7 +399,6 @@ def calls_bound_method(x):
 NO_RULE = [
     (calls_fft, "fft", "np.fft.fft", ["np.fft.fft"]),
     (calls_factorial, "factorial", "math.factorial", ["math.factorial"]),
-    (calls_int, "int", "int(", ["`int`"]),
     (calls_object_method, "object-method", "scaler.scale", ["scale"]),
     (calls_bound_method, "bound-method", "scale_bound", ["scale_bound"]),
 ]

@@ -424,3 +424,32 @@ def test_and_or_of_numbers_give_python_s_value():
         assert value == _and_of_tests(x, flag)
     code = symdiff.source(symdiff.grad(_and_of_tests), x, True).split('"""')[-1]
     assert "np.where" not in code, code   # (tests of booleans stay logical operations)
+
+
+def _picked_by_argmax(x, y):
+    j = int(np.argmax(y))
+    return x[j] ** 2 + np.sum(x)
+
+
+def _first_half(x):
+    n = int(x.shape[0] / 2)
+    return np.sum(x[:n] ** 2)
+
+
+def _truncated_power(x, t):
+    k = int(t)
+    return np.sum(x ** k)
+
+
+def test_int_truncates_toward_zero_with_slope_zero():
+    """``int(...)`` of a number, as Python computes it (toward zero), with no
+    gradient of its own: an index from argmax, a length from a shape."""
+    x, y = np.array([1.0, 2.0, 3.0, 4.0]), np.array([0.1, 0.9, 0.3, 0.2])
+    np.testing.assert_allclose(symdiff.grad(_picked_by_argmax)(x, y), [1.0, 5.0, 1.0, 1.0])
+    np.testing.assert_allclose(symdiff.grad(_first_half)(x), [2.0, 4.0, 0.0, 0.0])
+    for t in (2.7, -2.7):
+        k = int(t)
+        np.testing.assert_allclose(symdiff.grad(_truncated_power)(x, t), k * x ** (k - 1.0))
+        np.testing.assert_allclose(symdiff.grad(_truncated_power, wrt=1)(x, t), 0.0)
+    np.testing.assert_allclose(symdiff.hessian(_truncated_power)(x, 2.7), 2.0 * np.eye(4))
+    assert "j = int(np.argmax(y))" in symdiff.source(symdiff.grad(_picked_by_argmax), x, y)

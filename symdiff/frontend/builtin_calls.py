@@ -174,6 +174,7 @@ def _builtin_breakpoint(lw, args, kwargs, node):
 BUILTIN_CALLS = {
     builtins.abs: _builtin_prim("abs"), builtins.len: _builtin_len,
     builtins.float: _builtin_prim("float"), builtins.round: _builtin_prim("round"),
+    builtins.int: _builtin_prim("int"),
     builtins.max: _builtin_minmax("max", "maximum"),
     builtins.min: _builtin_minmax("min", "minimum"),
     builtins.sum: _builtin_sum, builtins.str: _builtin_text("str"),

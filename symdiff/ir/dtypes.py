@@ -59,7 +59,7 @@ def result_dtype(op, facts):
     ufunc = getattr(np, op.prim, None) if record.shape == ELEMENTWISE else None
     if isinstance(ufunc, np.ufunc) and ufunc.nin == len(op.args) and ufunc.nout == 1:
         return _ufunc_dtype(ufunc, op, record, facts)
-    if op.prim in ("len", "size", "ndim"):
+    if op.prim in ("len", "size", "ndim", "int"):
         return int
     if op.prim == "getitem":
         shape = facts.producer(op.args[0])

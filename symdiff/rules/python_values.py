@@ -14,6 +14,9 @@ define("ndim(a)", shape=SCALAR, zero=True, result=OTHER, attribute="ndim")
 define("size(a)", shape=SCALAR, zero=True, result=OTHER, attribute="size")
 define("len(a)", ("call", "len"), SCALAR, zero=True)
 define("float(a)", ("call", "float"), SCALAR, passes=True)
+# int(x): a number truncated toward zero, piecewise constant (int(np.argmax(y)),
+# int(x.shape[0] / 2)); an array of more than one entry raises, as in Python
+define("int(a)", ("call", "int"), SCALAR, zero=True)
 
 
 # any other NumPy function, for values that need no gradient (np.arange, ...)
