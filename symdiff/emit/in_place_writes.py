@@ -176,6 +176,23 @@ def _negated(node):
     return None
 
 
+def _minus(node):
+    """``-node``, the sign taken into a leading number (``-2.0 * g``, not
+    ``-(2.0 * g)``) or out of a negation."""
+    negated = _negated(node)
+    if negated is not None:
+        return negated
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div)):
+        left = node.left
+        if isinstance(left, ast.Constant) and isinstance(left.value, float):
+            return ast.BinOp(ast.Constant(-left.value), node.op, node.right)
+        if isinstance(left, ast.BinOp) and isinstance(left.op, (ast.Mult, ast.Div)):
+            inner = _minus(left)
+            if not isinstance(inner, ast.UnaryOp):
+                return ast.BinOp(inner, node.op, node.right)
+    return ast.UnaryOp(ast.USub(), node)
+
+
 def _integer(index):
     """The integer of an index of one integer constant, or None."""
     if len(index) != 1 or isinstance(index[0], Var):
@@ -210,7 +227,7 @@ class IndexWrites:
         sign = "=" if self._still_zero(buffer, index) else "+="
         if op.prim == "subtract":  # (x_bar[i] -= g, not += -g)
             sign, g = ("-=", g) if sign == "+=" else (
-                "=", ast.unparse(ast.UnaryOp(ast.USub(), self.atom(placed.args[0]))))
+                "=", ast.unparse(_minus(self.atom(placed.args[0]))))
         elif sign == "+=" and _negated(self.atom(placed.args[0])) is not None:
             sign, g = "-=", ast.unparse(_negated(self.atom(placed.args[0])))
         lines.extend(wrap(f"{pad}{ast.unparse(spot)} {sign} {g}"))

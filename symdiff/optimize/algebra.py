@@ -134,13 +134,14 @@ class _Region(ForwardReads):
                 self.softplus = True
             if plain is not None and (found is None or plain[0] <= found[0]):
                 found = plain
-        if self.met and self.terms:  # read through those, where that leaves fewer terms
-            self.through = True
-            try:
-                other = self._attempt(root)
+        base = self.terms
+        for depth in ("deep", "shallow") if self.met and base else ():
+            self.through, self.terms = depth, base  # read through those, where that
+            try:  # leaves a smaller form: all the way, or one operation deep (``p *
+                other = self._attempt(root)  # (g / p)`` is ``g``, which stays named)
             finally:
                 self.through = False
-            if other is not None and (found is None or other[0] < found[0]):
+            if other is not None and (found is None or other[0] <= found[0]):
                 found = other
         if found is None:
             return None
@@ -172,12 +173,13 @@ class _Region(ForwardReads):
         poly = self.poly(root.target)
         if poly is not None and len(poly.terms) <= LIMIT:
             poly = algebra.expanded(poly) or poly
-        if poly is None or len(poly.terms) > LIMIT or \
-                len(self.tree) < 2 - bool(self.kept or self.opened):
+        if poly is None or len(poly.terms) > LIMIT:
             return None
-        if self.through and len(poly.terms) >= self.terms:
+        if self.through and algebra.weight(poly) >= self.terms:
             return None  # (nothing cancelled: not worth writing)
-        self.terms = len(poly.terms)
+        self.terms = algebra.weight(poly)
+        if len(self.tree) < 2 - bool(self.kept or self.opened):
+            return None
         saved = (self.b.backward, self.b.note)
         self.b.backward, self.b.note = True, ""
         try:
@@ -190,7 +192,7 @@ class _Region(ForwardReads):
         merged = any(op.target in self.merged for op in before)  # (a + a: 2 * a reads better)
         freed = self.freed + self._unread_forward(made)
         cheaper = cost(made) < cost(self.tree + freed) or \
-            merged and cost(made) <= cost(before + freed)
+            (merged or self.through) and cost(made) <= cost(before + freed)
         if not cheaper or not self._same_value_kind(result, root.target):
             return None
         return cost(made), made, result, self.tree
@@ -201,7 +203,8 @@ class _Region(ForwardReads):
         if not isinstance(atom, Var) or atom not in self.defs:
             return self._forward(atom)
         shared = self.tree and atom not in self.inline
-        if shared and not (self.through and atom in self.shared and not self.read_through):
+        if shared and not (self.through and atom in self.shared and not self.read_through) \
+                or self.through == "shallow" and self.read_through:
             self.met = self.met or atom in self.shared
             return self._forward(atom)
         op = self.defs[atom]

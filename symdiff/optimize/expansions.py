@@ -36,6 +36,9 @@ class Expansions:
             if candidate is not None and len(candidate.terms) <= self.limit \
                     and self.weight(candidate) <= weight:  # for (a + b) (a - b), which
                 best, weight = candidate, self.weight(candidate)  # loses precision)
+        spread = self._monomials_spread(p)  # (e (s / q - y / e): e s / q - y, a factor cancelled)
+        if spread is not None and self.weight(spread) < (weight if best else whole):
+            best, weight = spread, self.weight(spread)
         collected = opened and self._collected(opened, 4)  # (a sum met as its value: a
         if collected is not None and self.weight(collected) <= \
                 (weight if best is not None else 0.75 * whole):
@@ -62,6 +65,19 @@ class Expansions:
                         {_product(rest, frozenset({(key, 1)})): coef / a}))
                     return self._collected(together, depth - 1) or together
         return None
+
+    def _monomials_spread(self, p):
+        """``p`` with each monomial times one sum written term by term (never
+        a sum times a sum: ``(a + b) (a - b)`` is not ``a**2 - b**2``, which
+        loses precision), or None."""
+        for mono in p.terms:
+            if sum(self.factors[k].kind == "sum" and e > 0 for k, e in mono) > 1:
+                return None
+
+        def inner(key, exp, depth):
+            factor = self.factors[key]
+            return factor.args[0] if factor.kind == "sum" and exp == 1 else None
+        return self._distribute_all(p, 1, inner)
 
     def _may_cancel(self, p):
         """Whether a factor of ``p`` (a sum that is a forward value counted as

@@ -64,6 +64,8 @@ class ForwardReads:
             poly = A.div(self._forward(args[0], depth - 1), self._denominator(args[1], depth))
         elif made.prim == "reciprocal" or made.prim == "power" and args[1] == Const(-1):
             poly = A.div(A.const(1.0), self._denominator(args[0], depth))
+        elif made.prim == "power" and _numeric(args[1]) and args[1].value in range(2, 5):
+            poly = self.algebra.power(self._forward(args[0], depth - 1), int(args[1].value))
         elif made.prim == "multiply" and all(isinstance(a, Var) for a in args):
             parts = [self._forward(a, depth - 1) for a in args]  # (0.5 * lam) * w,
             poly = A.mul(*parts)  # sigma * sqrt_T: a factor may cancel

@@ -1,0 +1,98 @@
+"""The gradient's own algebra across the lines of a function (issue 16): a
+value the backward pass shares is read through where every reader's doing so
+cancels it (a softmax written as probabilities then a log: ``Y / p`` times
+``p`` is ``Y``), a monomial times a sum is written term by term where a
+factor cancels, a forward power meets the gradient's factors (``ell ** 2``
+over ``ell * ell``), and a negated placed value carries its sign in its
+number. Each gradient is checked against central differences, its
+specialised source for what it must not contain."""
+import numpy as np
+import pytest
+
+import symdiff
+from check_grads import check_grads
+from numeric import numeric_grad
+
+RNG = np.random.default_rng(7)
+
+
+def softmax_probs_shifted(z, Y):
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    p = e / e.sum(axis=1, keepdims=True)
+    return -np.mean(np.sum(Y * np.log(p), axis=1))
+
+
+def softmax_probs_function_sum(z, Y):
+    e = np.exp(z)
+    p = e / np.sum(e, axis=1, keepdims=True)
+    return -np.sum(Y * np.log(p))
+
+
+def softmax_probs_named_sum(z, Y):
+    e = np.exp(z)
+    total = np.sum(e, axis=1, keepdims=True)
+    p = e / total
+    return -np.sum(Y * np.log(p)) / z.shape[0]
+
+
+def _specialised(f, *args, wrt=0):
+    df = symdiff.grad(f, wrt=wrt)
+    return df, symdiff.source(df, *args)
+
+
+def _backward(source):
+    """The assignments after the first ``# Lnn`` comment: the backward pass."""
+    lines = source.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip().startswith("# L"))
+    return [line for line in lines[start:] if " = " in line and not line.strip().startswith("#")]
+
+
+@pytest.mark.parametrize("f", [softmax_probs_shifted, softmax_probs_function_sum,
+                               softmax_probs_named_sum])
+def test_a_softmax_written_as_probabilities_then_a_log_is_p_times_sum_minus_y(f):
+    z = RNG.normal(size=(5, 4))
+    Y = RNG.random((5, 4))  # soft labels: rows need not sum to 1
+    df, source = _specialised(f, z, Y)
+    np.testing.assert_allclose(df(z, Y), numeric_grad(f, [z, Y]), rtol=1e-6, atol=1e-8)
+    check_grads(f, (z, Y), wrt=(0,))
+    # (was Y / p, read by a sum of p times it and by the gradient: a division
+    # by a probability, and two passes, where the gradient is p * sum(Y) - Y)
+    backward = _backward(source)
+    assert not any("/ p" in line or "/ total" in line or "/ sum_e" in line
+                   for line in backward), source
+    assert len(backward) <= 2 and backward[-1].strip().startswith("z_bar = "), source
+
+
+def kernel_lengthscale(theta, D):
+    ell = np.exp(theta[0])
+    K = np.exp(-0.5 * D / ell ** 2)
+    return np.sum(K * D)
+
+
+def kernel_scaled(theta, D, s):
+    ell, sf2 = np.exp(theta[0]), np.exp(2 * theta[1])
+    K = sf2 * np.exp(-0.5 * D / ell ** 2) + s * np.eye(D.shape[0])
+    return np.sum(K * D)
+
+
+def kernel_direct(a, D):
+    K = np.exp(-0.5 * D / a ** 2)
+    return np.sum(K)
+
+
+@pytest.mark.parametrize("f, args", [
+    (kernel_lengthscale, (RNG.normal(size=2), RNG.random((4, 4)))),
+    (kernel_scaled, (RNG.normal(size=2), RNG.random((4, 4)), 0.3)),
+    (kernel_direct, (1.3, RNG.random((4, 4)))),
+])
+def test_a_forward_power_meets_the_gradient_s_factors(f, args):
+    df, source = _specialised(f, *args)
+    np.testing.assert_allclose(df(*args), numeric_grad(f, list(args)), rtol=1e-6, atol=1e-8)
+    check_grads(f, args, wrt=(0,))
+    # d/d log(ell) of exp(-D / (2 ell**2)) is (D / ell**2) K: ell's factor and
+    # ell**2's cancel (was ``t * ... / t`` with t = ell ** 2)
+    last = [line for line in _backward(source)
+            if line.strip().startswith(("theta_bar[0] = ", "a_bar = "))]
+    assert len(last) == 1 and last[0].count("/") == (f is kernel_direct), source
+    assert f is not kernel_direct or last[0].endswith("/ a"), source  # (a / a**2 is 1 / a)
+    assert "-(" not in source, source  # (-2.0 * ..., not -(2.0 * ...))
