@@ -218,6 +218,24 @@ def test_a_transpose_of_a_transpose_is_the_value():
     assert ".T.T" not in source and not re.search(r"\)\.T\b", source), source
 
 
+def _two_heads(U, V, H):
+    return np.sum(np.tanh(H @ U)) + np.sum(np.sin(H @ V))
+
+
+def test_a_transpose_read_twice_is_written_where_it_is_read():
+    """``H.T @ a`` and ``H.T @ b``, as a careful person writes them: a
+    transpose costs nothing, a name for it (``H_t = H.T``) a line."""
+    rng = np.random.default_rng(3)
+    args = (rng.standard_normal((3, 2)), rng.standard_normal((3, 2)),
+            rng.standard_normal((5, 3)))
+    df = symdiff.grad(_two_heads, wrt=(0, 1))
+    source = symdiff.source(df, *args)
+    assert source.count("H.T @ ") == 2 and "H_t" not in source, source
+    for k in (0, 1):
+        np.testing.assert_allclose(df(*args)[k], numeric_grad(_two_heads, list(args), wrt=k),
+                                   rtol=1e-6, atol=1e-8)
+
+
 def _smooth_l1(x, y, beta):
     d = np.abs(x - y)
     return np.mean(np.where(d < beta, 0.5 * d ** 2 / beta, d - 0.5 * beta))

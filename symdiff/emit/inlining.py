@@ -9,6 +9,7 @@ fixed width so that no name depends on the file's name.
 from __future__ import annotations
 
 import ast
+from collections import Counter
 
 from ..ir.nodes import FreeVar, If, Loop, Op, Var
 
@@ -22,6 +23,15 @@ class Inlining:
     def _decide_inlining(self, stmts, depth, limit):
         """Fold single-use values into the expression reading them; with a
         ``limit``, not where that makes the expression longer than it."""
+        outer = getattr(self, "_block_reads", None)
+        self._block_reads = Counter(a for s in stmts if isinstance(s, Op) for a in s.args
+                                    if isinstance(a, Var))
+        try:
+            self._decide_block(stmts, depth, limit)
+        finally:
+            self._block_reads = outer
+
+    def _decide_block(self, stmts, depth, limit):
         defined_here = set()
         before = None
         for stmt in stmts:
@@ -114,13 +124,23 @@ class Inlining:
 
     def _inlinable(self, var):
         op = self._defs.get(var)
-        return (op is not None and self.counts.get(var, 0) == 1
+        return (op is not None and (self.counts.get(var, 0) == 1 or self._free_view(op))
                 and (var not in self.fn.named or self._unnamed_adjoint(var)) and not op.effect
                 and var not in self.fn.pinned
                 and op.prim not in _NEVER_INLINE and var not in self.scatters
                 and var not in getattr(self, "accumulations", ())  # (acc[i] += g: a line)
                 and var not in self.read_by_unpacking  # (named by `w, v = eigh(a)`)
                 and not isinstance(var, FreeVar) and not self._written_out(op))
+
+    def _free_view(self, op):
+        """A transpose of a named array, read only by lines of its own block:
+        written where it is read, as often as it is (``g.T @ x``, ``g.T @
+        h``), for it costs nothing and a name would cost a line."""
+        arg = op.args[0] if op.prim in ("T", "matrix_transpose") and op.args else None
+        reads = self.counts.get(op.target, 0)
+        return isinstance(arg, Var) and reads > 1 and \
+            (arg not in self._defs or self.counts.get(arg, 0) > 1) and \
+            (self._block_reads or {}).get(op.target) == reads
 
     def _unnamed_adjoint(self, var):
         """An adjoint of a value the user gave no name (``x[:-1]``'s): folded

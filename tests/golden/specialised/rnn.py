@@ -19,7 +19,6 @@ def grad_rnn(W, U, b, xs, target):
         # L66: for t in range(xs.shape[0]):
         t_bars[t_1] = t_bar
     b_bar = t_bars.sum(axis=0)
-    t_bars_t = t_bars.T
-    U_bar = t_bars_t @ xs
-    W_bar = t_bars_t @ hs[:-1]
+    U_bar = t_bars.T @ xs
+    W_bar = t_bars.T @ hs[:-1]
     return W_bar, U_bar, b_bar
