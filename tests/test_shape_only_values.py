@@ -194,3 +194,22 @@ def test_a_number_spread_and_summed_is_a_product_with_the_size(f, args):
     for helper in ("full_like", "np.full(", "_unreduce", "(-"):
         assert helper not in code, source
     assert code.count(".sum(") <= 2, source  # (of digamma(y + r) and log(y): none of a number)
+
+
+def log_sum_exp_minus_picked(W, X, y):
+    z = X @ W
+    lse = np.log(np.sum(np.exp(z), axis=1))
+    return np.mean(lse - z[np.arange(len(y)), y])
+
+
+def test_a_value_made_from_a_reduction_is_not_computed_for_its_size():
+    """``np.mean(lse - ...)`` with ``lse = np.log(np.sum(...))``: the mean's
+    size is the length of the axis the sum keeps (``z.shape[0]``), not
+    ``lse.size``, which kept the log computed for nothing."""
+    args = (RNG.normal(size=(4, 3)), RNG.normal(size=(6, 4)), np.array([0, 2, 1, 1, 0, 2]))
+    df = symdiff.grad(log_sum_exp_minus_picked)
+    source = symdiff.source(df, *args)
+    np.testing.assert_allclose(df(*args), numeric_grad(log_sum_exp_minus_picked, list(args)),
+                               rtol=1e-6, atol=1e-8)
+    code = [line.split("#")[0] for line in source.splitlines()]
+    assert not any("np.log" in line or "lse.size" in line for line in code), source

@@ -274,11 +274,12 @@ def _getitem(b, op, facts):
 
 
 def _size(b, op, facts):
-    """The size of a reduction over one axis, from the lengths of the reduced
-    value's other axes (``Y.shape[0]``): the reduction is not computed only
-    for its size."""
-    made = facts.producer(op.args[0])
-    if made is None or TABLE[made.prim].shape != REDUCTION or made.param("keepdims") \
+    """The size of a reduction over one axis (or of a value made from one
+    entry by entry), from the lengths of the reduced value's other axes
+    (``Y.shape[0]``): neither is computed only for its size."""
+    made = next((m for m in map(facts.producer, facts.same_shaped(op.args[0])) if m is not None
+                 and TABLE[m.prim].shape == REDUCTION), None)  # (np.log(s).size: s's)
+    if made is None or made.param("keepdims") \
             or not isinstance(made.param("axis"), int) or made.effect:
         return None
     whole = shape_source(b, made.args[0]) if isinstance(made.args[0], Var) else made.args[0]
