@@ -96,3 +96,51 @@ def test_a_forward_power_meets_the_gradient_s_factors(f, args):
     assert len(last) == 1 and last[0].count("/") == (f is kernel_direct), source
     assert f is not kernel_direct or last[0].endswith("/ a"), source  # (a / a**2 is 1 / a)
     assert "-(" not in source, source  # (-2.0 * ..., not -(2.0 * ...))
+
+
+def entropy_of_softmax(z):
+    p = np.exp(z) / np.sum(np.exp(z))
+    return np.sum(p * np.log(p))
+
+
+def attention_energy(Q, K, V):
+    S = Q @ K.T / np.sqrt(Q.shape[1])
+    S = S - S.max(axis=1, keepdims=True)
+    A = np.exp(S)
+    A = A / A.sum(axis=1, keepdims=True)
+    return np.sum((A @ V) ** 2)
+
+
+@pytest.mark.parametrize("f, args", [
+    (entropy_of_softmax, (RNG.normal(size=5),)),
+    (attention_energy, (RNG.normal(size=(4, 3)), RNG.normal(size=(4, 3)),
+                        RNG.normal(size=(4, 2)))),
+])
+def test_a_forward_quotient_is_read_where_a_term_has_its_factors(f, args):
+    """``e * (g - c) / s`` with ``p = e / s`` computed is ``p * (g - c)``: one
+    product, where it was a product and a division."""
+    df, source = _specialised(f, *args, wrt=0)
+    np.testing.assert_allclose(df(*args), numeric_grad(f, list(args)), rtol=1e-6, atol=1e-8)
+    check_grads(f, args, wrt=(0,))
+    backward = _backward(source)
+    assert any(line.strip().startswith(("z_bar = p * (", "t = A * (")) for line in backward), \
+        source
+    assert not any("/ sum" in line or "sum_A" in line for line in backward), source
+
+
+def gaussian_nll(mu, log_sigma, x):
+    var = np.exp(2 * log_sigma)
+    return np.sum(0.5 * np.log(2 * np.pi * var) + (x - mu) ** 2 / (2 * var))
+
+
+def test_a_gradient_the_algebra_rewrites_keeps_its_name():
+    """A product the builder folds while the algebra writes (``0.5 * (2.0 *
+    t)``) was left behind unread: the rewritten gradient lost the name
+    ``log_sigma_bar`` (it was returned as ``t_1``)."""
+    args = (RNG.normal(size=6), 0.1 * RNG.normal(size=6), RNG.normal(size=6))
+    df, source = _specialised(gaussian_nll, *args, wrt=(0, 1))
+    for k in (0, 1):
+        np.testing.assert_allclose(df(*args)[k], numeric_grad(gaussian_nll, list(args), wrt=k),
+                                   rtol=1e-6, atol=1e-8)
+    assert "return mu_bar, log_sigma_bar" in source, source
+    assert "log_sigma_bar = 1.0 - t ** 2 / var" in source, source

@@ -21,7 +21,7 @@ result.
 """
 from __future__ import annotations
 
-from ..ir.nodes import Const, If, Op, Var, blocks, use_counts, walk
+from ..ir.nodes import Const, If, Op, Var, blocks, use_counts, uses, walk
 from ..ir.primitive import TABLE
 from ..ir.shapes import is_elementwise
 from .common_subexpressions import replace_atoms
@@ -67,6 +67,7 @@ class _Region(ForwardReads):
 
     def run(self, block):
         self.defs = {s.target: s for s in block if isinstance(s, Op)}
+        self.position = {v: i for i, v in enumerate(self.defs)}
         self.same = views_alike(block)
         region = {v for v, op in self.defs.items() if _algebraic(op)}
         users = {}
@@ -178,6 +179,7 @@ class _Region(ForwardReads):
         if self.through and algebra.weight(poly) >= self.terms:
             return None  # (nothing cancelled: not worth writing)
         self.terms = algebra.weight(poly)
+        self._known_products(root)
         if len(self.tree) < 2 - bool(self.kept or self.opened):
             return None
         saved = (self.b.backward, self.b.note)
@@ -187,6 +189,7 @@ class _Region(ForwardReads):
                 result = Writer(self.b, algebra, self.facts).poly(poly)
         finally:
             self.b.backward, self.b.note = saved
+        made[:] = _needed(made, result)
         cost = _Cost(self.facts)
         before = list({id(op): op for op in self.tree}.values())
         merged = any(op.target in self.merged for op in before)  # (a + a: 2 * a reads better)
@@ -277,6 +280,20 @@ class _Region(ForwardReads):
         if result in self.b.products:
             self.b.products[target] = self.b.products.pop(result)
         op.target = target
+
+
+def _needed(made, result):
+    """The statements of ``made`` the value ``result`` needs: a product the
+    builder folded into another (``0.5 * (2.0 * t)``) is left behind unread."""
+    needed, kept = {result}, []
+    for stmt in reversed(made):
+        if isinstance(stmt, Op) and stmt.target not in needed and not stmt.effect:
+            continue
+        kept.append(stmt)
+        for s in walk([stmt]):
+            needed.update(a for a in uses(s) + [x for m in getattr(s, "merges", ())
+                                                for x in uses(m)] if isinstance(a, Var))
+    return kept[::-1]
 
 
 def _read_counts(fn):

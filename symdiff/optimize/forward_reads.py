@@ -76,6 +76,20 @@ class ForwardReads:
             return A.atom(atom)
         return self._opened_as(atom, made, poly)
 
+    def _known_products(self, root):
+        """The forward products and quotients of two values the expression
+        holds (``p = e / s``), made before ``root``: the writer reads them
+        where a term has their factors (``e * g / s`` is ``p * g``)."""
+        A, at = self.algebra, self.position.get(root.target, 0)
+        for atom, made in self.defs.items():
+            if self.position.get(atom, at) >= at or made.backward or made.effect or \
+                    made.prim not in ("multiply", "divide") or made.args[0] is made.args[1] \
+                    or not all(isinstance(a, Var) and ("a", a) in A.factors for a in made.args):
+                continue
+            mono = frozenset({(("a", made.args[0]), 1),
+                              (("a", made.args[1]), 1 if made.prim == "multiply" else -1)})
+            A.forward.setdefault((mono, 1.0), atom)
+
     def _denominator(self, atom, depth):
         """A forward value divided by: a sum stays whole (remembered, so ``1 -
         1 / t`` may be put over it), anything else as `_forward` reads it."""

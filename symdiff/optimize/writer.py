@@ -27,6 +27,8 @@ class Writer:
         if len(p.terms) > 1:
             common, rest = self.A.common(p)
             over = frozenset((k, -e) for k, e in common if e < 0)
+            if over and self._forward_parts(common, 1.0)[0] != common:
+                over = ()  # (p * (g - c) for e * (g - c) / s, where p = e / s)
             if over:  # a common denominator: one division of the sum
                 up = frozenset((k, e) for k, e in common if e > 0)
                 value = self.poly(rest) if not up else \
