@@ -133,7 +133,7 @@ class _Region(ForwardReads):
                 plain = self._attempt(root)
             finally:
                 self.softplus = True
-            if plain is not None and (found is None or plain[0] <= found[0]):
+            if plain is not None and (found is None or plain[0] < found[0]):
                 found = plain
         base = self.terms
         for depth in ("deep", "shallow") if self.met and base else ():
