@@ -397,3 +397,31 @@ def test_pow_with_a_modulus_is_refused():
     with pytest.raises(symdiff.errors.UnsupportedSyntaxError) as info:
         symdiff.grad(lambda a: pow(a, 2, 5))(2.0)
     assert "a ** b" in info.value.hint and info.value.lineno is not None
+
+
+def _sinh_and_products(a, b, c):  # (benchmarks/cases/scalar.py's, math spelling)
+    d = a * b + math.sin(c) / (1.0 + a ** 2)
+    e = math.sqrt(d ** 2 + 1.0) - math.log(1.0 + math.exp(-b))
+    f = math.tanh(a - c) * math.cos(b * c) + d / (e + 2.0)
+    g = math.exp(-0.5 * (a - 1.0) ** 2) * math.atan(f) + math.log1p(c ** 2)
+    h = (d * e - f * g) / (1.0 + g ** 2) + math.sinh(0.1 * a)
+    return h * d + e * f - g + c
+
+
+def test_the_algebra_keeps_a_math_call_the_user_s(monkeypatch):
+    """A region the gradient's algebra writes again keeps ``math.cosh(t)``
+    (sinh's derivative) the user's `math` call: made anew as a NumPy function
+    of numbers, the specialised gradient needed a second compile, with NumPy's
+    functions, to fall back on (twice the compile time)."""
+    import symdiff.specialise as specialise
+    compiles = []
+    real = specialise.compile_gradient
+    monkeypatch.setattr(specialise, "compile_gradient",
+                        lambda *a, **k: compiles.append(k) or real(*a, **k))
+    args = (0.7, -1.3, 0.4)
+    df = symdiff.grad(_sinh_and_products, wrt=(0, 1, 2))
+    source = symdiff.source(df, *args)
+    assert "math.cosh(" in source and len(compiles) == 1, (len(compiles), source)
+    for k in range(3):
+        assert math.isclose(df(*args)[k], numeric_grad(_sinh_and_products, list(args), wrt=k),
+                            rel_tol=1e-6)

@@ -125,6 +125,7 @@ class _Region(ForwardReads):
     # ---- one expression ------------------------------------------------------------------
     def rewrite(self, root):
         self.met, self.terms = False, None  # (met: it reads a value others read too)
+        self.met_shared = []
         self.softplus, self.identity_used = True, False
         found = self._attempt(root)
         if self.identity_used:  # (1 / (1 + exp(-a)) or the forward e / (1 + e): the cheaper)
@@ -135,12 +136,15 @@ class _Region(ForwardReads):
                 self.softplus = True
             if plain is not None and (found is None or plain[0] < found[0]):
                 found = plain
-        base = self.terms
+        base, held = self.terms, {k[1] for k in self.algebra.factors if k[0] == "a"}
         for depth in ("deep", "shallow") if self.met and base else ():
+            if depth == "shallow" and not self.smaller and not any(
+                    a in held for v in self.met_shared for a in self.defs[v].args):
+                break  # (one operation deep, nothing the expression holds would cancel)
             self.through, self.terms = depth, base  # read through those, where that
             try:  # leaves a smaller form: all the way, or one operation deep (``p *
-                other = self._attempt(root)  # (g / p)`` is ``g``, which stays named)
-            finally:
+                other = self._attempt(root)  # (g / p)`` is ``g``, which stays named,
+            finally:  # where the values deeper would cost operations again)
                 self.through = False
             if other is not None and (found is None or other[0] <= found[0]):
                 found = other
@@ -167,6 +171,7 @@ class _Region(ForwardReads):
         normal form, or None where that costs no less than it does now."""
         algebra = Algebra(limit=LIMIT)
         self.algebra, self.tree, self.kept, self.read_through = algebra, [], [], 0
+        self.smaller = False  # (read through, a smaller form than without)
         self.opened = False  # (a forward value read as its product: t + t, t = 0.5 * v)
         self.freed = []  # forward sums read through that nothing else reads: then dead
         self.opened_ops = []  # forward products read as their factors (t = -y, t * z)
@@ -178,6 +183,7 @@ class _Region(ForwardReads):
             return None
         if self.through and algebra.weight(poly) >= self.terms:
             return None  # (nothing cancelled: not worth writing)
+        self.smaller = bool(self.through)
         self.terms = algebra.weight(poly)
         self._known_products(root)
         if len(self.tree) < 2 - bool(self.kept or self.opened):
@@ -208,7 +214,9 @@ class _Region(ForwardReads):
         shared = self.tree and atom not in self.inline
         if shared and not (self.through and atom in self.shared and not self.read_through) \
                 or self.through == "shallow" and self.read_through:
-            self.met = self.met or atom in self.shared
+            if atom in self.shared and not self.through:
+                self.met = True
+                self.met_shared.append(atom)
             return self._forward(atom)
         op = self.defs[atom]
         if not _algebraic(op) or len(self.tree) + len(self.kept) > 4 * LIMIT:
@@ -245,7 +253,7 @@ class _Region(ForwardReads):
                 isinstance(args[1].value, int) and not isinstance(args[1].value, bool):
             made = A.power(parts[0], args[1].value)
         if made is None:
-            made = A.call(op.prim, parts, op.params)
+            made = A.call(op.prim, parts, op.params, op.math)
         return products_simplified(A, support(A, made, self.facts), self.facts,
                                    self._opened_for if self.softplus else None)
 

@@ -46,9 +46,10 @@ class Algebra(Expansions):
         key = ("a", atom) if isinstance(atom, Var) else ("k", repr(atom.value))
         return self._factor(Factor("atom", key, atom=atom))
 
-    def call(self, prim, args, params=()):
+    def call(self, prim, args, params=(), math=False):
         key = ("c", prim, params, tuple(a.key for a in args))
-        return self._factor(Factor("call", key, prim=prim, params=params, args=tuple(args)))
+        return self._factor(Factor("call", key, prim=prim, params=params, args=tuple(args),
+                                   math=math))
 
     def where(self, mask, a, b):
         if a.key == b.key:

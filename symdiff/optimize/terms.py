@@ -15,11 +15,12 @@ class Factor:
     polys), "where" (``mask``: an atom; ``args``: the two branches' polys) or
     "sum" (``args``: one poly)."""
 
-    __slots__ = ("kind", "key", "atom", "prim", "params", "args")
+    __slots__ = ("kind", "key", "atom", "prim", "params", "args", "math")
 
-    def __init__(self, kind, key, atom=None, prim="", params=(), args=()):
+    def __init__(self, kind, key, atom=None, prim="", params=(), args=(), math=False):
         self.kind, self.key, self.atom = kind, key, atom
         self.prim, self.params, self.args = prim, params, args
+        self.math = math  # (a call's Op.math: the user's `math` call it is written as)
 
 
 class Poly:

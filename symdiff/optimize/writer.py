@@ -184,7 +184,9 @@ class Writer:
             return self.poly(f.args[0])
         if f.kind == "where":
             return self._where(f)
-        return self.b.op(f.prim, *(self.poly(a) for a in f.args), **dict(f.params))
+        args = [self.poly(a) for a in f.args]
+        with self.b.math_spelling(f.math):  # (math.cosh(t) stays the user's math call)
+            return self.b.op(f.prim, *args, **dict(f.params))
 
     def _scaled(self, value, scale):
         if scale is None:
