@@ -144,3 +144,22 @@ def test_a_gradient_the_algebra_rewrites_keeps_its_name():
                                    rtol=1e-6, atol=1e-8)
     assert "return mu_bar, log_sigma_bar" in source, source
     assert "log_sigma_bar = 1.0 - t ** 2 / var" in source, source
+
+
+def soft_threshold_energy(x, lam):
+    s = np.sign(x) * np.maximum(np.abs(x) - lam, 0)
+    return np.sum(s ** 2)
+
+
+def test_an_odd_power_of_a_sign_is_the_sign():
+    """A soft threshold's energy: the gradient ``2 s * sign(x) ** 2 *
+    share`` (one sign from the function, one from |x|'s rule, one from s) is
+    ``2 s``: sign(x) ** 3 is sign(x), for -1, 0, 1 and NaN alike."""
+    x = np.array([-1.2, -0.25, 0.0, 0.1, 0.7, 2.0, np.nan])
+    df, source = _specialised(soft_threshold_energy, x, 0.3)
+    got = df(x, 0.3)
+    assert np.isnan(got[-1]), got  # (NaN stays NaN)
+    np.testing.assert_allclose(got[:-1], numeric_grad(soft_threshold_energy, [x[:-1], 0.3]),
+                               rtol=1e-6, atol=1e-8)
+    check_grads(soft_threshold_energy, (x[[0, 1, 4, 5]], 0.3), wrt=(0,))
+    assert [line.strip() for line in _backward(source)] == ["x_bar = 2.0 * s"], source

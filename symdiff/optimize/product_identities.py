@@ -24,7 +24,9 @@ def products_simplified(A, poly, facts, opened=None):
     for mono in poly.terms:
         kind = _worth(A, mono, facts)
         if kind:
-            term = _identity(A, mono, facts) if kind & _PAIR else None
+            term = _sign_powers(A, mono, facts) if kind & _POWER else None
+            if term is None and kind & _PAIR:
+                term = _identity(A, mono, facts)
             if term is None and kind & _SOFTPLUS and opened:
                 term = _logistic(A, mono, facts, opened)
             if term is None and kind & _SELECT:
@@ -52,15 +54,15 @@ def _in_branches(A, mono, facts, opened):
     return A.mul(rest, A.where(w.atom, *branches))
 
 
-_PAIR, _SOFTPLUS, _SELECT = 1, 2, 4  # what a monomial may hold (_worth)
+_PAIR, _SOFTPLUS, _SELECT, _POWER = 1, 2, 4, 8  # what a monomial may hold (_worth)
 
 
 def _worth(A, mono, facts):
     """Which identities ``mono`` may hold: two factors of a pair (`_PAIRS`),
     an exp and a sum of two terms, a select (flags; 0: none)."""
     kinds = A.notes.setdefault("identity_kinds", {})  # (factor key -> what it is)
-    pairs = exps = sums = select = 0
-    for key, _ in mono:
+    pairs = exps = sums = select = powers = 0
+    for key, exp in mono:
         kind = kinds.get(key)
         if kind is None:
             factor = A.factors[key]
@@ -72,11 +74,31 @@ def _worth(A, mono, facts):
                 "sum" if factor.kind == "sum" and len(factor.args[0].terms) == 2 or \
                 key in A.expansions and len(A.expansions[key][0].terms) == 2 else ""
         pairs += kind == "pair"
+        powers += exp if kind == "pair" and exp > 0 else 0
         exps += kind == "exp"
         sums += kind == "sum"
         select += kind == "where"
     return (_PAIR if pairs >= 2 else 0) | (_SOFTPLUS if exps and sums else 0) | \
-        (_SELECT if select else 0)
+        (_SELECT if select else 0) | (_POWER if powers >= 3 else 0)
+
+
+def _sign_powers(A, mono, facts):
+    """``mono`` with ``sign(x) ** 3`` as ``sign(x)`` (an odd power of -1, 0, 1
+    or NaN is itself; an even one its square), or None: ``sign(x) ** 2 *
+    sign(x) * m`` of a soft threshold's gradient is its value."""
+    exps, signs = dict(mono), {}
+    for key, exp in in_order(A.factors, mono):
+        operands = called(A, A.factors[key], "sign", facts) if exp > 0 else None
+        if operands and isinstance(operands[0], Var):  # (np.sign(x) made twice: one)
+            signs.setdefault(operands[0], []).append(key)
+    changed = False
+    for keys in signs.values():
+        total = sum(exps[k] for k in keys)
+        if total >= 3:
+            for k in keys:
+                del exps[k]
+            exps[keys[0]], changed = 1 if total % 2 else 2, True
+    return Poly({frozenset(exps.items()): 1.0}) if changed else None
 
 
 def _logistic(A, mono, facts, opened):
