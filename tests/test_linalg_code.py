@@ -12,6 +12,7 @@ import scipy.special
 
 import symdiff
 from check_grads import check_grads
+from numeric import numeric_grad
 
 RNG = np.random.default_rng(7)
 
@@ -381,3 +382,19 @@ def test_eigenvalues_the_function_returns_are_computed_as_written():
         total, w = _eigenvalues_returned_too(A)
         return total + w @ cotangent[1]
     check_grads(scalar, (A,))
+
+
+def _logdet_regulariser(L):
+    S = L @ L.T + np.eye(L.shape[0])
+    return -np.linalg.slogdet(S)[1] + np.trace(S)
+
+
+def test_a_trace_s_gradient_of_a_square_matrix_is_an_identity():
+    """``np.trace(S)`` of a matrix the signature knows is square: its
+    gradient is ``np.eye(S.shape[0])``, not the ``_untrace`` helper."""
+    L = np.random.default_rng(4).normal(size=(4, 4))
+    df = symdiff.grad(_logdet_regulariser)
+    source = symdiff.source(df, L)
+    assert "_untrace" not in source and "np.eye(S.shape[0])" in source, source
+    np.testing.assert_allclose(df(L), numeric_grad(_logdet_regulariser, [L]), rtol=1e-6,
+                               atol=1e-8)

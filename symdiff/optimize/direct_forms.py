@@ -21,6 +21,7 @@ from ..ir.reinfer import reinfer
 from .common_subexpressions import replace_atoms
 from .einsum_pairs import lower_einsum
 from .spreads import shape_source
+from .trace_products import scaled_identity
 
 
 def direct_forms(fn, builder):
@@ -327,6 +328,20 @@ def _same_value(b, op, facts):
     return None
 
 
+def _untrace(b, op, facts):
+    """A trace's gradient of a square matrix (the signature names its two
+    lengths alike) of float64: ``c * np.eye(n)``, n read from a value of its
+    shape, as a careful person writes it; not the helper."""
+    c, like = scaled_identity(b, op.target), op.args[1]
+    if c is None or facts.rank(like) != 2 or facts.dtype(like) != np.dtype("float64") \
+            or not (facts.dtype(c) is float or facts.dtype(c) == np.dtype("float64")):
+        return None
+    source = shape_source(b, like) if isinstance(like, Var) else like
+    n = b.op("getitem", b.op("shape", source), Const(0), hint="n")
+    eye = b.op("npcall", n, func="eye", kwargs=(), hint="eye")
+    return eye if isinstance(c, Const) and c.value == 1.0 else b.mul(c, eye)
+
+
 _LOWERINGS = {
     "zeros_like": _number_like, "ones_like": _number_like, "getitem": _getitem,
     "sum_to": _sum_to, "size": _size,
@@ -335,5 +350,5 @@ _LOWERINGS = {
     "einsum": lower_einsum, "as_columns": _columns, "from_columns": _columns,
     "undiag": _undiag, "expand_dims": _new_axis, "squeeze": _same_value,
     "atleast_1d": _same_value, "atleast_2d": _same_value, "atleast_3d": _same_value,
-    "reshape": _same_value,
+    "reshape": _same_value, "untrace": _untrace,
 }
