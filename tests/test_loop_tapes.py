@@ -197,3 +197,60 @@ def test_rows_of_a_longer_array_and_of_the_carried_adjoint(f, rows):
     check_grads(f, (W, U, xs), wrt=(0, 1))
     if f is reads_its_update:
         check_grads(f, (W, U, xs[:0]), wrt=(0, 1))
+
+
+def _pendulum(theta0, omega0, g, L):
+    theta, omega = theta0, omega0
+    dt = 0.01
+    for _ in range(50):
+        omega = omega - dt * g / L * np.sin(theta)
+        theta = theta + dt * omega
+    return theta ** 2 + omega ** 2
+
+
+def _unrolled_descent(w, X, y):
+    lr = 0.1
+    for _ in range(5):
+        r = X @ w - y
+        w = w - lr * X.T @ r / len(y)
+    return np.sum((X @ w - y) ** 2)
+
+
+@pytest.mark.parametrize("f, args, wrt", [
+    (_pendulum, (0.3, 0.1, 9.8, 1.2), (0, 3)),
+    (_unrolled_descent, (np.array([0.3, -0.2, 0.5]),
+                         np.random.default_rng(8).normal(size=(6, 3)),
+                         np.random.default_rng(9).normal(size=6)), (0,)),
+])
+def test_what_every_iteration_computes_alike_is_computed_once_before_the_loop(f, args, wrt):
+    """A loop of constant bounds runs: ``dt * g / L`` (or ``lr * X.T`` and
+    ``len(y)``) is computed once before it, not saved on the tape in each
+    iteration, and its gradient is gathered over the iterations."""
+    df = symdiff.grad(f, wrt=wrt)
+    source = symdiff.source(df, *args)
+    loop = source.split("for _ in range(")[1].split("# L")[0]
+    assert "/ L" not in loop and "X.T" not in loop and "len(y)" not in loop, source
+    if f is _pendulum:
+        assert "tape.append((theta, sin_theta))" in source, source
+    else:
+        assert "tape = []" not in source, source
+    check_grads(f, args, wrt=wrt)
+
+
+def _spring_chain(x, k):
+    E = 0.0
+    for i in range(len(x) - 1):
+        E = E + 0.5 * k * (x[i + 1] - x[i] - 1.0) ** 2
+    return E
+
+
+def test_a_difference_placed_in_a_loop_is_subtracted_in_place():
+    """``x[i + 1] - x[i]`` in a loop: x's gradient takes ``x_bar[i] -= g`` in
+    each iteration (was a zero-filled array of x's shape per iteration,
+    subtracted whole: quadratic in len(x))."""
+    x = np.cumsum(np.random.default_rng(12).random(7) + 0.5)
+    df = symdiff.grad(_spring_chain, wrt=(0, 1))
+    source = symdiff.source(df, x, 2.0)
+    assert "x_bar[i] -= " in source and "np.zeros_like(x)" in source, source
+    assert source.count("zeros_like") == 1, source
+    check_grads(_spring_chain, (x, 2.0), wrt=(0, 1))

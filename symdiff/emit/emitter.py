@@ -148,7 +148,8 @@ class Emitter(Inlining, Spelling, Containers, IndexWrites):
                 self._add_in_place(op, placed, lines, pad)
                 return
             grad = ast.unparse(self.atom(op.args[1]))
-            lines.extend(wrap(f"{pad}{self.names[op.target]} += {grad}"))
+            sign = "-=" if op.prim == "subtract" else "+="
+            lines.extend(wrap(f"{pad}{self.names[op.target]} {sign} {grad}"))
             return
         if op.target in self.scatters:
             self._scatter(op, lines, pad)

@@ -37,7 +37,7 @@ def accumulations(stmts, counts, placing=True, chains=None):
             defs = {s.target: s for s in stmt.body if isinstance(s, Op)}
             for carry in stmt.carried:
                 op = _first_of_sums(defs, counts, defs.get(carry.update), carry.param)
-                if carry.inplace and op is not None and op.prim == "add" \
+                if carry.inplace and op is not None and op.prim in ("add", "subtract") \
                         and op.args[0] is carry.param and counts.get(carry.param) == 1 \
                         and counts.get(carry.update) == 1 and counts.get(carry.init) == 1:
                     placed = defs.get(op.args[1])
@@ -54,10 +54,10 @@ def _first_of_sums(defs, counts, op, param):
     a carried array that adds several gradients to it (``x[i]`` and
     ``x[i + 1]`` read in one iteration): each sum read only by the next, so
     the first may add into the carried array, the others into that."""
-    while op is not None and op.prim == "add" and op.args[0] is not param \
+    while op is not None and op.prim in ("add", "subtract") and op.args[0] is not param \
             and counts.get(op.args[0]) == 1:
         inner = defs.get(op.args[0])
-        if inner is None or inner.prim != "add":
+        if inner is None or inner.prim not in ("add", "subtract"):
             break
         op = inner
     return op
@@ -143,7 +143,7 @@ def _summed_in_place(loop, counts, defs):
         made = defs.get(carry.init)
         first = _first_of_sums(body, counts, body.get(carry.update), carry.param)
         if carry.inplace and made is not None and made.prim == "zeros_like" \
-                and first is not None and first.prim == "add" \
+                and first is not None and first.prim in ("add", "subtract") \
                 and first.args[0] is carry.param and counts.get(carry.out) == 1:
             found[carry.out] = made.args[0]
     return found
@@ -323,17 +323,20 @@ class IndexWrites:
             isinstance(f, np.dtype) and f == want for f in found)
 
     def _add_in_place(self, op, placed, lines, pad):
-        """``acc[i] += g`` (``np.add.at(acc, i, g)`` where positions repeat)."""
+        """``acc[i] += g`` (``np.add.at(acc, i, g)`` where positions repeat; ``-=``
+    and ``np.subtract.at`` for a difference)."""
         name = self.names[op.target]
         g, index = ast.unparse(self.atom(placed.args[0])), placed.args[2:]
         spot = self._slices([self.atom(i) for i in index])
+        minus = op.prim == "subtract"  # (x_bar[i] -= g: x_bar - placed g)
         if placed.prim == "unindex":
             target = ast.Subscript(ast.Name(name, ast.Load()), spot, ast.Load())
-            lines.extend(wrap(f"{pad}{ast.unparse(target)} += {g}"))
+            lines.extend(wrap(f"{pad}{ast.unparse(target)} {'-=' if minus else '+='} {g}"))
         else:
             at = ast.unparse(spot if not isinstance(spot, (ast.Slice, ast.Tuple))
                              else self._index([self.atom(i) for i in index]))
-            lines.extend(wrap(f"{pad}{self.np}.add.at({name}, {at}, {g})"))
+            ufunc = "subtract" if minus else "add"
+            lines.extend(wrap(f"{pad}{self.np}.{ufunc}.at({name}, {at}, {g})"))
 
 
 def _outside(index):

@@ -3,9 +3,13 @@
 ``h @ W.T`` in a loop's body transposes ``W`` in every iteration; moved
 before the loop, ``W.T`` is one value the loop reads, so the reverse pass
 gathers its gradient over the iterations (one product after the loop, as for
-``W @ h``) instead of transposing a gradient in each. Only operations that
-cannot fail move (transposes): a loop that runs no iteration computes them
-once more than the user's code, and nothing else changes.
+``W @ h``) instead of transposing a gradient in each. In a loop that may run
+no iteration, only operations that cannot fail move (transposes, arithmetic
+of Python floats): it computes them once more than the user's code, and
+nothing else changes. A loop that surely runs (``range`` of constant bounds,
+not empty, no ``break``) computes whatever is the same in every iteration
+once, before it (``dt * g / L``, ``lr * X.T``, ``len(y)``): no tape saves it,
+and its gradient is gathered over the iterations.
 
 Run on the function as lowered, before it is differentiated.
 """
@@ -50,14 +54,31 @@ def _invariants(loop, facts):
         inside.update(m.target for m in getattr(stmt, "merges", ()))
         inside.update(c.param for c in getattr(stmt, "carried", ()))
         inside.update(c.out for c in getattr(stmt, "carried", ()))
-    moved = []
+    moved, runs = [], _surely_runs(loop)
     for stmt in list(loop.body):
-        if isinstance(stmt, Op) and _movable(stmt, facts) and not stmt.effect and \
+        if isinstance(stmt, Op) and (runs or _movable(stmt, facts)) and not stmt.effect and \
                 not any(isinstance(a, Var) and a in inside for a in stmt.args):
             loop.body.remove(stmt)
             inside.discard(stmt.target)
             moved.append(stmt)
     return moved
+
+
+def _surely_runs(loop):
+    """Whether ``loop`` runs its body's first statements at least once: a
+    ``range`` of constant bounds, not empty, with no ``break``. Then whatever
+    its body computes from values before it may be computed once, before it
+    (``dt * g / L`` of an Euler step, ``len(y)``, ``lr * X.T``): the same
+    values, and an error they raise is raised in the first iteration anyway."""
+    bounds = [b.value if isinstance(b, Const) else b for b in loop.bounds]
+    exit = loop.exit.value if isinstance(loop.exit, Const) else loop.exit
+    if loop.kind != "range" or exit not in (None, False) or not bounds or \
+            not all(type(b) is int for b in bounds):
+        return False
+    try:
+        return len(range(*bounds)) > 0
+    except ValueError:  # (a step of 0)
+        return False
 
 
 def _movable(op, facts):
