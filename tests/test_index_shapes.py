@@ -326,3 +326,43 @@ def test_diff_patterns_match_numpy(shape, n, axis):
     found = differenced_pattern(_Op("diff", 1, n=n, axis=axis), _Facts(pattern))
     assert _agrees(found, np.diff(np.zeros(shape), n=n, axis=axis).shape,
                    dict(zip(pattern, shape)))
+
+
+# ---- joins: np.hstack, np.vstack, np.column_stack -------------------------------------------
+def _with_intercept(w, X, y):
+    Xb = np.hstack([np.ones((X.shape[0], 1)), X])
+    return np.sum((Xb @ w - y) ** 2)
+
+
+def _side_by_side(A, B):
+    M = np.hstack([A, B])
+    return np.sum(np.tanh(M @ np.ones(M.shape[1])))
+
+
+def _rows_on_rows(A, B):
+    return np.sum(np.sin(np.vstack([A, B])) ** 2)
+
+
+def _end_to_end(a, b):
+    return np.sum(np.exp(np.hstack([a, b])))
+
+
+@pytest.mark.parametrize("f, args", [
+    (_with_intercept, (RNG.normal(size=4), RNG.normal(size=(6, 3)), RNG.normal(size=6))),
+    (_side_by_side, (RNG.normal(size=(3, 2)), RNG.normal(size=(3, 4)))),
+    (_rows_on_rows, (RNG.normal(size=(2, 3)), RNG.normal(size=(4, 3)))),
+    (_end_to_end, (RNG.normal(size=3), RNG.normal(size=5))),
+])
+def test_a_join_has_the_pattern_of_its_parts_and_gives_blocks_of_its_gradient(f, args):
+    """A bias column by np.hstack: the rest of the gradient knows its shape
+    (was _sum_to, np.full_like of a square and _matmul_adjoint_b); each
+    part's gradient is its block of the join's (was np.atleast_2d, a shape
+    of it, and a reshape)."""
+    df = symdiff.grad(f, wrt=tuple(range(len(args))) if f is not _with_intercept else 0)
+    source = symdiff.source(df, *args)
+    for helper in ("_sum_to", "_matmul_adjoint", "full_like", "atleast_2d", "reshape"):
+        assert helper not in source, source
+    got = df(*args)
+    for k in range(len(args) if f is not _with_intercept else 1):
+        np.testing.assert_allclose(got[k] if f is not _with_intercept else got,
+                                   numeric_grad(f, list(args), wrt=k), rtol=1e-6, atol=1e-8)

@@ -99,7 +99,8 @@ def result_dtype(op, facts):
         found, like = _as_numpy(promoted(op.args, facts)), _as_numpy(facts.dtype(op.args[1]))
         return found if isinstance(found, np.dtype) and isinstance(like, np.dtype) \
             and found == like else None
-    if op.prim in ("array", "stack", "concatenate") and op.param("dtype") is None and op.args:
+    if op.prim in ("array", "stack", "concatenate", "hstack", "vstack", "column_stack",
+                   "dstack") and op.param("dtype") is None and op.args:
         found = {_as_numpy(facts.dtype(a)) if op.prim != "array" else _row_dtype(facts, a)
                  for a in op.args}  # (items of one dtype: it; np.array's rows too)
         return found.pop() if len(found) == 1 and None not in found else None

@@ -121,8 +121,30 @@ def joined_pattern(op, facts):
     """np.concatenate of values of one rank: the joined axis of a length not
     known (the lengths add up), every other axis the values' (they must
     agree, or NumPy raises)."""
-    found = [facts.pattern(a) for a in op.args]
-    axis = op.param("axis", 0)
+    return _joined([facts.pattern(a) for a in op.args], op.param("axis", 0))
+
+
+def stacked_pattern_of(promote, axis):
+    """The pattern rule of np.hstack (``promote`` "h"), np.vstack ("v") or
+    np.column_stack ("c"): each array's pattern as the function lays it out
+    (a vector as one row for vstack, one column for column_stack; vectors
+    end to end for hstack), then joined along ``axis`` (hstack: 1, or 0 for
+    vectors)."""
+    def rule(op, facts):
+        found = [facts.pattern(a) for a in op.args]
+        if not found or None in found:
+            return None
+        ranks = {len(p) for p in found}
+        if promote == "h":
+            return _joined(found, 0 if ranks == {1} else axis)
+        if promote == "v":
+            return _joined([(1,) * (2 - len(p)) + p if len(p) < 2 else p for p in found], 0)
+        return _joined([p + (1,) if len(p) == 1 else p for p in found], axis)
+    return rule
+
+
+def _joined(found, axis):
+    """The pattern of values of patterns ``found`` joined along ``axis``."""
     if not found or None in found or len({len(p) for p in found}) != 1 or not found[0] \
             or not isinstance(axis, int) or not -len(found[0]) <= axis < len(found[0]):
         return None

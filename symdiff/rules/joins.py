@@ -13,6 +13,7 @@ from __future__ import annotations
 from ..errors import NoDerivativeRuleError
 from ..ir.nodes import Const
 from ..ir.primitive import ARRAY, NEW, define, like
+from .axis_patterns import stacked_pattern_of
 from .shapes import along
 
 
@@ -23,21 +24,34 @@ def _like(r, value, like_):
 
 
 # ---- hstack, vstack, dstack, column_stack: blocks of the gradient ---------------------------
-def _blocks(r, arrays, g, axis, width):
+def _blocks(r, arrays, g, axis, width, reshape=True):
     """Each of ``arrays``' gradient: its block of ``g`` along ``axis`` (``g``
-    as the join lays it out), reshaped to the array's own shape. ``width(x)``
-    is how many entries ``x`` has along ``axis`` once joined."""
+    as the join lays it out), reshaped to the array's own shape (``reshape``
+    False: the block has it). ``width(x)`` is how many entries ``x`` has
+    along ``axis`` once joined."""
     grads, start = [], Const(0)
     for i, x in enumerate(arrays):
         stop = Const(None) if i == len(arrays) - 1 else r.b.add(start, width(x))
         if r.wants(x):
             part = r.b.op("slice", start, stop, Const(None), hint=f"{x.hint}_place")
             block = r.b.op("getitem", g, *along(axis, part), hint=f"{x.hint}_block")
-            grads.append(_like(r, r.b.op("reshape", block, r.b.op("shape", x)), x))
+            grads.append(_like(r, r.b.op("reshape", block, r.b.op("shape", x))
+                               if reshape else block, x))
         else:
             grads.append(None)
         start = stop
     return grads
+
+
+def _one_rank(r, arrays):
+    """The rank every one of ``arrays`` has, where a specialised gradient
+    knows it (then the blocks need no np.atleast_2d), else None."""
+    ranks = {r.facts.rank(x) if r.facts.signature else None for x in arrays}
+    return ranks.pop() if len(ranks) == 1 else None
+
+
+def _length(b, x, axis):
+    return b.op("getitem", b.op("shape", x), Const(axis))
 
 
 def _along_shape(b, x, promote, axis):
@@ -47,6 +61,8 @@ def _along_shape(b, x, promote, axis):
 
 def vstack_rule(r, op, g):
     """Rows: each array as np.atleast_2d makes it, joined along axis 0."""
+    if (_one_rank(r, op.args) or 0) >= 2:  # (matrices: rows of g, as they are)
+        return _blocks(r, op.args, g, 0, lambda x: _length(r.b, x, 0), reshape=False)
     return _blocks(r, op.args, g, 0, lambda x: _along_shape(r.b, x, "atleast_2d", 0))
 
 
@@ -58,6 +74,10 @@ def dstack_rule(r, op, g):
 def hstack_rule(r, op, g):
     """Vectors end to end, arrays of higher rank along axis 1: both are axis
     1 of np.atleast_2d (a vector becomes one row), of the arrays and of g."""
+    rank = _one_rank(r, op.args) or 0
+    if rank:  # (vectors end to end, or columns of matrices: g's, as they are)
+        axis = 0 if rank == 1 else 1
+        return _blocks(r, op.args, g, axis, lambda x: _length(r.b, x, axis), reshape=False)
     wide = r.b.op("atleast_2d", g)
     return _blocks(r, op.args, wide, 1, lambda x: _along_shape(r.b, x, "atleast_2d", 1))
 
@@ -72,10 +92,13 @@ def column_stack_rule(r, op, g):
     return _blocks(r, op.args, g, 1, width)
 
 
-define("hstack(*arrays)", reverse=hstack_rule, linear="all", moves="all")
-define("vstack(*arrays)", reverse=vstack_rule, linear="all", aliases=("row_stack",), moves="all")
+define("hstack(*arrays)", reverse=hstack_rule, linear="all", moves="all",
+       pattern=stacked_pattern_of("h", 1))
+define("vstack(*arrays)", reverse=vstack_rule, linear="all", aliases=("row_stack",), moves="all",
+       pattern=stacked_pattern_of("v", 0))
 define("dstack(*arrays)", reverse=dstack_rule, linear="all", moves="all")
-define("column_stack(*arrays)", reverse=column_stack_rule, linear="all", moves="all")
+define("column_stack(*arrays)", reverse=column_stack_rule, linear="all", moves="all",
+       pattern=stacked_pattern_of("c", 1))
 
 
 # ---- append ---------------------------------------------------------------------------------
