@@ -163,3 +163,24 @@ def test_an_odd_power_of_a_sign_is_the_sign():
                                rtol=1e-6, atol=1e-8)
     check_grads(soft_threshold_energy, (x[[0, 1, 4, 5]], 0.3), wrt=(0,))
     assert [line.strip() for line in _backward(source)] == ["x_bar = 2.0 * s"], source
+
+
+def huber_with_delta(r, d):
+    a = np.abs(r)
+    return np.sum(np.where(a <= d, 0.5 * r ** 2, d * (a - 0.5 * d)))
+
+
+def test_a_parameter_read_twice_is_summed_once_under_one_comment():
+    """``d * (a - 0.5 * d)``: d's two contributions, each summed over the
+    array, are added before one sum (one pass, not two), and the statements
+    of that line stay together under one ``# Lnn`` (the sum of the two was
+    written after the clip's ``if``, under the line's comment again)."""
+    r = np.array([-2.0, -0.3, 0.1, 0.5, 1.7, -1.1])
+    df, source = _specialised(huber_with_delta, r, 0.8, wrt=(0, 1))
+    for k in (0, 1):
+        np.testing.assert_allclose(df(r, 0.8)[k],
+                                   numeric_grad(huber_with_delta, [r, 0.8], wrt=k),
+                                   rtol=1e-6, atol=1e-8)
+    assert source.count(".sum()") == 1, source
+    comments = [line.strip() for line in source.splitlines() if line.strip().startswith("# L")]
+    assert len(comments) == len(set(comments)), source

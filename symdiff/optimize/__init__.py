@@ -26,6 +26,7 @@ from .fused_forms import fused_forms
 from .selects import branch_free_selects
 from .spread_shapes import spread_shapes
 from .summed_products import summed_products
+from .merged_sums import merged_sums
 from .line_order import group_by_line
 from .implicit_axes import implicit_leading_axes
 from .shared_factors import shared_factors
@@ -40,6 +41,7 @@ PASSES = (
     merge_forward_values,            # x[:-1] written twice is one value: x * x a square
     implicit_leading_axes,           # x - mu[None] -> x - mu: broadcasting adds the axis
     summed_products,                 # (a * b[:, None]).sum(0) -> b @ a: a contraction
+    merged_sums,                     # x.sum() + y.sum() -> (x + y).sum(): one region
     simplify_regions,                # elementwise regions in normal form (poly.py)
     branch_free_selects,             # np.where against a constant without a branch
     eliminate_common_subexpressions,  # computed twice -> once; pass-throughs -> names

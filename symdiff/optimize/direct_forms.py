@@ -328,14 +328,19 @@ def _same_value(b, op, facts):
     return None
 
 
+_PRODUCTS = frozenset({"matmul", "dot", "matmul_adjoint_a", "matmul_adjoint_b",
+                       "dot_adjoint_a", "dot_adjoint_b"})
+
+
 def _untrace(b, op, facts):
     """A trace's gradient of a square matrix (the signature names its two
     lengths alike) of float64: ``c * np.eye(n)``, n read from a value of its
     shape, as a careful person writes it; not the helper."""
     c, like = scaled_identity(b, op.target), op.args[1]
     if c is None or facts.rank(like) != 2 or facts.dtype(like) != np.dtype("float64") \
-            or not (facts.dtype(c) is float or facts.dtype(c) == np.dtype("float64")):
-        return None
+            or not (facts.dtype(c) is float or facts.dtype(c) == np.dtype("float64")) \
+            or any(r.prim in _PRODUCTS and op.target in r.args for r in facts.defs.values()):
+        return None  # (X @ (c I) is c X: trace_products.py, where the product is made)
     source = shape_source(b, like) if isinstance(like, Var) else like
     n = b.op("getitem", b.op("shape", source), Const(0), hint="n")
     eye = b.op("npcall", n, func="eye", kwargs=(), hint="eye")

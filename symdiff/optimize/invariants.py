@@ -7,13 +7,16 @@ gathers its gradient over the iterations (one product after the loop, as for
 no iteration, only operations that cannot fail move (transposes, arithmetic
 of Python floats): it computes them once more than the user's code, and
 nothing else changes. A loop that surely runs (``range`` of constant bounds,
-not empty, no ``break``) computes whatever is the same in every iteration
-once, before it (``dt * g / L``, ``lr * X.T``, ``len(y)``): no tape saves it,
-and its gradient is gathered over the iterations.
+not empty, no ``break``) computes the arithmetic of arrays and numbers (of
+known dtypes: never a list the loop may change) that is the same in every
+iteration once, before it (``dt * g / L``, ``lr * X.T``, ``len(y)``): no tape
+saves it, and its gradient is gathered over the iterations.
 
 Run on the function as lowered, before it is differentiated.
 """
 from __future__ import annotations
+
+import numpy as np
 
 from ..ir.nodes import Const, Loop, Op, Var, blocks, walk
 
@@ -54,9 +57,10 @@ def _invariants(loop, facts):
         inside.update(m.target for m in getattr(stmt, "merges", ()))
         inside.update(c.param for c in getattr(stmt, "carried", ()))
         inside.update(c.out for c in getattr(stmt, "carried", ()))
-    moved, runs = [], _surely_runs(loop)
+    moved, runs = [], facts is not None and _surely_runs(loop)
     for stmt in list(loop.body):
-        if isinstance(stmt, Op) and (runs or _movable(stmt, facts)) and not stmt.effect and \
+        if isinstance(stmt, Op) and (_movable(stmt, facts) or runs and _pure(stmt, facts)) \
+                and not stmt.effect and \
                 not any(isinstance(a, Var) and a in inside for a in stmt.args):
             loop.body.remove(stmt)
             inside.discard(stmt.target)
@@ -79,6 +83,24 @@ def _surely_runs(loop):
         return len(range(*bounds)) > 0
     except ValueError:  # (a step of 0)
         return False
+
+
+# what a loop that surely runs may compute once before it: arithmetic and
+# products of arrays and numbers (never of a list or dict, which the loop may change)
+_PURE = frozenset({"add", "subtract", "multiply", "divide", "negative", "power", "matmul",
+                   "dot", "len", "sqrt", "exp", "log"})
+
+
+def _pure(op, facts):
+    return op.prim in _PURE and not op.math and all(
+        _float(a, facts) if isinstance(a, Const) else _array_or_number(a, facts)
+        for a in op.args)
+
+
+def _array_or_number(atom, facts):
+    """A NumPy array of known rank, or a Python number (never a list)."""
+    dtype = facts.dtype(atom)
+    return dtype in (float, int) or isinstance(dtype, np.dtype) and facts.rank(atom) is not None
 
 
 def _movable(op, facts):

@@ -10,7 +10,7 @@ reads allows, so that the operations of one line follow each other: each
 """
 from __future__ import annotations
 
-from ..ir.nodes import Op, Var, blocks, walk
+from ..ir.nodes import If, Op, Var, blocks, walk
 
 
 def group_by_line(fn, builder=None):
@@ -20,16 +20,42 @@ def group_by_line(fn, builder=None):
 
 
 def _block(block):
-    out, run = [], []
+    runs, others = [[]], []  # runs of backward operations, and the statements between
     for stmt in block:
         if isinstance(stmt, Op) and stmt.backward and not stmt.effect:
-            run.append(stmt)
-            continue
-        out += _ordered(run)
-        run = []
-        out.append(stmt)
-    out += _ordered(run)
+            runs[-1].append(stmt)
+        else:
+            others.append(stmt)
+            runs.append([])
+    for k, stmt in enumerate(others):
+        _joined_back(runs[k], stmt, runs[k + 1])
+    out = _ordered(runs[0])
+    for stmt, run in zip(others, runs[1:]):
+        out += [stmt] + _ordered(run)
     block[:] = out
+
+
+def _joined_back(before, stmt, after):
+    """The operations of ``after`` of a line ``before`` has that read nothing
+    ``stmt`` (an ``if``, a loop) or the rest of ``after`` makes, moved into
+    ``before``: ``d_bar + d_bar_1`` of a parameter summed after an ``if`` it
+    does not read goes with its line's statements, its comment written once."""
+    if not isinstance(stmt, If) or any(getattr(s, "effect", False) for s in walk([stmt])):
+        return  # (not past a loop, a print, a write a list takes: their order stays)
+    lines = {_line(op) for op in before}
+    blocked = {v for s in walk([stmt]) for v in _made(s)}
+    for op in list(after):
+        if _line(op) in lines and not any(isinstance(a, Var) and a in blocked for a in op.args):
+            after.remove(op)
+            before.append(op)
+        else:
+            blocked.add(op.target)
+
+
+def _made(stmt):
+    """The values a statement defines (an operation's, a branch's merges)."""
+    found = [stmt.target] if isinstance(stmt, Op) else []
+    return found + [m.target for m in getattr(stmt, "merges", ())]
 
 
 def _line(op):
