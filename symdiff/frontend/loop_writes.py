@@ -9,7 +9,7 @@ import ast
 
 from ..errors import InPlaceWriteError
 from ..ir.nodes import walk
-from .compile_time import is_atom
+from .compile_time import Dict, is_atom
 from .tapes import TapeList
 from .writes import Stale, _holds, storage
 
@@ -77,3 +77,41 @@ def check_carried(lw, loop, written_before, node):
                            "make for itself, or a view)",
                            f"reassign `{carry.param.hint}` only to arrays made in the "
                            "function (`....copy()`, `np.zeros(...)`)")
+
+
+def changed_by_calls(lw, before, carried, node):
+    """A value the loop does not assign, that a function it calls changed in
+    place (``put(y, i, v)`` writing ``a[i] = v``): each iteration would see
+    the first one's change only. Refused, with the remedy. A name made stale
+    by a write in the loop (through another name for its array: ``K_1 = K``
+    before the loop, ``K_2 = K_1`` and ``K_2[i, j] = v`` in it, as generated
+    code writes a carried array in place) stays stale after it, if nothing in
+    the loop reads it (no iteration can have read an old value)."""
+    for name, value in before.items():
+        now = lw.env.get(name)
+        if name in carried or name.startswith("<") or now is value or \
+                not (is_atom(value) or isinstance(value, Dict)):
+            continue
+        if isinstance(now, Stale):
+            if name not in _read_names(lw, node):
+                continue  # (stale_lists keeps it stale after the loop)
+            raise lw.error(InPlaceWriteError, node,
+                           f"the loop reads `{name}`, which shares its array with "
+                           f"`{now.writer}`, which line {now.lineno} in the loop writes "
+                           f"into: a later iteration would read `{name}` after that write",
+                           f"read `{now.writer}` for the new values, or copy `{name}` where "
+                           "you make it (`....copy()`) to keep the old ones")
+        raise lw.error(InPlaceWriteError, node,
+                       f"a function the loop calls changes `{name}` in place, and the loop "
+                       f"does not assign `{name}`",
+                       f"return it from the function and assign it in the loop (`{name} = "
+                       f"f({name}, ...)`), or write into it in the loop itself")
+
+
+def _read_names(lw, node):
+    """Names the loop's body reads, and any function defined in the function
+    being lowered (which the loop may call)."""
+    nested = [n for n in ast.walk(lw.src.node) if isinstance(n, (ast.FunctionDef, ast.Lambda))
+              and n is not lw.src.node]
+    return {n.id for tree in [*node.body, *nested] for n in ast.walk(tree)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}

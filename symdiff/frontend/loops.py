@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 
-from ..errors import InPlaceWriteError, UnsupportedSyntaxError
+from ..errors import UnsupportedSyntaxError
 from ..ir.nodes import Carry, Const, Loop, Var
 from ..ir.primitive import SCALAR
 from .early_exits import hoist
@@ -18,7 +18,8 @@ from .tapes import reversed_tapes, tape_loop
 from .compile_time import Dict, Static, Tup, is_atom
 from .containers import container_use
 from .lists import runtime_list, stacked
-from .loop_writes import check_carried, stale_in_loop, stale_lists, written_names
+from .loop_writes import changed_by_calls, check_carried, stale_in_loop, stale_lists, \
+    written_names
 
 BROKE = "<break>"
 
@@ -138,7 +139,7 @@ def _lower_loop(lw, node, loop, start):
         carry.update = update
         lw.carried_from[carry.out] = (carry.init, update)
     check_carried(lw, loop, written, node)
-    _changed_by_calls(lw, before, {c.param.hint for c in loop.carried} | set(
+    changed_by_calls(lw, before, {c.param.hint for c in loop.carried} | set(
         _assigned(node.body)) | {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
         if hasattr(node, "target") else set(_assigned(node.body)), node)
     body_env, lw.env = lw.env, {n: v for n, v in before.items()}
@@ -164,22 +165,6 @@ def _written_only(lw, loop, body):
     for carry in loop.carried:
         if carry.param.hint not in bound and is_atom(carry.init):
             lw.b.facts.shape[carry.param] = lw.b.facts.key(carry.init)
-
-
-def _changed_by_calls(lw, before, carried, node):
-    """A value the loop does not assign, that a function it calls changed in
-    place (``put(y, i, v)`` writing ``a[i] = v``): each iteration would see
-    the first one's change only. Refused, with the remedy."""
-    for name, value in before.items():
-        now = lw.env.get(name)
-        if name in carried or name.startswith("<") or now is value or \
-                not (is_atom(value) or isinstance(value, Dict)):
-            continue
-        raise lw.error(InPlaceWriteError, node,
-                       f"a function the loop calls changes `{name}` in place, and the loop "
-                       f"does not assign `{name}`",
-                       f"return it from the function and assign it in the loop (`{name} = "
-                       f"f({name}, ...)`), or write into it in the loop itself")
 
 
 def carry_out(lw, name):
