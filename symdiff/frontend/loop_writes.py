@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import ast
 
-from ..errors import InPlaceWriteError
+from ..errors import InPlaceWriteError, UnsupportedSyntaxError
 from ..ir.nodes import walk
-from .compile_time import Dict, is_atom
+from .compile_time import Dict, Tup, is_atom
 from .tapes import TapeList
 from .writes import Stale, _holds, storage
 
@@ -115,3 +115,57 @@ def _read_names(lw, node):
               and n is not lw.src.node]
     return {n.id for tree in [*node.body, *nested] for n in ast.walk(tree)
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+_KINDS = {Dict: "a dict", TapeList: "a list"}
+
+
+def known_lists(env):
+    """The items of the lists known when compiling in ``env`` (a write into
+    one, ``ws[0] = v``, changes the list itself: tapes.py), before a loop."""
+    return {id(v): list(v.prefix) for v in env.values() if isinstance(v, TapeList) and v.known}
+
+
+def containers_changed(lw, before, lists, node):
+    """After a loop's body: a dict, list or tuple made before the loop that
+    the body reassigns or changes (``p = {"a": p["a"] * 2}``, ``p["a"] = v``,
+    ``ys = ys + [v]``) is refused: a loop carries arrays and numbers (each
+    iteration starts from the last one's), and the container would keep its
+    value from before the loop. (A list the loop fills by `append` is the
+    same list: tapes.py.)"""
+    for name, value in before.items():
+        if name.startswith("<") or not isinstance(value, (Tup, Dict, TapeList)):
+            continue
+        if _unchanged(value, lw.env.get(name), lists):
+            continue
+        kind = "a list" if isinstance(value, Tup) and value.is_list else \
+            _KINDS.get(type(value), "a tuple")
+        where = _assignment(node.body, name) or node
+        raise lw.error(UnsupportedSyntaxError, where,
+                       f"`{name}` holds {kind} made before the loop, which the loop changes "
+                       f"(line {where.lineno}): symdiff carries arrays and numbers through "
+                       "a loop, not dicts, lists or tuples",
+                       "give each array a name of its own for the loop (`a, b = p[\"a\"], "
+                       "p[\"b\"]` before it, `a = ...` in it) and build the container after "
+                       "the loop; a list the loop fills: `ys.append(v)`")
+
+
+def _unchanged(value, now, lists):
+    if now is not value:
+        return False
+    old = lists.get(id(value)) if isinstance(value, TapeList) and value.known else None
+    return old is None or len(old) == len(value.prefix) and \
+        all(a is b for a, b in zip(old, value.prefix))
+
+
+def _assignment(body, name):
+    """The first statement in ``body`` that assigns or writes into ``name``."""
+    for stmt in (n for s in body for n in ast.walk(s) if isinstance(n, ast.stmt)):
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else \
+            [stmt.target] if isinstance(stmt, (ast.AugAssign, ast.AnnAssign, ast.For)) else []
+        for target in targets:
+            for n in ast.walk(target):
+                if isinstance(n, ast.Name) and n.id == name and \
+                        not isinstance(stmt, ast.For):
+                    return stmt
+    return None
