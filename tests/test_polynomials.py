@@ -1,0 +1,65 @@
+"""np.polyval and np.vander, written as the powers they are
+(frontend/polynomial_forms.py): NumPy's values, derivatives against the
+polynomial's own (numpy.polynomial) and central differences, at x = 0 too."""
+import numpy as np
+import pytest
+
+import symdiff
+from check_grads import check_grads
+
+C = np.array([0.3, 0.5, -2.0, 1.0])      # highest power first, as np.polyval
+X = np.array([0.0, 1.5, -1.0, 0.25])
+
+
+def fitted(c, x, y):
+    return np.sum((np.polyval(c, x) - y) ** 2)
+
+
+def listed(x):
+    return np.sum(np.polyval([1.0, -2.0, 0.5], x) ** 2)
+
+
+def least_squares(x, y):
+    V = np.vander(x, 3)
+    coef = np.linalg.solve(V.T @ V, V.T @ y)
+    return np.sum((V @ coef - y) ** 2)
+
+
+def increasing(x, c):
+    return np.mean((np.vander(x, c.shape[0], increasing=True) @ c) ** 2)
+
+
+def of_a_matrix(x, c):
+    return np.sum(np.sin(np.polyval(c, x)))
+
+
+@pytest.mark.parametrize("f, args", [
+    (fitted, (C, X, np.array([0.1, -0.4, 2.0, 0.7]))),
+    (listed, (X,)),
+    (least_squares, (np.array([0.2, 1.1, -0.7, 0.5, 1.6]), np.array([1.0, 0.3, -0.2, 0.8, 2.0]))),
+    (increasing, (X, C)),
+    (of_a_matrix, (X.reshape(2, 2), C)),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_values_are_numpy_s_and_derivatives_match_central_differences(f, args):
+    value, _ = symdiff.value_and_grad(f)(*args)
+    np.testing.assert_allclose(value, f(*args), rtol=1e-13)
+    check_grads(f, args)
+
+
+def test_the_derivative_is_the_polynomial_s_at_zero_too():
+    p = np.polynomial.Polynomial(C[::-1])
+    c_bar, x_bar = symdiff.grad(lambda c, x: np.sum(np.polyval(c, x)), wrt=(0, 1))(C, X)
+    np.testing.assert_allclose(x_bar, p.deriv()(X), rtol=1e-13)   # 0.5 at x = 0, not NaN
+    np.testing.assert_allclose(c_bar, np.sum(np.vander(X, 4), axis=0), rtol=1e-13)
+    hessian = symdiff.hessian(lambda x: np.sum(np.polyval(C, x)))(X)
+    np.testing.assert_allclose(hessian, np.diag(p.deriv(2)(X)), rtol=1e-13)
+    V_bar = symdiff.grad(lambda x: np.sum(np.vander(x, 4) * np.arange(4.0)))(X)
+    # columns x^3, x^2, x, 1 weighted 0, 1, 2, 3: x^2 + 2x + 3, slope 2x + 2
+    np.testing.assert_allclose(V_bar, 2 * X + 2, rtol=1e-13)
+
+
+def test_a_number_and_a_default_length():
+    slope = symdiff.grad(lambda x: np.polyval(C, x))
+    np.testing.assert_allclose(slope(2.0), np.polyval(np.polyder(C), 2.0), rtol=1e-13)
+    g = symdiff.grad(lambda x: np.sum(np.vander(x)))(X)   # N = len(x) columns
+    np.testing.assert_allclose(g, 3 * X ** 2 + 2 * X + 1, rtol=1e-13)
