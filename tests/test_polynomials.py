@@ -63,3 +63,40 @@ def test_a_number_and_a_default_length():
     np.testing.assert_allclose(slope(2.0), np.polyval(np.polyder(C), 2.0), rtol=1e-13)
     g = symdiff.grad(lambda x: np.sum(np.vander(x)))(X)   # N = len(x) columns
     np.testing.assert_allclose(g, 3 * X ** 2 + 2 * X + 1, rtol=1e-13)
+
+
+XP = np.array([0.0, 1.0, 2.5, 3.0])
+FP = np.array([1.0, 3.0, 2.0, 5.0])
+AT = np.array([-1.0, 0.0, 0.5, 1.0, 2.5, 2.9, 3.0, 4.0])   # out of range, knots, between
+
+
+def interpolated(x, xp, fp):
+    return np.sum(np.interp(x, xp, fp) ** 2)
+
+
+def bounded(x, fp):
+    return np.sum(np.interp(x, XP, fp, left=-1.0, right=0.5 * fp[0]))
+
+
+def test_interp_is_numpy_s_value_and_its_segments_slopes():
+    value, (x_bar, fp_bar) = symdiff.value_and_grad(interpolated, wrt=(0, 2))(AT, XP, FP)
+    assert value == interpolated(AT, XP, FP)
+    y = np.interp(AT, XP, FP)
+    # the slope of the segment to the right of a knot; 0 out of range and at xp[-1]
+    slopes = np.array([0.0, 2.0, 2.0, -2 / 3, 6.0, 6.0, 0.0, 0.0])
+    np.testing.assert_allclose(x_bar, 2 * y * slopes, rtol=1e-14)
+    weights = np.zeros((len(AT), len(FP)))      # y = weights @ fp
+    for k in range(len(FP)):
+        weights[:, k] = np.interp(AT, XP, np.eye(len(FP))[k])
+    np.testing.assert_allclose(fp_bar, 2 * y @ weights, rtol=1e-14)
+    inside = np.array([0.1, 0.5, 1.7, 2.6, 2.95])
+    check_grads(interpolated, (inside, XP, FP))            # x, the knots and the values
+    value, fp_bar = symdiff.value_and_grad(bounded, wrt=1)(AT, FP)
+    assert value == bounded(AT, FP)
+    np.testing.assert_allclose(fp_bar, np.sum(weights[1:-1], axis=0) + [0.5, 0, 0, 0],
+                               rtol=1e-14)
+
+
+def test_interp_with_a_period_is_refused():
+    with pytest.raises(symdiff.SymdiffError, match="period"):
+        symdiff.grad(lambda x: np.sum(np.interp(x, XP, FP, period=3.0)))(AT)

@@ -1,9 +1,11 @@
-"""Polynomials as the powers they are: ``np.vander(x, N, increasing)`` is
+"""Polynomials and linear interpolation. Polynomials as the powers they
+are: ``np.vander(x, N, increasing)`` is
 ``x[:, None] ** k`` with ``k = np.arange(N)`` (reversed unless
 ``increasing``), and ``np.polyval(p, x)`` is ``sum(p * x[..., None] ** k,
 axis=-1)`` with ``k = np.arange(len(p) - 1, -1, -1)``. Their derivatives are
 the power's: exact at x = 0, where the constant term's slope is 0
-(rules/elementwise.py)."""
+(rules/elementwise.py). ``np.interp`` is NumPy's formula on the segment
+``np.searchsorted`` finds."""
 from __future__ import annotations
 
 import numpy as np
@@ -57,4 +59,44 @@ def _polyval(lw, args, kwargs, node):
     return b.op("sum", b.mul(p, powers), axis=-1, hint="polyval")
 
 
-FORMS = {np.vander: _vander, np.polyval: _polyval}
+def _interp(lw, args, kwargs, node):
+    """np.interp(x, xp, fp, left, right): the segment of increasing ``xp``
+    that holds x, found by ``np.searchsorted(xp, x, side="right")``, and
+    NumPy's formula on it, ``slope * (x - xp[j]) + fp[j]``; ``left`` below
+    xp[0], ``right`` above xp[-1], fp[-1] at it. At a knot the slope is the
+    segment's to its right (as where's condition: x >= the knot)."""
+    params = [("x", _MISSING), ("xp", _MISSING), ("fp", _MISSING), ("left", Const(None)),
+              ("right", Const(None)), ("period", Const(None))]
+    bound = _bind(lw, "interp", params, args, kwargs, node)
+    if not (isinstance(bound["period"], Const) and bound["period"].value is None):
+        raise lw.error(UnsupportedSyntaxError, node, "`np.interp` with `period` is not "
+                       "differentiated", "wrap x into one period first: "
+                       "`np.interp(np.mod(x - xp[0], p) + xp[0], xp, fp)`")
+    b = lw.b
+    x, xp, fp = (lw.atom(bound[k], node) for k in ("x", "xp", "fp"))
+    for key in ("left", "right"):
+        if b.facts.rank(lw.atom(bound[key], node)) not in (None, 0):
+            raise lw.error(UnsupportedSyntaxError, node, f"`{key}` of `np.interp` is a "
+                           "number", "pass one value for every x out of range")
+    last = b.sub(b.op("getitem", b.op("shape", xp), Const(0)), Const(2))
+    found = b.op("npcall", xp, x, func="searchsorted", kwargs=(("side", "right"),), hint="j")
+    j = b.op("npcall", b.sub(found, Const(1)), Const(0), last, func="clip", kwargs=(),
+             hint="j")
+    after = b.add(j, Const(1))
+    x0, x1 = b.op("getitem", xp, j, hint="x0"), b.op("getitem", xp, after, hint="x1")
+    y0, y1 = b.op("getitem", fp, j, hint="y0"), b.op("getitem", fp, after, hint="y1")
+    slope = b.div(b.sub(y1, y0), b.sub(x1, x0), hint="slope")
+    inside = b.add(b.mul(slope, b.sub(x, x0)), y0, hint="inside")
+    first, end = b.op("getitem", fp, Const(0)), b.op("getitem", fp, Const(-1))
+    edge = b.op("getitem", xp, Const(-1))
+    result = b.op("where", b.op("greater_equal", x, edge), end, inside)
+    right = bound["right"]
+    if not (isinstance(right, Const) and right.value is None):
+        result = b.op("where", b.op("greater", x, edge), lw.atom(right, node), result)
+    left = bound["left"]
+    left = first if isinstance(left, Const) and left.value is None else lw.atom(left, node)
+    return b.op("where", b.op("less", x, b.op("getitem", xp, Const(0))), left, result,
+                hint="interpolated")
+
+
+FORMS = {np.vander: _vander, np.polyval: _polyval, np.interp: _interp}
