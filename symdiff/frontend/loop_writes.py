@@ -136,8 +136,8 @@ def containers_changed(lw, before, lists, node):
     for name, value in before.items():
         if name.startswith("<") or not isinstance(value, (Tup, Dict, TapeList)):
             continue
-        if _unchanged(value, lw.env.get(name), lists):
-            continue
+        if _unchanged(value, lw.env.get(name), lists) or isinstance(lw.env.get(name), Stale):
+            continue  # (a stale one is refused where it is read: writes.py)
         kind = "a list" if isinstance(value, Tup) and value.is_list else \
             _KINDS.get(type(value), "a tuple")
         where = _assignment(node.body, name) or node
