@@ -100,3 +100,16 @@ def test_interp_is_numpy_s_value_and_its_segments_slopes():
 def test_interp_with_a_period_is_refused():
     with pytest.raises(symdiff.SymdiffError, match="period"):
         symdiff.grad(lambda x: np.sum(np.interp(x, XP, FP, period=3.0)))(AT)
+
+
+def test_dtypes_are_numpy_s():
+    # polyval is NumPy's loop: float32 in, float32 out (a power of an integer
+    # exponent array would be float64); interp computes in float64, as NumPy's
+    c, x = C.astype(np.float32), X.astype(np.float32)
+    value, (c_bar, x_bar) = symdiff.value_and_grad(
+        lambda c, x: np.sum(np.polyval(c, x)), wrt=(0, 1))(c, x)
+    assert value == np.sum(np.polyval(c, x)) and value.dtype == np.float32
+    assert c_bar.dtype == x_bar.dtype == np.float32
+    value, x_bar = symdiff.value_and_grad(lambda x: np.sum(np.interp(x, XP, FP)))(x)
+    assert value.dtype == np.float64 and x_bar.dtype == np.float32
+    assert value == np.sum(np.interp(x, XP, FP))

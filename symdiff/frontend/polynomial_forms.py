@@ -1,12 +1,14 @@
 """Polynomials and linear interpolation. Polynomials as the powers they
 are: ``np.vander(x, N, increasing)`` is
 ``x[:, None] ** k`` with ``k = np.arange(N)`` (reversed unless
-``increasing``), and ``np.polyval(p, x)`` is ``sum(p * x[..., None] ** k,
-axis=-1)`` with ``k = np.arange(len(p) - 1, -1, -1)``. Their derivatives are
-the power's: exact at x = 0, where the constant term's slope is 0
-(rules/elementwise.py). ``np.interp`` is NumPy's formula on the segment
+``increasing``), its derivative the power's: exact at x = 0, where the
+constant term's slope is 0 (rules/elementwise.py). ``np.polyval(p, x)`` is
+NumPy's own loop, Horner's rule. ``np.interp`` is NumPy's formula on the segment
 ``np.searchsorted`` finds."""
 from __future__ import annotations
+
+import ast
+import copy
 
 import numpy as np
 
@@ -41,26 +43,39 @@ def _vander(lw, args, kwargs, node):
                 hint="V")
 
 
+_HORNER = ast.parse("for coefficient in coefficients:\n"
+                    "    polyval = polyval * at + coefficient").body[0]
+
+
 def _polyval(lw, args, kwargs, node):
+    """NumPy's own loop (Horner's rule): ``y = zeros_like(x)``, then ``y = y *
+    x + c`` for each coefficient, so values, dtypes and NaNs are NumPy's."""
     bound = _bind(lw, "polyval", [("p", _MISSING), ("x", _MISSING)], args, kwargs, node)
     b = lw.b
     p, x = lw.atom(bound["p"], node), lw.atom(bound["x"], node)
-    if isinstance(p, Const) and not isinstance(p.value, tuple):
+    if isinstance(p, Const) and not isinstance(p.value, tuple) or \
+            b.facts.rank(p) not in (None, 1):
         raise lw.error(UnsupportedSyntaxError, node,
-                       "`np.polyval` takes a sequence of coefficients",
+                       "`np.polyval` takes a vector of coefficients",
                        "pass them highest power first: np.polyval([a, b, c], x)")
-    if b.facts.rank(p) not in (None, 1):
-        raise lw.error(UnsupportedSyntaxError, node, "`np.polyval` takes a vector of "
-                       "coefficients", "pass a 1-D array, highest power first")
-    count = Const(len(p.value)) if isinstance(p, Const) else \
-        b.op("getitem", b.op("shape", p), Const(0))
-    powers = b.op("power", b.op("expand_dims", x, axis=-1, hint=x.hint),
-                  _exponents(b, count, False))
-    return b.op("sum", b.mul(p, powers), axis=-1, hint="polyval")
+    names = ("coefficients", "at", "polyval", "coefficient")
+    saved = {n: lw.env[n] for n in names if n in lw.env}
+    lw.env.update(coefficients=b.op("asarray", p, hint="coefficients"), at=x,
+                  polyval=b.op("zeros_like", x, hint="polyval"))
+    loop = copy.deepcopy(_HORNER)
+    for made in ast.walk(loop):
+        ast.copy_location(made, node)
+    try:
+        lw.stmt_For(loop)
+        return lw.env["polyval"]
+    finally:
+        for n in names:
+            lw.env.pop(n, None)
+        lw.env.update(saved)
 
 
 def _interp(lw, args, kwargs, node):
-    """np.interp(x, xp, fp, left, right): the segment of increasing ``xp``
+    """np.interp(x, xp, fp, left, right), in float64 as NumPy's: the segment of increasing ``xp``
     that holds x, found by ``np.searchsorted(xp, x, side="right")``, and
     NumPy's formula on it, ``slope * (x - xp[j]) + fp[j]``; ``left`` below
     xp[0], ``right`` above xp[-1], fp[-1] at it. At a knot the slope is the
@@ -73,7 +88,7 @@ def _interp(lw, args, kwargs, node):
                        "differentiated", "wrap x into one period first: "
                        "`np.interp(np.mod(x - xp[0], p) + xp[0], xp, fp)`")
     b = lw.b
-    x, xp, fp = (lw.atom(bound[k], node) for k in ("x", "xp", "fp"))
+    x, xp, fp = (_float64(b, lw.atom(bound[k], node)) for k in ("x", "xp", "fp"))
     for key in ("left", "right"):
         if b.facts.rank(lw.atom(bound[key], node)) not in (None, 0):
             raise lw.error(UnsupportedSyntaxError, node, f"`{key}` of `np.interp` is a "
@@ -97,6 +112,14 @@ def _interp(lw, args, kwargs, node):
     left = first if isinstance(left, Const) and left.value is None else lw.atom(left, node)
     return b.op("where", b.op("less", x, b.op("getitem", xp, Const(0))), left, result,
                 hint="interpolated")
+
+
+def _float64(b, atom):
+    """``atom`` as np.interp reads it, in float64 (a cast unless known to be one)."""
+    found = b.facts.dtype(atom)
+    if found is float or isinstance(found, np.dtype) and found == np.float64:
+        return atom
+    return b.op("astype", atom, dtype="float64", copy=False, hint=atom.hint)
 
 
 FORMS = {np.vander: _vander, np.polyval: _polyval, np.interp: _interp}
