@@ -17,6 +17,7 @@ of its argument and keeps its precision.
 import warnings
 
 import numpy as np
+import scipy.special
 import pytest
 
 import symdiff
@@ -90,8 +91,24 @@ def kinks(x):
     return np.sum(np.maximum(x, 0.0) + np.abs(x) + np.clip(x, -0.5, 0.5))
 
 
+def matrix_norms(x):                    # written out: a max of column sums, ...
+    return np.linalg.norm(x, ord=1) + np.linalg.norm(x, "fro") + np.linalg.norm(x, np.inf)
+
+
+def over_all_axes(x):                   # a reduction over a tuple of axes: a number
+    return np.max(x, axis=(0, 1)) + np.var(x, axis=(0, 1)) + \
+        scipy.special.logsumexp(x, axis=(0, 1)) + np.linalg.norm(x, axis=(0, 1))
+
+
+def helpers_of_a_number(x):              # _untrace(1.0, x), _quantile_adjoint(1.0, x, q)
+    return np.trace(x[:, :2]) + np.median(x) + np.quantile(x, 0.3)
+
+
+# (the seed 1.0 of a number's gradient was made a float64 array: np.reshape(1.0,
+# shape), np.expand_dims(1.0, axis), np.eye(...) in _untrace: float64 gradients)
 KEEPS_FLOAT32 = [elementwise, where, where_domain, reductions, product, matmul,
-                 dot_of_rows, loop, branch, indexing, joined, norm]
+                 dot_of_rows, loop, branch, indexing, joined, norm, matrix_norms,
+                 over_all_axes, helpers_of_a_number]
 
 
 @pytest.mark.parametrize("f", KEEPS_FLOAT32, ids=lambda f: f.__name__)
