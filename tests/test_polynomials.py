@@ -113,3 +113,9 @@ def test_dtypes_are_numpy_s():
     value, x_bar = symdiff.value_and_grad(lambda x: np.sum(np.interp(x, XP, FP)))(x)
     assert value.dtype == np.float64 and x_bar.dtype == np.float32
     assert value == np.sum(np.interp(x, XP, FP))
+
+
+def test_interp_of_a_number_is_a_number():
+    value, slope = symdiff.value_and_grad(lambda t: 2.0 * np.interp(t, XP, FP))(1.7)
+    assert isinstance(value, np.float64) and value == 2.0 * np.interp(1.7, XP, FP)
+    assert isinstance(slope, np.float64) and np.isclose(slope, 2.0 * (2.0 - 3.0) / 1.5)

@@ -110,8 +110,10 @@ def _interp(lw, args, kwargs, node):
         result = b.op("where", b.op("greater", x, edge), lw.atom(right, node), result)
     left = bound["left"]
     left = first if isinstance(left, Const) and left.value is None else lw.atom(left, node)
-    return b.op("where", b.op("less", x, b.op("getitem", xp, Const(0))), left, result,
-                hint="interpolated")
+    result = b.op("where", b.op("less", x, b.op("getitem", xp, Const(0))), left, result,
+                  hint="interpolated")
+    # (a number x: NumPy's number, not where's 0-d array)
+    return b.op("getitem", result, Const(())) if b.facts.rank(x) == 0 else result
 
 
 def _float64(b, atom):
