@@ -17,9 +17,11 @@ of its argument and keeps its precision.
 import warnings
 
 import numpy as np
+import scipy.special
 import pytest
 
 import symdiff
+from check_grads import check_grads
 from numeric import assert_grad, numeric_grad
 from symdiff.errors import NonFloatArgumentError
 
@@ -89,8 +91,24 @@ def kinks(x):
     return np.sum(np.maximum(x, 0.0) + np.abs(x) + np.clip(x, -0.5, 0.5))
 
 
+def matrix_norms(x):                    # written out: a max of column sums, ...
+    return np.linalg.norm(x, ord=1) + np.linalg.norm(x, "fro") + np.linalg.norm(x, np.inf)
+
+
+def over_all_axes(x):                   # a reduction over a tuple of axes: a number
+    return np.max(x, axis=(0, 1)) + np.var(x, axis=(0, 1)) + \
+        scipy.special.logsumexp(x, axis=(0, 1)) + np.linalg.norm(x, axis=(0, 1))
+
+
+def helpers_of_a_number(x):              # _untrace(1.0, x), _quantile_adjoint(1.0, x, q)
+    return np.trace(x[:, :2]) + np.median(x) + np.quantile(x, 0.3)
+
+
+# (the seed 1.0 of a number's gradient was made a float64 array: np.reshape(1.0,
+# shape), np.expand_dims(1.0, axis), np.eye(...) in _untrace: float64 gradients)
 KEEPS_FLOAT32 = [elementwise, where, where_domain, reductions, product, matmul,
-                 dot_of_rows, loop, branch, indexing, joined, norm]
+                 dot_of_rows, loop, branch, indexing, joined, norm, matrix_norms,
+                 over_all_axes, helpers_of_a_number]
 
 
 @pytest.mark.parametrize("f", KEEPS_FLOAT32, ids=lambda f: f.__name__)
@@ -374,3 +392,29 @@ def test_quotient_gradient_in_the_denominator_does_not_square_it():
     # -x / y ** 2 underflows y ** 2 to 0 here; -(x / y) / y is exact
     g = symdiff.grad(_ratio, wrt=1)(1e-200, 1e-200)
     assert g == pytest.approx(-1e200, rel=1e-15)
+
+
+def polynomial_features(c, x):          # np.vander's columns, written as a power
+    k = np.arange(c.shape[0])
+    return np.sum((x[:, None] ** k @ c) ** 2)
+
+
+def test_a_power_with_an_exponent_array_at_a_zero_base():
+    """d/dx x ** k = k * x ** (k - 1) was 0 * 0 ** -1 = NaN at x = 0, k = 0,
+    where x ** 0 is 1 for every x (so the slope is 0); now written
+    k * x ** where(x == 0 and k == 0, 1, k - 1), exact to every order."""
+    c, x = np.array([0.3, 0.5, -2.0, 1.0]), np.array([0.0, 1.5, -1.0])
+    p = np.polynomial.Polynomial(c)
+    d1, d2 = p.deriv(1), p.deriv(2)
+    grad = symdiff.grad(polynomial_features, wrt=1)(c, x)
+    np.testing.assert_allclose(grad, 2 * p(x) * d1(x), rtol=1e-13)
+    hessian = symdiff.hessian(polynomial_features, wrt=1)(c, x)
+    np.testing.assert_allclose(hessian, np.diag(2 * (d1(x) ** 2 + p(x) * d2(x))), rtol=1e-13)
+    check_grads(polynomial_features, (c, x))
+    # in the exponent too: d/dn x ** n is x ** n log(x) (0 at x = 0), and
+    # d2/dx dn at n = 0 is 1 / x
+    power = symdiff.grad(lambda x, n: np.sum(x ** n), wrt=(0, 1))
+    x, n = np.array([0.0, 0.5, 2.0]), np.array([0.0, 0.0, 1.0])
+    np.testing.assert_allclose(np.concatenate(power(x, n)),
+                               [0.0, 0.0, 1.0, 0.0, np.log(0.5), 2 * np.log(2.0)], rtol=1e-14)
+    check_grads(lambda x, n: np.sum(x ** n), (x[1:], n[1:]))

@@ -694,6 +694,61 @@ def test_second_derivative_of_a_loop_writing_at_a_computed_index(f):
     assert "_assigned(y_bar, y_shape" in source.replace("\n", " ").replace("  ", " "), source
 
 
+def stiffness_assembled_in_loops(x, u):
+    K = np.zeros((3, 3))
+    for t in range(2):                 # (a finite-element assembly's loops)
+        for a in range(3):
+            for b in range(3):
+                K[a, b] += x[t] * x[a] * x[b]
+    return u @ K @ u
+
+
+def test_second_derivative_of_an_array_written_in_nested_loops():
+    """The gradient writes the carried array in place through the loops'
+    names for it (``K_1 = K``; ``K_2 = K_1``; ``K_2[a, b] = t``), which makes
+    ``K`` stale in the loop over ``a``: differentiating that gradient again
+    refused symdiff's own code ("a function the loop calls changes `K` in
+    place"). A name a write in the loop made stale, which nothing in the loop
+    reads, stays stale after it."""
+    x, u = np.array([0.3, 0.5, 0.7]), np.array([1.0, -2.0, 0.5])
+    # u @ K @ u with K = (x0 + x1) x x^T: its Hessian in u is 2 K
+    hessian = symdiff.hessian(stiffness_assembled_in_loops, wrt=1)(x, u)
+    assert np.allclose(hessian, 2 * (x[0] + x[1]) * np.outer(x, x), rtol=1e-12)
+    check_grads(stiffness_assembled_in_loops, (x, u))
+
+
+def _alias_read_in_the_loop(x):
+    K = np.zeros(3)
+    K1 = K
+    s = 0.0
+    for a in range(2):
+        s = s + np.sum(K)              # the second iteration reads the first's writes
+        K2 = K1
+        for b in range(3):
+            K2[b] += x[b] * (a + 1.0)
+        K1 = K2
+    return np.sum(K1 ** 2) + s
+
+
+def _alias_read_after_the_loop(x):
+    K = np.zeros(3)
+    K1 = K
+    for a in range(2):
+        K2 = K1
+        for b in range(3):
+            K2[b] += x[b] * (a + 1.0)
+        K1 = K2
+    return np.sum(K ** 2)
+
+
+def test_a_name_an_inner_loop_writes_through_is_refused_where_read():
+    with pytest.raises(InPlaceWriteError) as info:
+        symdiff.grad(_alias_read_in_the_loop)(X[:3])
+    assert "the loop reads `K`" in info.value.message and "`K2`" in info.value.hint
+    with pytest.raises(InPlaceWriteError, match="`K` shares its array with `K2`"):
+        symdiff.grad(_alias_read_after_the_loop)(X[:3])
+
+
 def diagonal_loaded(m):
     a = m[:, :3] @ m[:, :3].T
     d = np.arange(3)

@@ -6,9 +6,10 @@ from .arguments import prim_call
 from .effects import no_gradient
 from ..errors import UnsupportedSyntaxError
 from ..ir.nodes import Const
-from .compile_time import Dict, Tup, is_atom
+from .compile_time import Dict, Static, Tup, is_atom
 from .containers import ShapeUse, container_use
 from .lists import length, runtime_list, stacked
+from .opaque_calls import opaque_call
 
 
 BUILTIN_NAMES = {name: getattr(builtins, name) for name in
@@ -171,6 +172,16 @@ def _builtin_breakpoint(lw, args, kwargs, node):
                    "pdb.runcall(df, *args)`, or call breakpoint() before calling it")
 
 
+def _builtin_hasattr(lw, args, kwargs, node):
+    """``hasattr(np, "trapezoid")`` of a module or object known when compiling:
+    a constant, so that an `if` on it lowers only the side it picks (the other
+    may name what this NumPy lacks: ``np.trapz``); otherwise called as it is."""
+    if len(args) == 2 and not kwargs and isinstance(args[0], Static) and \
+            isinstance(args[1], Const) and isinstance(args[1].value, str):
+        return Const(hasattr(args[0].obj, args[1].value))
+    return opaque_call(lw, builtins.hasattr, args, kwargs, node)
+
+
 BUILTIN_CALLS = {
     builtins.abs: _builtin_prim("abs"), builtins.len: _builtin_len,
     builtins.float: _builtin_prim("float"), builtins.round: _builtin_prim("round"),
@@ -182,5 +193,5 @@ BUILTIN_CALLS = {
     builtins.slice: _builtin_slice, builtins.breakpoint: _builtin_breakpoint,
     builtins.reversed: _builtin_reversed, builtins.list: _builtin_sequence(list),
     builtins.tuple: _builtin_sequence(tuple), builtins.dict: _builtin_dict,
-    builtins.pow: _builtin_pow,
+    builtins.pow: _builtin_pow, builtins.hasattr: _builtin_hasattr,
 }

@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import ast
 
-from ..errors import InPlaceWriteError, UnsupportedSyntaxError
+from ..errors import UnsupportedSyntaxError
 from ..ir.nodes import Carry, Const, Loop, Var
 from ..ir.primitive import SCALAR
 from .early_exits import hoist
-from .tapes import reversed_tapes, tape_loop
+from .tapes import filled_in, reversed_tapes, tape_loop
 from .compile_time import Dict, Static, Tup, is_atom
 from .containers import container_use
 from .lists import runtime_list, stacked
-from .loop_writes import check_carried, stale_in_loop, stale_lists, written_names
+from .loop_writes import changed_by_calls, check_carried, containers_changed, known_lists, \
+    stale_in_loop, stale_lists, written_names
 
 BROKE = "<break>"
 
@@ -108,7 +109,16 @@ def _pretest(node):
 
 def _lower_loop(lw, node, loop, start):
     stale_in_loop(lw, node.body, node)  # (writes.py)
-    before, written = dict(lw.env), set(lw.written)
+    filled = filled_in(lw, node.body, node.lineno)
+    try:
+        _lower_loop_body(lw, node, loop, start)
+    finally:
+        for tape in filled:
+            tape.filling = None
+
+
+def _lower_loop_body(lw, node, loop, start):
+    before, written, lists = dict(lw.env), set(lw.written), known_lists(lw.env)
     names = [n for n in _assigned(node.body) if n in before and is_atom(before[n])]
     for name in names:
         loop.carried.append(Carry(Var(name), before[name], None, Var(name)))
@@ -138,9 +148,10 @@ def _lower_loop(lw, node, loop, start):
         carry.update = update
         lw.carried_from[carry.out] = (carry.init, update)
     check_carried(lw, loop, written, node)
-    _changed_by_calls(lw, before, {c.param.hint for c in loop.carried} | set(
+    changed_by_calls(lw, before, {c.param.hint for c in loop.carried} | set(
         _assigned(node.body)) | {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
         if hasattr(node, "target") else set(_assigned(node.body)), node)
+    containers_changed(lw, before, lists, node)
     body_env, lw.env = lw.env, {n: v for n, v in before.items()}
     stale_lists(lw, before, body_env, node)
     for name in _assigned(node.body):  # (read after the loop: its last value, carry_out)
@@ -164,22 +175,6 @@ def _written_only(lw, loop, body):
     for carry in loop.carried:
         if carry.param.hint not in bound and is_atom(carry.init):
             lw.b.facts.shape[carry.param] = lw.b.facts.key(carry.init)
-
-
-def _changed_by_calls(lw, before, carried, node):
-    """A value the loop does not assign, that a function it calls changed in
-    place (``put(y, i, v)`` writing ``a[i] = v``): each iteration would see
-    the first one's change only. Refused, with the remedy."""
-    for name, value in before.items():
-        now = lw.env.get(name)
-        if name in carried or name.startswith("<") or now is value or \
-                not (is_atom(value) or isinstance(value, Dict)):
-            continue
-        raise lw.error(InPlaceWriteError, node,
-                       f"a function the loop calls changes `{name}` in place, and the loop "
-                       f"does not assign `{name}`",
-                       f"return it from the function and assign it in the loop (`{name} = "
-                       f"f({name}, ...)`), or write into it in the loop itself")
 
 
 def carry_out(lw, name):
@@ -292,6 +287,7 @@ def _indexes_container(lw, body, name):
 
 
 def _lower_plain_body(lw, node):
+    outer = lw.env.get(BROKE)  # (an enclosing loop's flag: its own again after this body)
     lw.env[BROKE] = Const(False)
     lw.unrolling += 1
     try:
@@ -301,7 +297,10 @@ def _lower_plain_body(lw, node):
     if returned is not None:
         raise lw.error(UnsupportedSyntaxError, node, "`return` inside a loop",
                        "assign the value, `break`, and return after the loop")
-    if lw.env.pop(BROKE) != Const(False):
+    broke = lw.env.pop(BROKE)
+    if outer is not None:
+        lw.env[BROKE] = outer
+    if broke != Const(False):
         raise lw.error(UnsupportedSyntaxError, node,
                        "`break` in a loop over a tuple", "loop over range(len(...))")
 

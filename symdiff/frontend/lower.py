@@ -248,6 +248,8 @@ class Lowerer:
         value = self.env.get(node.id)
         if isinstance(value, writes.Stale):
             return value  # an error where its values are read (atom), not its shape
+        if isinstance(value, tapes.TapeList) and value.filling is not None:
+            raise tapes.filling_error(self, node, value)
         if isinstance(value, tapes.TapeList) and value.known:  # a list known when compiling
             return Tup(tuple(value.prefix), is_list=True)
         if isinstance(value, OneBranch):

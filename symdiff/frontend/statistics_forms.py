@@ -11,6 +11,8 @@ from ..ir.nodes import Const, If
 from .arguments import static_value
 from .branches import merge
 from .numpy_forms import _MISSING, _bind
+from .polynomial_forms import FORMS as POLYNOMIAL_FORMS
+from .sample_forms import FORMS as SAMPLE_FORMS
 
 
 def _trapezoid(lw, args, kwargs, node):
@@ -72,7 +74,7 @@ def _cov(lw, args, kwargs, node):
     return b.op("squeeze", b.mul(product, b.div(Const(1.0), count)), hint="cov")
 
 
-_FORMS = {np.cov: _cov}
+_FORMS = {np.cov: _cov, **POLYNOMIAL_FORMS, **SAMPLE_FORMS}
 if hasattr(np, "trapezoid"):  # (NumPy 2's name; np.trapz before)
     _FORMS[np.trapezoid] = _trapezoid
 if hasattr(np, "trapz"):
@@ -80,5 +82,6 @@ if hasattr(np, "trapz"):
 
 
 def statistics_form(obj):
-    """How to lower a call of ``obj``, if it is np.trapezoid or np.cov."""
+    """How to lower a call of ``obj``, if it is np.trapezoid or np.cov (or
+    the forms of polynomial_forms.py and sample_forms.py)."""
     return _FORMS.get(obj) if obj is not None else None

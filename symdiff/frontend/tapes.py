@@ -42,6 +42,7 @@ class TapeList:
     read: bool = False
     prefix: list = field(default_factory=list)
     after: list = field(default_factory=list)
+    filling: int | None = None  # the line of the loop appending to it, while it is lowered
 
     @property
     def known(self):
@@ -59,6 +60,32 @@ def lower_new_tape(lw, node):
     name = node.targets[0].id
     lw.env[name] = TapeList(Var(name), len(lw.loops),
                             prefix=[lw.expr(e) for e in node.value.elts])
+
+
+def filled_in(lw, body, lineno):
+    """Before a loop: the lists made outside it that its body appends to
+    (``ys.append(v)``), marked as filled by it (a read in the loop is
+    refused: `filling_error`); returns them, to unmark after the loop."""
+    filled = []
+    for node in (n for s in body for n in ast.walk(s)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr == "append" and isinstance(node.func.value, ast.Name):
+            tape = lw.env.get(node.func.value.id)
+            if isinstance(tape, TapeList) and tape.filling is None:
+                tape.filling = lineno
+                filled.append(tape)
+    return filled
+
+
+def filling_error(lw, node, tape):
+    """A list read in the loop that appends to it: its values then are the
+    ones appended so far, which the loop's single lowering cannot show."""
+    name = ast.unparse(node)
+    return lw.error(UnsupportedSyntaxError, node,
+                    f"`{name}` is read in the loop that appends to it (line "
+                    f"{tape.filling}): symdiff reads a list a loop fills after the loop",
+                    "keep the values the loop reads in names it reassigns (`y2, y1 = "
+                    "y1, y_new`), append for use after the loop, and read the list there")
 
 
 def appended_tape(lw, node):

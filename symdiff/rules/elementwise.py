@@ -46,22 +46,43 @@ function("abs(a)", "Abs(a)", aliases=("absolute", "fabs"), math=("fabs",))
 
 def power_rule(r, op, g):
     """a ** b. d/db = out * log(a), taken as 0 where a = 0 (there out is 0 for
-    b > 0), so a zero base gives no 0 * log(0) = NaN."""
+    b > 0), so a zero base gives no 0 * log(0) = NaN. d/da = b * a ** (b - 1)
+    is 0 where b = 0 (a ** 0 is 1 for every a, 0 too: `_base_slope`)."""
     a, b = op.args
     if isinstance(a, Const) or not r.wants(b):
-        return elementwise_rule(r, op, g)
-    grads = elementwise_rule(r, op, g, skip=(1,))
-    grads[1] = r.unbroadcast(r.b.mul(g, r.b.mul(op.target, _safe_log(r.b, a))), b)
+        grads = elementwise_rule(r, op, g, skip=() if isinstance(b, Const) else (0,))
+    else:
+        grads = elementwise_rule(r, op, g, skip=(0, 1))
+        grads[1] = r.unbroadcast(r.b.mul(g, r.b.mul(op.target, _safe_log(r.b, a))), b)
+    if grads[0] is None and r.wants(a) and not isinstance(b, Const):
+        grads[0] = r.unbroadcast(r.b.mul(g, _base_slope(r.b, a, b)), a)
     return grads
 
 
 def power_tangent(b, op, dargs):
-    """As reverse mode: d/db a ** b = out * log(a), taken as 0 where a = 0."""
-    x, _ = op.args
+    """As reverse mode: d/db a ** b = out * log(a), taken as 0 where a = 0;
+    d/da as `_base_slope` where the exponent is not a constant."""
+    x, e = op.args
+    if isinstance(e, Const) or dargs[0] is None:
+        first = elementwise_tangent(b, op, [dargs[0], None]) if dargs[0] is not None else None
+    else:
+        first = b.mul(dargs[0], _base_slope(b, x, e))
     if dargs[1] is None or isinstance(x, Const):
-        return elementwise_tangent(b, op, dargs)
-    first = elementwise_tangent(b, op, [dargs[0], None]) if dargs[0] is not None else None
-    return b.total([first, b.mul(dargs[1], b.mul(op.target, _safe_log(b, x)))])
+        second = elementwise_tangent(b, op, [None, dargs[1]]) if dargs[1] is not None else None
+    else:
+        second = b.mul(dargs[1], b.mul(op.target, _safe_log(b, x)))
+    return b.total([first, second])
+
+
+def _base_slope(b, base, exponent):
+    """b * a ** (b - 1) for an exponent known only at run time (``x ** k``,
+    ``k = np.arange(n)``): at a = b = 0, where a ** b is 1 for every a and the
+    slope 0, written ``b * a ** 1`` (not 0 * 0 ** -1 = NaN); everywhere else
+    the formula, so that derivatives in ``b`` stay exact."""
+    corner = b.op("logical_and", b.op("equal", base, Const(0.0)),
+                  b.op("equal", exponent, Const(0.0)), hint="corner")
+    power = b.op("where", corner, Const(1.0), b.sub(exponent, Const(1.0)), hint="lowered")
+    return b.mul(exponent, b.op("power", base, power))
 
 
 def _safe_log(b, base):

@@ -155,8 +155,8 @@ def _expanded(b, value, op):
     """``value``, reduced over ``op``'s axes, with those axes back (length 1), so
     it broadcasts against the operand."""
     axis = op.param("axis")
-    if axis is None or op.param("keepdims"):
-        return value  # a scalar, or the axes were kept
+    if axis is None or op.param("keepdims") or isinstance(value, Const):
+        return value  # a scalar, the axes kept, or a number (it broadcasts, in x's dtype)
     return b.op("expand_dims", value, axis=axis)
 
 

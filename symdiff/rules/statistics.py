@@ -32,9 +32,9 @@ def _kept(b, value, op):
     """A reduction's result (or gradient) with the reduced axes back, as
     length-1 axes, so that it broadcasts against the operand."""
     axis = op.param("axis")
-    if axis is not None and not op.param("keepdims"):
+    if axis is not None and not op.param("keepdims") and not isinstance(value, Const):
         return b.op("expand_dims", value, axis=axis)
-    return value
+    return value  # (a number broadcasts as it is, in the operand's dtype)
 
 
 def _reduced(op):

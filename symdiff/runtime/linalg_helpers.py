@@ -93,8 +93,9 @@ def _untrace(g, like, offset=0, axis1=0, axis2=1):
     """The gradient of ``np.trace(like, offset, axis1, axis2)``: ``g`` on
     that diagonal, zeros elsewhere."""
     shape = np.shape(like)
-    diagonal = np.eye(shape[axis1], shape[axis2], k=offset)
-    spread = np.multiply(np.expand_dims(g, (-2, -1)), diagonal)
+    dtype = np.result_type(g, like, 0.0)  # (a Python number g takes like's precision)
+    diagonal = np.eye(shape[axis1], shape[axis2], k=offset, dtype=dtype)
+    spread = np.multiply(np.expand_dims(np.asarray(g, dtype=dtype), (-2, -1)), diagonal)
     return np.moveaxis(spread, (-2, -1), (axis1, axis2))
 
 

@@ -139,7 +139,7 @@ def _quantile_adjoint(g, a, q, axis=None, method="linear", keepdims=False, per=1
     keepdims=keepdims)`` with respect to ``a`` (``per=100``: percentile)."""
     q = np.true_divide(q, per)
     weights = _quantile_weights(a, q, axis, method)
-    g = np.asarray(g)
+    g = np.asarray(g, dtype=np.result_type(g, a, 0.0))  # (a Python number: a's precision)
     if not keepdims:
         g = np.expand_dims(g, tuple(np.ndim(q) + i for i in _axes(axis, np.ndim(a))))
     spread = weights * g
