@@ -366,3 +366,20 @@ def test_a_join_has_the_pattern_of_its_parts_and_gives_blocks_of_its_gradient(f,
     for k in range(len(args) if f is not _with_intercept else 1):
         np.testing.assert_allclose(got[k] if f is not _with_intercept else got,
                                    numeric_grad(f, list(args), wrt=k), rtol=1e-6, atol=1e-8)
+
+
+def _trailing_axis(x, w):
+    return np.sum(np.tanh(x[..., None] * w))
+
+
+@pytest.mark.parametrize("x", [RNG.normal(size=4), RNG.normal(size=(2, 3))])
+def test_an_ellipsis_that_only_adds_an_axis_is_summed_back(x):
+    """``x[..., None]``: its gradient is the gradient's sum over the new axis,
+    as for ``x[:, None]`` (was ``np.zeros_like(x)`` and a write into
+    ``x_bar[..., None]``)."""
+    w = RNG.normal(size=3)
+    df = symdiff.grad(_trailing_axis)
+    source = symdiff.source(df, x, w)
+    assert "zeros_like" not in source and "x_bar[" not in source, source
+    np.testing.assert_allclose(df(x, w), numeric_grad(_trailing_axis, [x, w]), rtol=1e-6,
+                               atol=1e-8)

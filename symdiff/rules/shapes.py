@@ -245,8 +245,8 @@ def getitem_rule(r, op, g):
     x, *index = op.args
     if _whole(index):  # x[()]: x itself, or its scalar (see emit/scalar_results.py)
         return [g] + [None] * len(index)
-    if _new_axes(index):  # x[None, :, :]: g[0, :, :], the same entries
-        return [_first_along(r.b, g, index)] + [None] * len(index)
+    if _new_axes(_explicit(r.b, x, index)):  # x[None, :, :]: g[0, :, :], the same entries
+        return [_first_along(r.b, g, _explicit(r.b, x, index))] + [None] * len(index)
     prim = "unindex" if _no_repeats(r.b, index) else "unindex_add"
     return [r.b.op(prim, g, x, *index)] + [None] * len(index)
 
@@ -276,6 +276,20 @@ def _one_position(b, atom):
         return True
     record = TABLE.get(op.prim) if op is not None else None
     return b.facts.is_scalar(atom) and not (record is not None and record.boolean)
+
+
+def _explicit(b, x, index):
+    """``index`` with its ``...`` written as whole slices, where ``x``'s rank is
+    known (``x[..., None]`` of a vector is ``x[:, None]``); else as it is."""
+    parts = [i.value if isinstance(i, Const) else i for i in index]
+    rank = b.facts.rank(x)
+    if Ellipsis not in parts or rank is None or sum(p is Ellipsis for p in parts) > 1:
+        return index
+    at = parts.index(Ellipsis)
+    fill = rank - sum(p is not None and p is not Ellipsis for p in parts)
+    if fill < 0:
+        return index
+    return list(index[:at]) + [Const(slice(None))] * fill + list(index[at + 1:])
 
 
 def _new_axes(index):
