@@ -213,3 +213,19 @@ def test_a_value_made_from_a_reduction_is_not_computed_for_its_size():
                                rtol=1e-6, atol=1e-8)
     code = [line.split("#")[0] for line in source.splitlines()]
     assert not any("np.log" in line or "lse.size" in line for line in code), source
+
+
+def positional_weights(x, w):
+    return np.sum(np.exp(np.arange(4.0) * x) * w)
+
+
+def test_an_arange_of_numbers_has_a_known_length():
+    """``np.arange(4.0) * x``: four entries, not one, so the product has x's
+    shape and its gradient needs no ``_sum_to`` and no ``np.full_like`` of a
+    product made for its shape."""
+    x, w = RNG.normal(size=4), RNG.normal(size=4)
+    df = symdiff.grad(positional_weights)
+    source = symdiff.source(df, x, w)
+    assert "_sum_to" not in source and "full_like" not in source, source
+    np.testing.assert_allclose(df(x, w), numeric_grad(positional_weights, [x, w]), rtol=1e-6,
+                               atol=1e-8)

@@ -69,10 +69,10 @@ def broadcast(patterns):
             return CONFLICT
         if not others:
             out.append(1)
-        elif others == names:
-            out.append(names.pop())
-        elif None in others or names:
-            out.append(None)  # (a name and an unnamed length: equal, or it raises)
+        elif others == names or names and None not in others:
+            out.append(names.pop())  # (a name and an unnamed length: equal, or it raises)
+        elif None in others:
+            out.append(None)
         else:
             out.append(N)
     return tuple(out)

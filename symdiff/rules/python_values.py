@@ -4,6 +4,9 @@ code makes of its inputs. None has a derivative of its own but ``float(x)``
 and the checks, whose value (and gradient) is their first operand."""
 from __future__ import annotations
 
+import numpy as np
+
+from ..ir import patterns
 from ..ir.nodes import Const
 from ..ir.primitive import NEW, OTHER, SCALAR, define, like
 
@@ -25,7 +28,17 @@ def _made_pattern(op, facts):
     ``np.identity(n)``, ``np.tri(n)`` and ``np.arange(n)`` (ir/patterns.py)."""
     func = op.param("func")
     if func == "arange" and op.args:  # (np.arange(len(x)): a vector of x's length)
+        numbers = [a.value for a in op.args if isinstance(a, Const) and
+                   type(a.value) in (int, float)]
+        found = range_of(*numbers) if len(numbers) == len(op.args) else None
+        if found is not None:  # (np.arange(4.0), np.arange(1, 10, 2): known lengths)
+            return (1 if len(found) == 1 else patterns.N,)
         return (facts.length(op.args[0]),) if len(op.args) == 1 else (None,)
+    if func == "linspace" and len(op.args) in (2, 3):  # (np.linspace(0, 1, n): n entries)
+        num = op.args[2] if len(op.args) == 3 else \
+            Const(dict(op.param("kwargs") or ()).get("num", 50))
+        return (facts.length(num),) if not dict(op.param("kwargs") or ()).get("axis") \
+            else None
     if func in ("eye", "identity", "tri") and op.args:
         n = facts.length(op.args[0])
         columns = dict(op.param("kwargs") or ()).get("M")
@@ -35,6 +48,14 @@ def _made_pattern(op, facts):
     if func not in ("zeros", "ones", "empty", "full") or not op.args:
         return None
     return _shape_pattern(facts, op.args[0])
+
+
+def range_of(*numbers):
+    """NumPy's np.arange of numbers (its length is all that is read), or None."""
+    try:
+        return np.arange(*numbers)
+    except (ValueError, ZeroDivisionError, TypeError):
+        return None
 
 
 def _shape_pattern(facts, shape, depth=4):
