@@ -229,3 +229,22 @@ def test_an_arange_of_numbers_has_a_known_length():
     assert "_sum_to" not in source and "full_like" not in source, source
     np.testing.assert_allclose(df(x, w), numeric_grad(positional_weights, [x, w]), rtol=1e-6,
                                atol=1e-8)
+
+
+def spring_energy(x, k):
+    return 0.5 * np.sum(k * (x[1:] - x[:-1] - 1.0) ** 2)
+
+
+def test_a_named_length_broadcast_with_an_unknown_one_is_the_name():
+    """``k * d`` with k of a length the signature names and d = x[1:] - x[:-1]
+    of a length it does not know: the product has k's length (d's is 1 and
+    broadcasts, or it is k's, or NumPy raises), so the sum's seed is not
+    spread over a product made for its shape (was ``np.full_like(k * t_1,
+    0.5)``)."""
+    x, k = np.cumsum(RNG.random(6) + 0.5), RNG.random(5) + 0.5
+    df = symdiff.grad(spring_energy, wrt=(0, 1))
+    source = symdiff.source(df, x, k)
+    assert "full_like(k *" not in source, source
+    for j in (0, 1):
+        np.testing.assert_allclose(df(x, k)[j], numeric_grad(spring_energy, [x, k], wrt=j),
+                                   rtol=1e-6, atol=1e-8)

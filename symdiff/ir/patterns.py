@@ -69,8 +69,8 @@ def broadcast(patterns):
             return CONFLICT
         if not others:
             out.append(1)
-        elif others == names or names and None not in others:
-            out.append(names.pop())  # (a name and an unnamed length: equal, or it raises)
+        elif names:  # (a name and an unnamed or unknown length: the unknown one is 1
+            out.append(names.pop())  # and broadcasts, or equal, or NumPy raises)
         elif None in others:
             out.append(None)
         else:
