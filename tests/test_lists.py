@@ -167,3 +167,78 @@ def test_a_carried_value_a_list_reaches_in_each_iteration_gets_its_backward():
     # x reaches acc only through the list the inner loop fills: x's carried
     # adjoint was taken for one that only feeds itself and left out (zero)
     check_grads(stacked_in_a_loop_then_accumulated, (np.array([[0.1, 0.8], [-0.2, 1.5]]),))
+
+
+def garch_variances(params, r):  # a hunt's GARCH(1,1): the list's last item, read in its loop
+    omega, alpha, beta = params[0], params[1], params[2]
+    s2 = [np.var(r)]
+    for t in range(1, len(r)):
+        s2.append(omega + alpha * r[t - 1] ** 2 + beta * s2[-1])
+    s2 = np.array(s2)
+    return 0.5 * np.sum(np.log(s2) + r ** 2 / s2)
+
+
+def forward_messages(log_pi, log_A, obs_ll):  # an HMM's forward pass: the list starts empty
+    alphas = []
+    for t, ll in enumerate(obs_ll):
+        if t == 0:
+            a = log_pi + ll
+        else:
+            m = alphas[-1][:, None] + log_A
+            a = np.log(np.sum(np.exp(m), axis=0)) + ll
+        alphas.append(a)
+        a = alphas[-1] * 0.5  # read after the append: what it appended
+    return np.log(np.sum(np.exp(alphas[-1]))) + np.sum(np.stack(alphas) ** 2) + np.sum(a)
+
+
+def last_in_a_while(x):
+    xs = [x]
+    i = 0
+    while i < 3:
+        xs.append(np.sin(xs[-1]) * (1.0 + i))
+        i += 1
+    return np.sum(np.stack(xs) ** 2)
+
+
+@pytest.mark.parametrize("f, args", [
+    (garch_variances, (np.array([0.05, 0.1, 0.8]), np.array([0.3, -0.5, 0.1, 0.4, -0.2]))),
+    (forward_messages, (np.array([-1.2, -0.4]), np.array([[-0.3, -1.4], [-0.9, -0.5]]),
+                        np.array([[-0.5, -1.5], [-2.0, -0.1], [-0.7, -0.8]]))),
+    (last_in_a_while, (X,)),
+], ids=["garch", "hmm", "while"])
+def test_the_last_item_of_a_list_read_in_the_loop_that_appends_to_it(f, args):
+    # xs[-1] in the loop was read as the last item before the loop, in every
+    # iteration (or refused as an index into an empty tuple): a wrong value
+    # and gradient, with no error
+    check_grads(f, args)
+    value, _ = symdiff.value_and_grad(f)(*args)
+    assert np.isclose(value, f(*args))
+
+
+@pytest.mark.parametrize("line, words", [
+    ("xs.append(xs[t - 1] * x)", "only its last item"),
+    ("xs.append(x * len(xs))", "only its last item"),
+    ("xs.append(np.sum(np.array(xs)) * x)", "only its last item"),
+])
+def test_other_reads_of_a_list_in_the_loop_that_appends_to_it_are_refused(
+        line, words, tmp_path):
+    path = tmp_path / "refused.py"
+    path.write_text(f"import numpy as np\n\n\ndef f(x):\n    xs = [x]\n"
+                    f"    for t in range(1, 4):\n        {line}\n"
+                    "    return np.sum(np.stack(xs))\n")
+    namespace = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        symdiff.grad(namespace["f"])(X)
+    assert words in info.value.message and info.value.hint and info.value.lineno == 7
+
+
+def test_the_last_item_of_an_empty_list_is_refused_where_every_iteration_reads_it():
+    def f(x):
+        xs = []
+        for t in range(3):
+            xs.append(xs[-1] * x)
+        return np.sum(np.stack(xs))
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        symdiff.grad(f)
+    assert "first iteration" in info.value.message and "xs = [x0]" in info.value.hint

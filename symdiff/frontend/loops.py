@@ -17,6 +17,7 @@ from .early_exits import hoist
 from .tapes import reversed_tapes, tape_loop
 from .compile_time import Dict, Static, Tup, is_atom
 from .containers import container_use
+from .list_reads import forget, last_items
 from .lists import runtime_list, stacked
 from .loop_writes import check_carried, stale_in_loop, stale_lists, written_names
 
@@ -107,6 +108,7 @@ def _pretest(node):
 
 
 def _lower_loop(lw, node, loop, start):
+    node, lasts = last_items(lw, node)  # xs[-1] in the loop that appends to xs
     stale_in_loop(lw, node.body, node)  # (writes.py)
     before, written = dict(lw.env), set(lw.written)
     names = [n for n in _assigned(node.body) if n in before and is_atom(before[n])]
@@ -150,6 +152,7 @@ def _lower_loop(lw, node, loop, start):
         lw.env[carry.param.hint] = carry.out
         lw.b.named.add(carry.out)
         lw.b.facts.shape[carry.out] = lw.b.facts.key(carry.param)
+    forget(lw, lasts)
     lw.b.append(loop)
 
 
