@@ -17,6 +17,7 @@ from .early_exits import hoist
 from .tapes import reversed_tapes, tape_loop
 from .compile_time import Dict, Static, Tup, is_atom
 from .containers import container_use
+from .carried_containers import carry_containers, container_updates, containers_after
 from .list_reads import forget, last_items
 from .lists import runtime_list, stacked
 from .loop_writes import check_carried, stale_in_loop, stale_lists, written_names
@@ -116,6 +117,7 @@ def _lower_loop(lw, node, loop, start):
         loop.carried.append(Carry(Var(name), before[name], None, Var(name)))
         lw.carried_from[loop.carried[-1].param] = (before[name],)
     lw.env.update({c.param.hint: c.param for c in loop.carried})
+    held = carry_containers(lw, loop, before, _assigned(node.body), set(_assigned([node])))
     lw.b.named.update(c.param for c in loop.carried)
     _written_only(lw, loop, node.body)
     with lw.b.block() as body:
@@ -130,6 +132,7 @@ def _lower_loop(lw, node, loop, start):
         body[:0] = []  # the condition lives in cond_block
     loop.body = body
     loop.exit = lw.env.pop(BROKE)
+    container_updates(lw, node, held)  # (a dict's or tuple's items: carried_containers.py)
     for carry in loop.carried:
         update = lw.env[carry.param.hint]
         if not is_atom(update):
@@ -152,6 +155,7 @@ def _lower_loop(lw, node, loop, start):
         lw.env[carry.param.hint] = carry.out
         lw.b.named.add(carry.out)
         lw.b.facts.shape[carry.out] = lw.b.facts.key(carry.param)
+    containers_after(lw, held)
     forget(lw, lasts)
     lw.b.append(loop)
 
