@@ -132,6 +132,8 @@ def test_a_loop_filling_a_list_stays_a_loop():
     ("np.sum(np.array([v * 2 for v in x if v > 0]))", "comprehension's `if`"),
     ("np.sum(np.stack([a * b for a in x for b in x]))", "several `for`s"),
     ("np.sum(np.concatenate([x[:k] for k in range(1, len(x))]))", "np.concatenate"),
+    ("np.sum(x * np.array([0.0] * len(x) + [1.0]))", "a list operation"),
+    ("np.sum(x * np.array([x[0]] * len(x)))", "repeated a number of times"),
 ])
 def test_what_is_refused_says_how_to_write_it(source, words, tmp_path):
     path = tmp_path / "refused.py"
@@ -242,3 +244,21 @@ def test_the_last_item_of_an_empty_list_is_refused_where_every_iteration_reads_i
     with pytest.raises(UnsupportedSyntaxError) as info:
         symdiff.grad(f)
     assert "first iteration" in info.value.message and "xs = [x0]" in info.value.hint
+
+
+def garch_preallocated(omega, alpha, beta, r):  # a hunt's GARCH(1,1), a list of n zeros
+    T = len(r)
+    s2 = [0.0] * T
+    s2[0] = np.var(r)
+    for t in range(1, T):
+        s2[t] = omega + alpha * r[t - 1] ** 2 + beta * s2[t - 1]
+    s2 = np.array(s2)
+    return 0.5 * np.sum(np.log(s2) + r ** 2 / s2)
+
+
+def test_a_list_of_zeros_of_a_length_known_at_run_time_is_written_into():
+    # `[0.0] * T` was NumPy's one-item array times T in the IR, and a tuple
+    # in generated code, which `s2[0] = ...` raised TypeError on
+    check_grads(garch_preallocated, (0.05, 0.1, 0.8, np.array([0.3, -0.5, 0.1, 0.4, -0.2])))
+    assert "np.full(T, 0.0)" in symdiff.source(symdiff.grad(garch_preallocated),
+                                               0.05, 0.1, 0.8, np.arange(3.0))

@@ -312,6 +312,10 @@ class Lowerer:
                 if isinstance(count, Const) and isinstance(count.value, int) \
                         and not isinstance(count.value, bool):
                     return Tup(seq.items * count.value, is_list=seq.is_list)
+                made = lists.repetition(self, seq, count, node)
+                if made is not None:
+                    return made
+        lists.refuse_list_operation(self, prim, left, right, node)
         return self.b.op(prim, self.atom(left, node), self.atom(right, node))
 
     def expr_UnaryOp(self, node):
