@@ -27,3 +27,85 @@ def test_second_derivative_of_a_loop_whose_number_starts_as_zeros_like():
     df = symdiff.grad(ema_variance)
     step = 1e-5
     assert np.isclose(h, (df(0.9 + step, r) - df(0.9 - step, r)) / (2 * step), rtol=1e-6)
+
+
+def sinkhorn_in_place(C, eps):  # scalings written into their arrays, `u[:] = ...`
+    K = np.exp(-C / eps)
+    u = np.ones(K.shape[0])
+    v = np.ones(K.shape[1])
+    a = np.full(K.shape[0], 1.0 / K.shape[0])
+    b = np.full(K.shape[1], 1.0 / K.shape[1])
+    for _ in range(2):
+        u[:] = a / (K @ v)
+        v[:] = b / (K.T @ u)
+    return np.sum(u[:, None] * K * v[None, :] * C)
+
+
+def test_an_array_a_loop_writes_into_and_saves_is_copied_per_iteration():
+    # `u[:] = ...` was written in place, and the loop's tape saved `u` in each
+    # iteration: every entry was the last iteration's array, and K's gradient
+    # (a product of the saved u's) was wrong by 0.06, with no error
+    C = np.array([[0.8, 2.1, 0.3, 1.7], [2.9, 0.4, 1.1, 0.6], [1.5, 2.2, 0.9, 2.6]])
+    check_grads(sinkhorn_in_place, (C, 0.5))
+
+
+def hmm_scaled_rows(pi, A, B, obs):  # the scaled forward pass, written into rows
+    T, K = len(obs), len(pi)
+    alpha = np.zeros((T, K))
+    c = np.zeros(T)
+    alpha[0] = pi * B[:, obs[0]]
+    c[0] = alpha[0].sum()
+    alpha[0] /= c[0]
+    for t in range(1, T):
+        alpha[t] = (alpha[t - 1] @ A) * B[:, obs[t]]
+        c[t] = alpha[t].sum()
+        alpha[t] /= c[t]
+    return -np.sum(np.log(c))
+
+
+def test_second_derivatives_of_a_scaled_hmm_written_into_rows():
+    # the gradient saved `c`, which its loop writes into, for its shape only
+    # (the second derivative refused that tape: a list of views of an array
+    # written into); then its `c[t]`, a number, was taken for a view; then
+    # `np.full(shape, g)` had no derivative, and `if A_bar_rows:` (is the
+    # list empty) was read as an array
+    pi = np.array([0.3, 0.3, 0.4])
+    A = np.array([[0.6, 0.3, 0.1], [0.2, 0.5, 0.3], [0.25, 0.25, 0.5]])
+    B = np.array([[0.5, 0.2, 0.2, 0.1], [0.1, 0.4, 0.4, 0.1], [0.3, 0.3, 0.1, 0.3]])
+    obs = np.array([0, 2, 1, 3, 3, 0])
+    check_grads(hmm_scaled_rows, (pi, A, B, obs), wrt=(0, 1, 2))
+    text = symdiff.source(symdiff.grad(hmm_scaled_rows, wrt=1), pi, A, B, obs)
+    assert ", c," not in text.split("tape.append(")[1].split("\n")[0]  # (not saved)
+
+
+def spread_of_a_number(x, v):
+    return np.sum(np.sin(np.full(len(v), x) * v)) + np.sum(np.full((2, 3), x ** 2))
+
+
+def test_np_full_of_a_differentiated_number():
+    check_grads(spread_of_a_number, (0.7, np.array([0.3, 1.2, -0.5])))
+
+
+K0 = np.array([[0.8, 2.1, 0.3, 1.7], [2.9, 0.4, 1.1, 0.6], [1.5, 2.2, 0.9, 2.6]])
+
+
+def zeroed_in_place(eps):  # (the Sinkhorn gradient's own reverse loop, reduced)
+    K = K0 * eps
+    v = np.ones(4) * eps
+    u = np.ones(3) * eps ** 2
+    for _ in range(2):
+        t1 = v.copy()
+        v[:] = 0.0
+        u = u + t1 @ K.T
+        t2 = u.copy()
+        u[:] = 0.0
+        v = v + t2 @ K
+    return np.sum(v) + np.sum(u ** 2)
+
+
+def test_an_array_saved_for_a_matrix_gradient_is_not_zeroed_by_the_next_iteration():
+    # `u = u + t1 @ K.T` is saved (K's gradient is one product of the saved
+    # values after the loop) and is the `u` the next iteration zeroes in
+    # place with `u[:] = 0.0`: the saved entry was zeroed too (gradient 798,
+    # not 997, with no error)
+    check_grads(zeroed_in_place, (0.5,))

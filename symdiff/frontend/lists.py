@@ -131,6 +131,11 @@ def _from_repetition(lw, value, depth=8):
     return False
 
 
+def nonempty(lw, tape):
+    """``if xs:`` of a list a loop filled: whether it holds any item."""
+    return lw.b.op("greater", length(lw, tape), Const(0), hint="filled")
+
+
 def length(lw, tape):
     """``len(xs)``: the loop's appends and the others."""
     n = lw.b.op("len", tape.var, hint="n")

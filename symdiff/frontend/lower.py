@@ -198,7 +198,8 @@ class Lowerer:
         return merge(self, stmt, a, b, name, node)
 
     def predicate(self, node):
-        cond = self.atom(self.expr(node), node)
+        value = self.expr(node)  # (`if xs:` of a list a loop filled: whether it appended)
+        cond = lists.nonempty(self, value) if lists.runtime_list(value) else self.atom(value, node)
         if isinstance(cond, Const) or self.b.facts.is_scalar(cond):
             return cond
         loc = self.src.loc(node)
