@@ -72,7 +72,16 @@ def state_in_a_while(phi, y):
     return st["m"]
 
 
+def tuple_of_a_number_that_becomes_an_array(a, x):
+    pair = (a, 0.0)  # the 0.0 becomes an array of a's shape in the first iteration
+    for t in range(len(x)):
+        m, s = pair
+        pair = (m * x[t], s + m)
+    return np.sum(pair[0] * pair[1])
+
+
 CASES = [
+    (tuple_of_a_number_that_becomes_an_array, (np.array([0.3, -0.2]), Y), (0, 1)),
     (kalman_state_dict, (0.8, 0.3, Y), (0, 1)),
     (tuple_rebound, (0.8, Y), (0,)),
     (list_written_at_positions, (0.8, Y), (0,)),

@@ -117,9 +117,9 @@ def _lower_loop(lw, node, loop, start):
         loop.carried.append(Carry(Var(name), before[name], None, Var(name)))
         lw.carried_from[loop.carried[-1].param] = (before[name],)
     lw.env.update({c.param.hint: c.param for c in loop.carried})
+    _written_only(lw, loop, node.body)
     held = carry_containers(lw, loop, before, _assigned(node.body), set(_assigned([node])))
     lw.b.named.update(c.param for c in loop.carried)
-    _written_only(lw, loop, node.body)
     with lw.b.block() as body:
         lw.loops.append((loop, body))
         start()

@@ -42,7 +42,8 @@ def norm_rule(r, op, g):
         return [r.b.mul(rest, x)]
     if axis is not None and not keep:
         out = r.b.op("expand_dims", out, axis=axis, hint=f"{out.hint or 'norm'}_kept")
-        g = r.b.op("expand_dims", g, axis=axis)
+        if not isinstance(g, Const):  # (a number broadcasts, and keeps x's dtype)
+            g = r.b.op("expand_dims", g, axis=axis)
     with r.b.noting("at x = 0 the norm has a kink: its gradient there is 0"):
         # != rather than >: a NaN norm keeps its NaN gradient
         nonzero = r.b.op("not_equal", out, Const(0.0), hint="nonzero")

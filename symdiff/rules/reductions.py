@@ -105,7 +105,8 @@ def extremum_rule(r, op, g):
     with r.b.noting(KINK_NOTE):
         if axis is not None and not op.param("keepdims"):
             out = r.b.op("expand_dims", out, axis=axis)
-            g = r.b.op("expand_dims", g, axis=axis)
+            if not isinstance(g, Const):  # (a number broadcasts, and keeps x's dtype)
+                g = r.b.op("expand_dims", g, axis=axis)
         hits = r.b.op("equal", x, out, hint="is_" + op.prim)
         ties = r.b.op("ties", hits, x, **({"axis": axis} if axis is not None else {}))
         return [_like(r, r.b.mul(r.b.div(g, ties), hits), x)]

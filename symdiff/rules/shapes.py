@@ -34,7 +34,16 @@ def T_rule(r, op, g):
 
 def reshape_rule(r, op, g):
     x = op.args[0]
-    return [r.b.op("reshape", g, r.b.op("shape", x))] + [None] * (len(op.args) - 1)
+    return [_reshaped_back(r, g, x)] + [None] * (len(op.args) - 1)
+
+
+def _reshaped_back(r, g, x):
+    """``g`` in ``x``'s shape; a number as ``np.full_like(x, g)``, in x's dtype
+    (``np.reshape(1.0, shape)`` is a float64 array, which would make a float32
+    argument's gradient float64)."""
+    if isinstance(g, Const) and isinstance(g.value, (int, float)):
+        return r.b.op("full_like", x, g)
+    return r.b.op("reshape", g, r.b.op("shape", x))
 
 
 def swapaxes_rule(r, op, g):
@@ -120,7 +129,7 @@ def rollaxis_rule(r, op, g):
 
 
 def atleast_rule(r, op, g):
-    return [r.b.op("reshape", g, r.b.op("shape", op.args[0]))]
+    return [_reshaped_back(r, g, op.args[0])]
 
 
 define("roll(a, shift; axis=None)", shape=like(0), reverse=roll_rule, linear=(0,), moves=True)
