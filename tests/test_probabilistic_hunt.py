@@ -109,3 +109,19 @@ def test_an_array_saved_for_a_matrix_gradient_is_not_zeroed_by_the_next_iteratio
     # place with `u[:] = 0.0`: the saved entry was zeroed too (gradient 798,
     # not 997, with no error)
     check_grads(zeroed_in_place, (0.5,))
+
+
+def clipped_cross_entropy(z, y):  # NumPy 2's names for clip's bounds
+    p = (1 / (1 + np.exp(-z))).clip(min=1e-3, max=1 - 1e-3)
+    return -np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)) + np.sum(np.clip(z, min=0.5) ** 2)
+
+
+def test_clip_with_numpy_2s_min_and_max():
+    # (`p.clip(min=..., max=...)` was refused: "clip needs the argument a_min")
+    z = np.array([-8.0, -0.3, 0.4, 7.5, 1.2])
+    y = np.array([1.0, 0.0, 1.0, 1.0, 0.0])
+    check_grads(clipped_cross_entropy, (z, y), wrt=(0,))
+    p = 1 / (1 + np.exp(-z))
+    inside = (p > 1e-3) & (p < 1 - 1e-3)
+    expected = np.where(inside, (p - y) / len(z), 0.0) + np.where(z > 0.5, 2 * z, 0.0)
+    np.testing.assert_allclose(symdiff.grad(clipped_cross_entropy)(z, y), expected)
