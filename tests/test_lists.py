@@ -260,5 +260,8 @@ def test_a_list_of_zeros_of_a_length_known_at_run_time_is_written_into():
     # `[0.0] * T` was NumPy's one-item array times T in the IR, and a tuple
     # in generated code, which `s2[0] = ...` raised TypeError on
     check_grads(garch_preallocated, (0.05, 0.1, 0.8, np.array([0.3, -0.5, 0.1, 0.4, -0.2])))
-    assert "np.full(T, 0.0)" in symdiff.source(symdiff.grad(garch_preallocated),
-                                               0.05, 0.1, 0.8, np.arange(3.0))
+    text = symdiff.source(symdiff.grad(garch_preallocated), 0.05, 0.1, 0.8, np.arange(3.0))
+    assert "np.full(T, 0.0)" in text
+    # np.full of a Python float is of floats: no check of the array's dtype in
+    # the reverse loop, which saved the array, copied, in every iteration
+    assert "s2.copy()" not in text and "_require_float" not in text, text
