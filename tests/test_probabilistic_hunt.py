@@ -2,6 +2,7 @@
 filters, GARCH, ARMA, CRFs, Sinkhorn, densities of scipy.special, survival
 models): each as the reduced program, against central differences."""
 import numpy as np
+import scipy.special
 
 import symdiff
 from check_grads import check_grads
@@ -125,3 +126,24 @@ def test_clip_with_numpy_2s_min_and_max():
     inside = (p > 1e-3) & (p < 1 - 1e-3)
     expected = np.where(inside, (p - y) / len(z), 0.0) + np.where(z > 0.5, 2 * z, 0.0)
     np.testing.assert_allclose(symdiff.grad(clipped_cross_entropy)(z, y), expected)
+
+
+def signed_log_sum(x, w):  # one result of a function of several, read under a where
+    v, s = scipy.special.logsumexp(x, b=w, return_sign=True)
+    return np.where(v > 0.0, v, 0.0) * s
+
+
+def logdet_under_a_where(a):
+    sign, logdet = np.linalg.slogdet(a @ a.T + np.eye(2))
+    return np.where(logdet > 0.5, logdet, 0.0) * sign
+
+
+def test_one_result_of_several_read_only_under_a_scalar_where():
+    # the `output` that reads v out of (v, s) had its backward placed under
+    # the where's condition, and the branches' join merged the tuple's part
+    # as a value: AttributeError inside symdiff (the second derivative of the
+    # logsumexp's gradient, which guards a slice all -inf so, raised it too)
+    check_grads(signed_log_sum, (np.array([0.1, 0.2, -0.4]), np.array([0.5, 1.0, -0.2])))
+    check_grads(logdet_under_a_where, (np.array([[1.0, 0.3], [-0.2, 0.8]]),))
+    check_grads(lambda x, w: scipy.special.logsumexp(x, b=w, return_sign=True)[0],
+                (np.array([0.1, 0.2, -0.4]), np.array([0.5, 1.0, -0.2])))
