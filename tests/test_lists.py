@@ -265,3 +265,28 @@ def test_a_list_of_zeros_of_a_length_known_at_run_time_is_written_into():
     # np.full of a Python float is of floats: no check of the array's dtype in
     # the reverse loop, which saved the array, copied, in every iteration
     assert "s2.copy()" not in text and "_require_float" not in text, text
+
+
+def filtered_then_smoothed(q, ys):  # a hunt's Kalman filter: two lists made in one line
+    ms, Ps = [], []
+    m, P = 0.0, 1.0
+    for y in ys:
+        P = P + q
+        K = P / (P + 0.4)
+        m = m + K * (y - m)
+        P = (1 - K) * P
+        ms.append(m)
+        Ps.append(P)
+    ms, Ps = np.array(ms), np.array(Ps)
+    sm = ms[-1]
+    total = sm ** 2
+    for t in range(len(ys) - 2, -1, -1):
+        G = Ps[t] / (Ps[t] + q)
+        sm = ms[t] + G * (sm - ms[t])
+        total = total + sm ** 2
+    return total
+
+
+def test_two_lists_made_in_one_assignment():
+    # (`ms, Ps = [], []` was a tuple of tuples: "cannot call `ms.append`")
+    check_grads(filtered_then_smoothed, (0.3, np.array([0.5, -0.2, 0.9, 0.1, -0.6])))
