@@ -19,6 +19,9 @@ _MISSING = object()
 # ``np.clip(x, min=lo, max=hi)``); a bound not given is None, as there
 _SYNONYMS = {"clip": {"min": "a_min", "max": "a_max"}}
 _OPTIONAL = {("clip", "a_min"), ("clip", "a_max")}
+# a parameter whose default the IR's reading of it would take for another:
+# np.logaddexp.reduce's axis is 0, where the IR's None is every axis
+_DEFAULTS = {"logaddexp_reduce": (("axis", 0),)}
 
 
 def prim_call(lw, prim, args, kwargs, node, first=None):
@@ -47,6 +50,8 @@ def prim_call(lw, prim, args, kwargs, node, first=None):
         value = positional.pop(0) if positional else kwargs.pop(key, _MISSING)
         if value is not _MISSING:
             params[key] = static_value(lw, value, key, prim.name, node)
+    for key, value in _DEFAULTS.get(prim.name, ()):
+        params.setdefault(key, value)
     if positional or kwargs:
         extra = ", ".join(list(kwargs) or [f"argument {len(names) + 1}"])
         raise lw.error(UnsupportedSyntaxError, node,

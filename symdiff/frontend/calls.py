@@ -234,8 +234,8 @@ def primitive_of(obj):
     if helper is not None and (helper is obj or _copy_of(obj, helper)):
         return TABLE.get(name[1:])
     ufunc = getattr(obj, "__self__", None)  # np.maximum.accumulate: a primitive of its own
-    return TABLE.get(f"{ufunc.__name__}_accumulate") if isinstance(ufunc, np.ufunc) \
-        and name == "accumulate" else None
+    return TABLE.get(f"{ufunc.__name__}_{name}") if isinstance(ufunc, np.ufunc) \
+        and name in ("accumulate", "reduce") else None
 
 
 def bool_op(lw, conjunction, values):

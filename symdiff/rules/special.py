@@ -18,7 +18,7 @@ import math
 from ..ir.nodes import Const
 from ..errors import NoDerivativeRuleError
 from ..ir.patterns import reduced
-from ..ir.primitive import ELEMENTWISE, NEW, SCALAR, Formula, define, like
+from ..ir.primitive import ELEMENTWISE, NEW, REDUCTION, SCALAR, Formula, define, like
 from .derive import elementwise_rule, elementwise_tangent
 
 
@@ -295,6 +295,10 @@ define("logsumexp_signed(a, *b; axis=None, keepdims=False, return_sign=False)",
        ("module", "scipy.special", "logsumexp"), NEW, reverse=signed_logsumexp_rule,
        forward=signed_logsumexp_tangent, outputs=(_logsumexp_shape, _logsumexp_shape))
 # ``b``, the weights, is optional and passed by keyword (see frontend/library_calls.py)
+# np.logaddexp.reduce(a, axis=0): NumPy's logsumexp along one axis (the call
+# always names its axis: frontend/arguments.py)
+define("logaddexp_reduce(a; axis=0, keepdims=False)", ("np", "logaddexp.reduce"), REDUCTION,
+       reverse=logsumexp_rule, forward=logsumexp_tangent)
 define("logsumexp(a, *b; axis=None, keepdims=False)", ("module", "scipy.special", "logsumexp"),
        _logsumexp_shape, reverse=logsumexp_rule, forward=logsumexp_tangent,
        pattern=_logsumexp_pattern)
