@@ -69,6 +69,10 @@ with own_draws(14):
         ("logsumexp", lambda a, b: logsumexp(a, b=b, axis=-1), (u(2, 3), pos(2, 3))),
         ("logsumexp", lambda a, b: logsumexp(a, 1, b), (u(2, 3), pos(3))),
         ("logsumexp", lambda a: logsumexp(a, axis=(0, 2)), (u(2, 3, 2),)),
+        # NumPy's spelling, np.logaddexp.reduce: axis 0 unless told
+        ("logaddexp_reduce", lambda a: np.logaddexp.reduce(a), (u(2, 3) * 3.0,)),
+        ("logaddexp_reduce", lambda a: np.logaddexp.reduce(a, axis=1), (u(2, 3) * 3.0,)),
+        ("logaddexp_reduce", lambda a: np.logaddexp.reduce(a, axis=None), (u(2, 3),)),
         ("softmax", lambda x: special.softmax(x, axis=1), (u(2, 3) * 3.0,)),
         ("softmax", lambda x: special.softmax(x), (u(2, 3),)),
         ("log_softmax", lambda x: special.log_softmax(x, axis=0), (u(2, 3) * 3.0,)),

@@ -98,6 +98,9 @@ with own_draws(1729):
             row("binom", _name, np.array([0, 3, 5]), np.array([5, 8, 10]),
                 pos(3, lo=0.2, hi=0.8)),
         ]
+    for _name in ("logpmf", "pmf"):  # (a hunt's negative binomial regression)
+        ROWS += [row("nbinom", _name, np.array([0, 2, 5]), pos(3, lo=1.0, hi=4.0),
+                     pos(3, lo=0.2, hi=0.8))]
     ROWS += [
         ("poisson_logpmf", calling(stats.poisson.logpmf)[3],
          (np.array([2, 3, 7]), pos(3, lo=1.0, hi=4.0), np.array([1, 0, 2]))),

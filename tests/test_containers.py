@@ -337,6 +337,22 @@ def test_a_bound_method_reads_its_object_where_it_is_called():
     assert not np.allclose(symdiff.grad(model.loss, wrt="self.W")(X, Y), gW)
 
 
+def loss_of_a_model_argument(X, model, y):  # a method called on an argument
+    return model.loss(X, y)
+
+
+def test_a_method_of_an_object_argument_is_inlined_where_it_is_called():
+    # (was refused: "`model.loss` is not a method of arrays", where `model.W`
+    # of the same argument was read as the object's attribute)
+    model = Model()
+    dX = symdiff.grad(loss_of_a_model_argument)(X, model, Y)
+    np.testing.assert_allclose(dX, symdiff.grad(model.loss)(X, Y))
+    x0, unflatten = symdiff.flatten(X)
+    np.testing.assert_allclose(
+        np.ravel(dX), _central(lambda x: model.loss(unflatten(x), Y), x0), rtol=1e-6,
+        atol=1e-8)
+
+
 def test_flatten_for_scipy_optimize():
     import scipy.optimize as scipy_optimize
     params = {"W": np.zeros((3, 1)), "b": np.zeros(1), "decay": 1}  # (an int: a constant)

@@ -132,6 +132,8 @@ def test_a_loop_filling_a_list_stays_a_loop():
     ("np.sum(np.array([v * 2 for v in x if v > 0]))", "comprehension's `if`"),
     ("np.sum(np.stack([a * b for a in x for b in x]))", "several `for`s"),
     ("np.sum(np.concatenate([x[:k] for k in range(1, len(x))]))", "np.concatenate"),
+    ("np.sum(x * np.array([0.0] * len(x) + [1.0]))", "a list operation"),
+    ("np.sum(x * np.array([x[0]] * len(x)))", "repeated a number of times"),
 ])
 def test_what_is_refused_says_how_to_write_it(source, words, tmp_path):
     path = tmp_path / "refused.py"
@@ -194,16 +196,24 @@ def _length_in_the_loop(x):
     return s
 
 
-@pytest.mark.parametrize("f", [_recursive_filter, _read_after_the_append, _length_in_the_loop],
+@pytest.mark.parametrize("f", [_recursive_filter, _length_in_the_loop],
                          ids=lambda f: f.__name__)
 def test_a_list_read_in_the_loop_that_appends_to_it_is_refused(f):
     """Its reads there took the list as it was before the loop (the filter's
     value 2.04 where Python's is 1.88, and the gradient of that, silently),
-    or stacked the list inside the loop (a NameError in generated code)."""
+    or stacked the list inside the loop (a NameError in generated code). Its
+    last item, ``y[-1]``, is a value the loop carries (test below); other
+    reads are refused, with the remedy."""
     with pytest.raises(UnsupportedSyntaxError) as info:
         symdiff.grad(f)(X)
     assert "read in the loop that appends to it" in info.value.message
-    assert "y2, y1 = y1, y_new" in info.value.hint and info.value.lineno is not None
+    assert "a name the loop reassigns" in info.value.hint and info.value.lineno is not None
+
+
+def test_the_last_item_read_after_this_iteration_s_append_is_that_item():
+    value, _ = symdiff.value_and_grad(_read_after_the_append)(X)
+    assert np.isclose(value, _read_after_the_append(X), rtol=1e-14)
+    check_grads(_read_after_the_append, (X,))
 
 
 def _filter_with_names(x):             # the remedy: the values read in names
@@ -264,16 +274,23 @@ def _list_remade(x):
     return ws[0] + ws[1]
 
 
-@pytest.mark.parametrize("f", [_dict_rebuilt, _dict_item_set, _tuple_state, _list_grown,
-                               _list_item_set, _list_remade], ids=lambda f: f.__name__)
-def test_a_container_a_loop_changes_is_refused_where_changed(f):
-    """A loop carries arrays and numbers; a dict, list or tuple it changed
-    kept its value from before the loop (the dict's 3 steps gave -0.2, not
-    2.3875, silently), or failed inside symdiff (KeyError, NameError)."""
+@pytest.mark.parametrize("f", [_dict_rebuilt, _dict_item_set, _tuple_state, _list_item_set,
+                               _list_remade], ids=lambda f: f.__name__)
+def test_a_container_a_loop_changes_has_the_loop_s_values(f):
+    """A dict, list or tuple a loop changes kept its value from before the
+    loop (the dict's 3 steps gave -0.2, not 2.3875, silently), or failed
+    inside symdiff (KeyError, NameError): its items are carried by the loop
+    now (tests/test_loop_containers.py)."""
+    value, _ = symdiff.value_and_grad(f)(X)
+    assert np.isclose(value, f(X), rtol=1e-14)
+    check_grads(f, (X,))
+
+
+def test_a_list_a_loop_grows_is_refused_where_changed():
     with pytest.raises(UnsupportedSyntaxError) as info:
-        symdiff.grad(f)(X)
-    assert "which the loop changes" in info.value.message and info.value.hint
-    assert info.value.lineno == f.__code__.co_firstlineno + 3
+        symdiff.grad(_list_grown)(X)
+    assert "the loop changes what `y` holds" in info.value.message and info.value.hint
+    assert info.value.lineno == _list_grown.__code__.co_firstlineno + 2  # (the loop)
 
 
 def _tuple_loop_in_a_loop(x):
@@ -291,3 +308,124 @@ def test_a_loop_over_a_tuple_inside_a_loop():
     assert value == _tuple_loop_in_a_loop(x)
     assert np.allclose(grad, [6 * x[0], 6 * x[1], 2.0, 2.0], rtol=1e-14)
     check_grads(_tuple_loop_in_a_loop, (x,))
+
+
+def garch_variances(params, r):  # a hunt's GARCH(1,1): the list's last item, read in its loop
+    omega, alpha, beta = params[0], params[1], params[2]
+    s2 = [np.var(r)]
+    for t in range(1, len(r)):
+        s2.append(omega + alpha * r[t - 1] ** 2 + beta * s2[-1])
+    s2 = np.array(s2)
+    return 0.5 * np.sum(np.log(s2) + r ** 2 / s2)
+
+
+def forward_messages(log_pi, log_A, obs_ll):  # an HMM's forward pass: the list starts empty
+    alphas = []
+    for t, ll in enumerate(obs_ll):
+        if t == 0:
+            a = log_pi + ll
+        else:
+            m = alphas[-1][:, None] + log_A
+            a = np.log(np.sum(np.exp(m), axis=0)) + ll
+        alphas.append(a)
+        a = alphas[-1] * 0.5  # read after the append: what it appended
+    return np.log(np.sum(np.exp(alphas[-1]))) + np.sum(np.stack(alphas) ** 2) + np.sum(a)
+
+
+def last_in_a_while(x):
+    xs = [x]
+    i = 0
+    while i < 3:
+        xs.append(np.sin(xs[-1]) * (1.0 + i))
+        i += 1
+    return np.sum(np.stack(xs) ** 2)
+
+
+@pytest.mark.parametrize("f, args", [
+    (garch_variances, (np.array([0.05, 0.1, 0.8]), np.array([0.3, -0.5, 0.1, 0.4, -0.2]))),
+    (forward_messages, (np.array([-1.2, -0.4]), np.array([[-0.3, -1.4], [-0.9, -0.5]]),
+                        np.array([[-0.5, -1.5], [-2.0, -0.1], [-0.7, -0.8]]))),
+    (last_in_a_while, (X,)),
+], ids=["garch", "hmm", "while"])
+def test_the_last_item_of_a_list_read_in_the_loop_that_appends_to_it(f, args):
+    # xs[-1] in the loop was read as the last item before the loop, in every
+    # iteration (or refused as an index into an empty tuple): a wrong value
+    # and gradient, with no error
+    check_grads(f, args)
+    value, _ = symdiff.value_and_grad(f)(*args)
+    assert np.isclose(value, f(*args))
+
+
+@pytest.mark.parametrize("line, words", [
+    ("xs.append(xs[t - 1] * x)", "only its last item"),
+    ("xs.append(x * len(xs))", "only its last item"),
+    ("xs.append(np.sum(np.array(xs)) * x)", "only its last item"),
+])
+def test_other_reads_of_a_list_in_the_loop_that_appends_to_it_are_refused(
+        line, words, tmp_path):
+    path = tmp_path / "refused.py"
+    path.write_text(f"import numpy as np\n\n\ndef f(x):\n    xs = [x]\n"
+                    f"    for t in range(1, 4):\n        {line}\n"
+                    "    return np.sum(np.stack(xs))\n")
+    namespace = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        symdiff.grad(namespace["f"])(X)
+    assert words in info.value.message and info.value.hint and info.value.lineno == 7
+
+
+def test_the_last_item_of_an_empty_list_is_refused_where_every_iteration_reads_it():
+    def f(x):
+        xs = []
+        for t in range(3):
+            xs.append(xs[-1] * x)
+        return np.sum(np.stack(xs))
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        symdiff.grad(f)
+    assert "first iteration" in info.value.message and "xs = [x0]" in info.value.hint
+
+
+def garch_preallocated(omega, alpha, beta, r):  # a hunt's GARCH(1,1), a list of n zeros
+    T = len(r)
+    s2 = [0.0] * T
+    s2[0] = np.var(r)
+    for t in range(1, T):
+        s2[t] = omega + alpha * r[t - 1] ** 2 + beta * s2[t - 1]
+    s2 = np.array(s2)
+    return 0.5 * np.sum(np.log(s2) + r ** 2 / s2)
+
+
+def test_a_list_of_zeros_of_a_length_known_at_run_time_is_written_into():
+    # `[0.0] * T` was NumPy's one-item array times T in the IR, and a tuple
+    # in generated code, which `s2[0] = ...` raised TypeError on
+    check_grads(garch_preallocated, (0.05, 0.1, 0.8, np.array([0.3, -0.5, 0.1, 0.4, -0.2])))
+    text = symdiff.source(symdiff.grad(garch_preallocated), 0.05, 0.1, 0.8, np.arange(3.0))
+    assert "np.full(T, 0.0)" in text
+    # np.full of a Python float is of floats: no check of the array's dtype in
+    # the reverse loop, which saved the array, copied, in every iteration
+    assert "s2.copy()" not in text and "_require_float" not in text, text
+
+
+def filtered_then_smoothed(q, ys):  # a hunt's Kalman filter: two lists made in one line
+    ms, Ps = [], []
+    m, P = 0.0, 1.0
+    for y in ys:
+        P = P + q
+        K = P / (P + 0.4)
+        m = m + K * (y - m)
+        P = (1 - K) * P
+        ms.append(m)
+        Ps.append(P)
+    ms, Ps = np.array(ms), np.array(Ps)
+    sm = ms[-1]
+    total = sm ** 2
+    for t in range(len(ys) - 2, -1, -1):
+        G = Ps[t] / (Ps[t] + q)
+        sm = ms[t] + G * (sm - ms[t])
+        total = total + sm ** 2
+    return total
+
+
+def test_two_lists_made_in_one_assignment():
+    # (`ms, Ps = [], []` was a tuple of tuples: "cannot call `ms.append`")
+    check_grads(filtered_then_smoothed, (0.3, np.array([0.5, -0.2, 0.9, 0.1, -0.6])))

@@ -425,3 +425,36 @@ def test_the_algebra_keeps_a_math_call_the_user_s(monkeypatch):
     for k in range(3):
         assert math.isclose(df(*args)[k], numeric_grad(_sinh_and_products, list(args), wrt=k),
                             rel_tol=1e-6)
+# ---- math's functions that are scipy.special's: lgamma, gamma, erf, erfc ----------------------
+SPECIAL = {"lgamma": (2.7, [0.0, -2.0]), "gamma": (0.7, [0.0, -1.0, 200.0]),
+           "erf": (0.7, []), "erfc": (0.7, [])}
+
+
+def lgamma_(x):
+    return math.lgamma(x) * 1.5
+
+
+def gamma_(x):
+    return math.gamma(x) * 1.5
+
+
+def erf_(x):
+    return math.erf(x) * 1.5
+
+
+def erfc_(x):
+    return math.erfc(x) * 1.5
+
+
+@pytest.mark.parametrize("name", sorted(SPECIAL))
+def test_maths_special_functions_are_scipys(name):
+    # (a scalar log-likelihood's math.lgamma(a + x) was refused: no rule)
+    f = globals()[name + "_"]
+    x, outside = SPECIAL[name]
+    df = symdiff.grad(f)
+    assert f"math.{name}(x)" in _code(symdiff.source(df, x)) or not outside
+    assert df(x) == pytest.approx(numeric_grad(f, (x,)), rel=1e-7)
+    check_grads(f, (x,))
+    for point in outside:
+        with pytest.raises(_raised(f, point)):
+            df(point)

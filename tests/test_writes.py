@@ -687,11 +687,15 @@ def test_second_derivative_of_a_loop_writing_at_a_computed_index(f):
     the loop's tape saved ``y`` itself, an array the loop changes in place, so
     differentiating the gradient again (hessian, jvp of grad) refused symdiff's
     own code with an InPlaceWriteError (present before 2026-11-25's changes).
-    The tape saves ``y``'s shape."""
+    The tape saved ``y``'s shape; now it saves nothing of ``y``: the reverse
+    loop reads the ``y`` the forward loop leaves, of the same shape and dtype
+    (optimize/carried_shapes.py)."""
     x = np.array([0.5, -1.0, 2.0, 0.3, 1.2])
     check_grads(f, (x,))
     source = symdiff.source(symdiff.grad(f), x)
-    assert "_assigned(y_bar, y_shape" in source.replace("\n", " ").replace("  ", " "), source
+    assert "_assigned(y_bar, y, " in source.replace("\n", " ").replace("  ", " "), source
+    saved = source.split("tape.append(")[1].split(")")[0]
+    assert "y" not in saved.replace("y_part", "").split(", "), source
 
 
 def stiffness_assembled_in_loops(x, u):

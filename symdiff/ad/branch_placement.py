@@ -47,8 +47,8 @@ def place_in_branches(rev, stmts):
     tapes = {t.var for s in walk(stmts) if isinstance(s, Loop) for t in s.writes}
     for op in reversed([s for s in walk(stmts) if isinstance(s, (Op, If, Loop))]):
         made = made_by(op)
-        if tapes.intersection(made):
-            continue  # a tape's adjoint goes from its reader's loop to its writer's
+        if tapes.intersection(made) or getattr(op, "prim", None) == "output":
+            continue  # (a tape's adjoint goes reader to writer; an output's, a tuple's part)
         # a member of a where's cone has an adjoint of the where's shape: it
         # goes where the where goes (into an if), never under the where's side
         cone = isinstance(op, Op) and sides.in_cone(op.target) is not None

@@ -47,7 +47,7 @@ class Forward:
         if all(d is None for d in dargs) or op.target in self.copies:
             return
         try:
-            rule = forward_rule(op.prim)
+            rule = forward_rule(op.prim, op.param("func"))
         except NoRule:
             rule = False
         if rule is None and not op.override:
@@ -282,7 +282,7 @@ def tangent_readers(stmts, result):
 
 def _tangent_operands(op):
     try:
-        rule = forward_rule(op.prim)
+        rule = forward_rule(op.prim, op.param("func"))
     except NoRule:
         return op.args
     if rule is None and not op.override:

@@ -181,7 +181,8 @@ class Reverse(BranchReverse):
             return
         self._narrow_scalars(op)
         try:
-            rule = override_rule(op.override) if op.override else reverse_rule(op.prim)
+            rule = override_rule(op.override) if op.override else \
+                reverse_rule(op.prim, op.param("func"))
         except NoRule:
             name = op.param("func") or op.prim
             raise NoDerivativeRuleError(

@@ -15,12 +15,19 @@ from .compile_time import Dict, Tup, from_python
 from .writes import shape_of
 
 _MISSING = object()
+# NumPy 2's names for a parameter beside the older ones (``x.clip(min=0.0)``,
+# ``np.clip(x, min=lo, max=hi)``); a bound not given is None, as there
+_SYNONYMS = {"clip": {"min": "a_min", "max": "a_max"}}
+_OPTIONAL = {("clip", "a_min"), ("clip", "a_max")}
+# a parameter whose default the IR's reading of it would take for another:
+# np.logaddexp.reduce's axis is 0, where the IR's None is every axis
+_DEFAULTS = {"logaddexp_reduce": (("axis", 0),)}
 
 
 def prim_call(lw, prim, args, kwargs, node, first=None):
     """Bind call arguments to ``prim``'s signature and make the operation."""
     positional = list(args)
-    kwargs = dict(kwargs)
+    kwargs = {_SYNONYMS.get(prim.name, {}).get(k, k): v for k, v in kwargs.items()}
     operands = [first] if first is not None else []
     names = prim.operands[1:] if first is not None else prim.operands
     for name in names:
@@ -29,6 +36,8 @@ def prim_call(lw, prim, args, kwargs, node, first=None):
             operands.extend(lw.atom(i, node) for i in items)
             continue
         value = positional.pop(0) if positional else kwargs.pop(name, _MISSING)
+        if value is _MISSING and (prim.name, name) in _OPTIONAL and len(args) < 2:
+            value = Const(None)  # (one bound given by name: the other is None)
         if shape_only(prim.name, len(operands)):
             value = shape_of(value)  # (a name a write made stale still has its shape)
         if value is _MISSING:
@@ -41,6 +50,8 @@ def prim_call(lw, prim, args, kwargs, node, first=None):
         value = positional.pop(0) if positional else kwargs.pop(key, _MISSING)
         if value is not _MISSING:
             params[key] = static_value(lw, value, key, prim.name, node)
+    for key, value in _DEFAULTS.get(prim.name, ()):
+        params.setdefault(key, value)
     if positional or kwargs:
         extra = ", ".join(list(kwargs) or [f"argument {len(names) + 1}"])
         raise lw.error(UnsupportedSyntaxError, node,

@@ -234,8 +234,8 @@ def primitive_of(obj):
     if helper is not None and (helper is obj or _copy_of(obj, helper)):
         return TABLE.get(name[1:])
     ufunc = getattr(obj, "__self__", None)  # np.maximum.accumulate: a primitive of its own
-    return TABLE.get(f"{ufunc.__name__}_accumulate") if isinstance(ufunc, np.ufunc) \
-        and name == "accumulate" else None
+    return TABLE.get(f"{ufunc.__name__}_{name}") if isinstance(ufunc, np.ufunc) \
+        and name in ("accumulate", "reduce") else None
 
 
 def bool_op(lw, conjunction, values):
@@ -321,14 +321,14 @@ def _numpy_call(lw, name, args, kwargs, node):
 def method_call(lw, base, name, node):
     prim = method_primitive(name)
     if prim is None:
-        raise _array_method_error(lw, name, node)
+        raise _array_method_error(lw, name, node, base)
     args, kwargs = call_arguments(lw, node)
     if name in ("reshape", "transpose") and len(args) > 1:
         args = [Tup(tuple(args))]  # x.reshape(3, 4) is x.reshape((3, 4))
     return prim_call(lw, prim, args, kwargs, node, first=base)
 
 
-def _array_method_error(lw, name, node):
+def _array_method_error(lw, name, node, base=None):
     supported = ", ".join(f".{m}()" for m in method_names())
     if name == "sort":  # sorts in place and returns None
         return lw.error(InPlaceWriteError, node,
@@ -337,7 +337,7 @@ def _array_method_error(lw, name, node):
                         f"write `{ast.unparse(node.func.value)} = np.sort("
                         f"{ast.unparse(node.func.value)}, axis=...)`")
     if not hasattr(np.ndarray, name):
-        # a parameter may be an object at run time, but symdiff takes it as an array
+        containers.container_use(lw, base, definite=True)  # (an argument: an object?)
         return lw.error(UnsupportedSyntaxError, node,
                         f"`{ast.unparse(node.func)}` is not a method of arrays, and symdiff "
                         f"takes `{ast.unparse(node.func.value)}` to be an array or a number",

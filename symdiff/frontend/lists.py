@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import ast
 
+import numpy as np
+
 from ..errors import UnsupportedSyntaxError
 from ..ir.nodes import Const, Var
 from .compile_time import Dict, Tup
@@ -65,6 +67,73 @@ def call_on_list(lw, prim, args, kwargs, node):
                        "append arrays of one shape and np.stack them, then reshape: "
                        "`np.stack(xs).reshape(-1, ...)`")
     return prim_call(lw, prim, [stacked(lw, args[0], node)] + list(args[1:]), kwargs, node)
+
+
+def repetition(lw, seq, count, node):
+    """``[0.0] * n`` with ``n`` an int known only at run time (``len(r)``):
+    ``np.full(n, 0.0)``, an array of floats written into as the list would be
+    (NumPy would otherwise read the one-item list as an array and multiply it
+    by ``n``); None where ``count`` may be an array. A list of anything else,
+    or of several items, is refused; so are the list's own operations on it
+    later (``+ [x]``, ``* 2``), which an array does otherwise."""
+    facts = lw.b.facts
+    made = facts.producer(count)
+    found = facts.dtype(count)
+    if not (found is int or isinstance(found, np.dtype) and found.kind in "iu" or
+            made is not None and (made.prim in ("len", "size", "int") or made.prim == "getitem"
+                                  and facts.producer(made.args[0]) is not None
+                                  and facts.producer(made.args[0]).prim == "shape")):
+        return None
+    item = seq.items[0] if len(seq.items) == 1 else None
+    if not (isinstance(item, Const) and type(item.value) in (int, float)):
+        raise lw.error(UnsupportedSyntaxError, node,
+                       "a list of other than one number, repeated a number of times "
+                       "known only at run time", "make an array, `np.zeros(n)` or "
+                       "`np.full(n, value)`, and write into it; or start `xs = [x0]` and "
+                       "append in the loop")
+    made = lw.b.op("npcall", count, Const(float(item.value)), func="full", kwargs=(),
+                   hint="full")
+    _repeated(lw).add(made)
+    return made
+
+
+def refuse_list_operation(lw, prim, left, right, node):
+    """``xs + [x]`` or ``xs * 2`` of a list `repetition` made an array."""
+    lists = [v for v in (left, right) if _from_repetition(lw, v)]
+    if lists and prim in ("add", "multiply") and (
+            any(isinstance(v, Tup) for v in (left, right)) or prim == "multiply" and any(
+                isinstance(v, Const) and type(v.value) is int for v in (left, right))):
+        raise lw.error(UnsupportedSyntaxError, node,
+                       "a list operation on a list of a length known only at run time "
+                       "(`[c] * n`, which symdiff makes an array)",
+                       "make the array yourself (`np.zeros(n)`) and use np.concatenate "
+                       "or np.tile")
+
+
+def _repeated(lw):
+    return lw.b.__dict__.setdefault("repeated_lists", set())
+
+
+def _from_repetition(lw, value, depth=8):
+    """Whether ``value`` is a `repetition`'s array, or one written into, or
+    carried by a loop from one."""
+    while isinstance(value, Var) and depth:
+        if value in _repeated(lw):
+            return True
+        made = lw.b.facts.producer(value)
+        if made is not None and made.prim == "setitem":
+            value = made.args[0]
+        elif value in lw.carried_from:
+            value = lw.carried_from[value][0]
+        else:
+            return False
+        depth -= 1
+    return False
+
+
+def nonempty(lw, tape):
+    """``if xs:`` of a list a loop filled: whether it holds any item."""
+    return lw.b.op("greater", length(lw, tape), Const(0), hint="filled")
 
 
 def length(lw, tape):

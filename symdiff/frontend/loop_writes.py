@@ -126,7 +126,7 @@ def known_lists(env):
     return {id(v): list(v.prefix) for v in env.values() if isinstance(v, TapeList) and v.known}
 
 
-def containers_changed(lw, before, lists, node):
+def containers_changed(lw, before, lists, node, carried=()):
     """After a loop's body: a dict, list or tuple made before the loop that
     the body reassigns or changes (``p = {"a": p["a"] * 2}``, ``p["a"] = v``,
     ``ys = ys + [v]``) is refused: a loop carries arrays and numbers (each
@@ -134,8 +134,9 @@ def containers_changed(lw, before, lists, node):
     value from before the loop. (A list the loop fills by `append` is the
     same list: tapes.py.)"""
     for name, value in before.items():
-        if name.startswith("<") or not isinstance(value, (Tup, Dict, TapeList)):
-            continue
+        if name.startswith("<") or name in carried or \
+                not isinstance(value, (Tup, Dict, TapeList)):
+            continue  # (``carried``: their items are the loop's: carried_containers.py)
         if _unchanged(value, lw.env.get(name), lists) or isinstance(lw.env.get(name), Stale):
             continue  # (a stale one is refused where it is read: writes.py)
         kind = "a list" if isinstance(value, Tup) and value.is_list else \

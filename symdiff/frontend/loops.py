@@ -17,6 +17,8 @@ from .early_exits import hoist
 from .tapes import filled_in, reversed_tapes, tape_loop
 from .compile_time import Dict, Static, Tup, is_atom
 from .containers import container_use
+from .carried_containers import carry_containers, container_updates, containers_after
+from .list_reads import forget, last_items
 from .lists import runtime_list, stacked
 from .loop_writes import changed_by_calls, check_carried, containers_changed, known_lists, \
     stale_in_loop, stale_lists, written_names
@@ -108,24 +110,26 @@ def _pretest(node):
 
 
 def _lower_loop(lw, node, loop, start):
+    node, lasts = last_items(lw, node)  # xs[-1] in the loop that appends to xs
     stale_in_loop(lw, node.body, node)  # (writes.py)
     filled = filled_in(lw, node.body, node.lineno)
     try:
-        _lower_loop_body(lw, node, loop, start)
+        _lower_loop_body(lw, node, loop, start, lasts)
     finally:
         for tape in filled:
             tape.filling = None
 
 
-def _lower_loop_body(lw, node, loop, start):
+def _lower_loop_body(lw, node, loop, start, lasts):
     before, written, lists = dict(lw.env), set(lw.written), known_lists(lw.env)
     names = [n for n in _assigned(node.body) if n in before and is_atom(before[n])]
     for name in names:
         loop.carried.append(Carry(Var(name), before[name], None, Var(name)))
         lw.carried_from[loop.carried[-1].param] = (before[name],)
     lw.env.update({c.param.hint: c.param for c in loop.carried})
-    lw.b.named.update(c.param for c in loop.carried)
     _written_only(lw, loop, node.body)
+    held = carry_containers(lw, loop, before, _assigned(node.body), set(_assigned([node])))
+    lw.b.named.update(c.param for c in loop.carried)
     with lw.b.block() as body:
         lw.loops.append((loop, body))
         start()
@@ -138,6 +142,7 @@ def _lower_loop_body(lw, node, loop, start):
         body[:0] = []  # the condition lives in cond_block
     loop.body = body
     loop.exit = lw.env.pop(BROKE)
+    container_updates(lw, node, held)  # (a dict's or tuple's items: carried_containers.py)
     for carry in loop.carried:
         update = lw.env[carry.param.hint]
         if not is_atom(update):
@@ -151,7 +156,7 @@ def _lower_loop_body(lw, node, loop, start):
     changed_by_calls(lw, before, {c.param.hint for c in loop.carried} | set(
         _assigned(node.body)) | {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
         if hasattr(node, "target") else set(_assigned(node.body)), node)
-    containers_changed(lw, before, lists, node)
+    containers_changed(lw, before, lists, node, {h.name for h in held})
     body_env, lw.env = lw.env, {n: v for n, v in before.items()}
     stale_lists(lw, before, body_env, node)
     for name in _assigned(node.body):  # (read after the loop: its last value, carry_out)
@@ -161,6 +166,8 @@ def _lower_loop_body(lw, node, loop, start):
         lw.env[carry.param.hint] = carry.out
         lw.b.named.add(carry.out)
         lw.b.facts.shape[carry.out] = lw.b.facts.key(carry.param)
+    containers_after(lw, held)
+    forget(lw, lasts)
     lw.b.append(loop)
 
 

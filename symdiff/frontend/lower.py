@@ -198,7 +198,8 @@ class Lowerer:
         return merge(self, stmt, a, b, name, node)
 
     def predicate(self, node):
-        cond = self.atom(self.expr(node), node)
+        value = self.expr(node)  # (`if xs:` of a list a loop filled: whether it appended)
+        cond = lists.nonempty(self, value) if lists.runtime_list(value) else self.atom(value, node)
         if isinstance(cond, Const) or self.b.facts.is_scalar(cond):
             return cond
         loc = self.src.loc(node)
@@ -314,6 +315,10 @@ class Lowerer:
                 if isinstance(count, Const) and isinstance(count.value, int) \
                         and not isinstance(count.value, bool):
                     return Tup(seq.items * count.value, is_list=seq.is_list)
+                made = lists.repetition(self, seq, count, node)
+                if made is not None:
+                    return made
+        lists.refuse_list_operation(self, prim, left, right, node)
         return self.b.op(prim, self.atom(left, node), self.atom(right, node))
 
     def expr_UnaryOp(self, node):

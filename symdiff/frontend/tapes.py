@@ -50,16 +50,32 @@ class TapeList:
 
 
 def is_new_tape(node):
-    """``name = []`` or ``name = [a, b]``."""
-    return isinstance(node, ast.Assign) and isinstance(node.value, ast.List) \
-        and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
-        and not any(isinstance(e, ast.Starred) for e in node.value.elts)
+    """``name = []`` or ``name = [a, b]``; or ``xs, ys = [], []``."""
+    if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+        return False
+    pairs = _new_lists(node.targets[0], node.value)
+    return pairs is not None and all(
+        not any(isinstance(e, ast.Starred) for e in value.elts) for _, value in pairs)
+
+
+def _new_lists(target, value):
+    """The (name, list display) pairs of ``target = value``, else None."""
+    if isinstance(target, ast.Name) and isinstance(value, ast.List):
+        return [(target, value)]
+    if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and \
+            len(target.elts) == len(value.elts) and all(
+                isinstance(t, ast.Name) and isinstance(v, ast.List)
+                for t, v in zip(target.elts, value.elts)) and \
+            len({t.id for t in target.elts}) == len(target.elts):
+        return list(zip(target.elts, value.elts))
+    return None
 
 
 def lower_new_tape(lw, node):
-    name = node.targets[0].id
-    lw.env[name] = TapeList(Var(name), len(lw.loops),
-                            prefix=[lw.expr(e) for e in node.value.elts])
+    made = [(target.id, [lw.expr(e) for e in value.elts])
+            for target, value in _new_lists(node.targets[0], node.value)]
+    for name, prefix in made:  # (the values first, as Python evaluates them)
+        lw.env[name] = TapeList(Var(name), len(lw.loops), prefix=prefix)
 
 
 def filled_in(lw, body, lineno):

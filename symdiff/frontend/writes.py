@@ -28,11 +28,12 @@ from dataclasses import dataclass
 from ..errors import InPlaceWriteError
 from ..ir.nodes import Const, FreeVar, Var
 from ..ir.primitive import TABLE
-from ..ir.storage import FIRST_ONLY, WHOLE_FIRST, is_fresh, maybe_item, numpy_item
+from ..ir.storage import FIRST_ONLY, WHOLE_FIRST, is_fresh, numpy_item
 from .compile_time import Dict, OneBranch, Tup, is_atom
 from .containers import ShapeUse
 from .tapes import TapeList
 from .index_add import index_add_applies, lower_index_add
+from .stale_errors import maybe_number, stale_error  # noqa: F401 (theirs: lower.py, calls.py)
 
 _UFUNC_AT = {"add": "add", "subtract": "subtract"}
 
@@ -54,35 +55,6 @@ def shape_of(value):
     return value.value if isinstance(value, Stale) and is_atom(value.value) else value
 
 
-def maybe_number(lw, value):
-    """Whether ``value`` is ``y[j]``, which the arguments' shapes may show is
-    a number (a copy) rather than a view: specialise on them to know."""
-    made = lw.b.facts.defs.get(value) if isinstance(value, Var) else None
-    return made is not None and maybe_item(made, lw.b.facts)
-
-
-def stale_error(lw, value, node):
-    if isinstance(value.value, TapeList):
-        return lw.error(
-            InPlaceWriteError, node,
-            f"`{value.name}` holds views of `{value.writer}`, which line {value.lineno} "
-            f"changed in place (`{value.text}`): NumPy's list shows that change, and "
-            "symdiff, which differentiates values, cannot follow it",
-            "append copies (`....append(row.copy())`) to keep the old values")
-    copy = f"copy it where you make it (`{value.name} = ....copy()`) to keep the old values"
-    message = f"`{value.name}` shares its array with `{value.writer}`, which line " \
-        f"{value.lineno} changed in place (`{value.text}`): NumPy's `{value.name}` shows " \
-        "that change, and symdiff, which differentiates values, cannot follow it"
-    if maybe_number(lw, value.value):  # a number for a vector, a view of a row of a matrix
-        raise ShapeUse(value.name, lw.error(
-            InPlaceWriteError, node, message + " (unless it is a number: its array's "
-            "shape decides)", "an integer per axis picks a number, a copy: give the "
-            "arguments (`symdiff.source(df, x)`, `symdiff --shapes`), or " + copy))
-    return lw.error(InPlaceWriteError, node, message,
-                    f"{copy}, or read `{value.writer}` for the new ones")
-
-
-# ---- what shares an array ---------------------------------------------------------------
 def storage(lw, atom, depth=0):
     """``(roots, whole)``: the arrays ``atom`` may be (or be a view of): `Var`s
     of the operations that made them, or a string naming an argument or global

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .indexing import index_tuple
+from .nodes import Const
 from .primitive import ELEMENTWISE, REDUCTION, TABLE
 
 
@@ -114,6 +115,9 @@ def result_dtype(op, facts):
     if op.prim == "npcall" and op.param("func") in _FILLED:
         given = dict(op.param("kwargs")).get(
             "dtype", None if op.param("func") == "full" else float)
+        fill = op.args[1] if op.param("func") == "full" and len(op.args) > 1 else None
+        if given is None and isinstance(fill, Const) and type(fill.value) is float:
+            given = float  # (np.full(n, 0.0): float64, as a Python float fills)
         return np.dtype(given) if given is not None else None
     if record.shape == REDUCTION or record.moves is True or op.prim in _KEEPS_FLOATS:
         found = facts.dtype(op.args[0])  # (of floats: the same dtype)

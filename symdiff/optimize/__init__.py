@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from .common_subexpressions import eliminate_common_subexpressions, merge_forward_values
 from .dead_code import eliminate_dead_code
+from .carried_shapes import carried_shapes
 from .scalar_tapes import scalar_tapes
 from .tape_arrays import tape_arrays
 from .algebra import simplify_regions
@@ -47,6 +48,7 @@ PASSES = (
     eliminate_common_subexpressions,  # computed twice -> once; pass-throughs -> names
     shared_factors,                  # a @ c + b @ c -> (a + b) @ c: one product
     join_branches,                   # two ifs in a row on one condition -> one
+    carried_shapes,                  # an array a loop writes into, read for its shape: not saved
     eliminate_dead_code,             # what the result does not need, and loop tapes
     reuse_inverses,                  # a solve with A the gradient reads -> inv(A) @ b
     library_forms,                   # scipy's logsumexp the gradient reads -> NumPy's

@@ -17,7 +17,7 @@ _SHAPE_POSITIONS = {("sum_to", 1), ("assigned", 1)}
 
 
 # math's functions defined for every float (math.sin(inf) raises, math.atan(inf) not)
-_TOTAL = frozenset({"abs", "arcsinh", "arctan", "arctan2", "hypot", "tanh"})
+_TOTAL = frozenset({"abs", "arcsinh", "arctan", "arctan2", "erf", "erfc", "hypot", "tanh"})
 
 
 def eliminate_dead_code(fn, builder=None):

@@ -35,7 +35,21 @@ def direct_forms(fn, builder):
         substitute(fn.body, subst)
         fn.result = replace_atoms(fn.result, subst)
         _adjoint_names(fn, subst)
+        _numbers_carried(fn, builder.facts)
     return fn
+
+
+def _numbers_carried(fn, facts):
+    """A loop's value that now starts as a Python number (``np.zeros_like(v)``
+    of a number, written ``0.0``) is no NumPy value in the first iteration,
+    whatever the later ones make it: its dtype is no longer known (the
+    emitter writes ``np.shape(v_bar)``, not ``v_bar.shape``)."""
+    for loop in (s for s in walk(fn.body) if isinstance(s, Loop)):
+        for carry in loop.carried:
+            if not isinstance(facts.dtype(carry.init), np.dtype):
+                for var in (carry.param, carry.out):
+                    if isinstance(facts.dtypes.get(var), np.dtype):
+                        del facts.dtypes[var]
 
 
 def fresh_results(fn, builder):

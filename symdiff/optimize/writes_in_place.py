@@ -25,7 +25,7 @@ import numpy as np
 from ..ir.nodes import If, Loop, Op, Var, flatten, use_counts
 from ..ir.storage import FIRST_ONLY, is_fresh, shape_only
 from .dead_code import eliminate_dead_code
-from .reads import all_blocks, replace_reads
+from .write_pins import Pins
 
 UNKNOWN = "unknown"
 _WRITES = ("assign", "add_into", "add_at")
@@ -40,7 +40,7 @@ def writes_in_place(fn, builder=None):
     return fn
 
 
-class _Plan:
+class _Plan(Pins):
     def __init__(self, fn, facts):
         self.fn, self.facts = fn, facts
         self.changed = False
@@ -213,7 +213,7 @@ class _Plan:
                 continue
             if not self.later(op, pos, path, var):
                 continue
-            found = self.views_behind(var, op)
+            found = self.views_behind(var, op, saved=tape is not None)
             if found is None or found & self.behind(buffer):
                 return False  # (a copy the write's own array is made from takes the write)
             views |= found
@@ -229,8 +229,10 @@ class _Plan:
         """Whether ``var`` may hold, or view, the array ``op`` writes into as it
         was before the write (so that reading it after the write sees the
         change). ``saved``: it is read from a tape, after every iteration."""
-        if not isinstance(var, Var) or var in self.after or not self.roots_of(var) & self.arrays:
+        if not isinstance(var, Var) or not self.roots_of(var) & self.arrays:
             return False
+        if var in self.after:  # the write's own value: saved, a later iteration's
+            return saved and self.carried_into(var, op)  # write may change it
         key = (var, saved)
         if key in self.memo:
             return self.memo[key]
@@ -256,6 +258,17 @@ class _Plan:
         self.memo[key] = found
         return found
 
+    def carried_into(self, var, op):
+        """Whether a loop holding ``op`` carries ``var``'s array into the
+        array ``op`` writes into in its next iteration (``u[:] = v`` each
+        iteration, and ``u`` saved on the loop's tape: every entry would be
+        the last iteration's)."""
+        loops = {stmt for stmt, side in self.path[id(op)] if side == "body"}
+        buffer = self.behind(op.args[0])
+        return any(owner in loops and param in buffer and var in self.behind(update)
+                   for param, (owner, _, update) in self.joins.items()
+                   if param in self.carried)
+
     def _looped(self, made, op):
         """Whether a loop holds both ``made`` and ``op``."""
         loops = {stmt for stmt, side in self.path[id(op)] if side == "body"}
@@ -267,21 +280,23 @@ class _Plan:
                 return side
         return None
 
-    def views_behind(self, var, op, depth=0):
+    def views_behind(self, var, op, depth=0, saved=False):
         """The views made before ``op`` that ``var`` is, or is a view of:
         copied where they are made, they keep the values ``var`` must see.
-        None if ``var`` may be the whole array (or is not known)."""
+        None if ``var`` may be the whole array (or is not known; or, saved on
+        a tape, is an array made after ``op`` that a later iteration's ``op``
+        writes into)."""
         made = self.defs.get(var)
         if made is None or made.prim in ("setitem",) + _WRITES or depth > 50:
             return None
         if self.before(made, op):
             return None if is_fresh(made) else {var}
         if is_fresh(made):
-            return set()
+            return None if saved and self._looped(made, op) else set()
         found = set()
         for source in self.edges.get(var, ()):
             if self.hurt(source, op, True):
-                more = self.views_behind(source, op, depth + 1)
+                more = self.views_behind(source, op, depth + 1, saved)
                 if more is None:
                     return None
                 found |= more
@@ -339,55 +354,3 @@ class _Plan:
 
     def before(self, made, op):
         return self.pos[id(made)] < self.pos[id(op)]
-
-    def snapshot(self, view):
-        """Copy ``view`` where it is made; every read takes the copy."""
-        made = self.defs[view]
-        copy = Op(Var(view.hint), "snapshot", (view,), loc=made.loc, backward=made.backward)
-        replace_reads(self.fn, view, copy.target)
-        for stmts in all_blocks(self.fn.body):
-            if made in stmts:
-                stmts.insert(stmts.index(made) + 1, copy)
-                break
-        if self.facts is not None:
-            self.facts.record(copy)
-            self.facts.shape[copy.target] = self.facts.key(view)
-
-    def pin(self, op, arrays):
-        """Values computed from the array before ``op`` keep a line of their
-        own if what reads them may come after it (folded into a line after
-        it, directly or through other folded values, they would read it after it)."""
-        for stmts in all_blocks(self.fn.body):
-            for stmt in stmts:
-                if isinstance(stmt, Op) and id(stmt) in self.pos \
-                        and self.pos[id(stmt)] < self.pos[id(op)] and any(
-                        isinstance(a, Var) and not shape_only(stmt.prim, i)
-                        and self.roots_of(a) & arrays for i, a in enumerate(stmt.args)) \
-                        and self.read_after(stmt.target, op, set()):
-                    self.fn.named.add(stmt.target)
-                    self.fn.pinned.add(stmt.target)  # (never folded, adjoint or not)
-
-    def keeps_line(self, var):
-        """Whether the emitter gives ``var`` a line of its own where it is made
-        (emit/inlining.py: a named value, but not an adjoint of an unnamed one)."""
-        primal = getattr(self.fn, "adjoints", {}).get(var)
-        folded = primal is not None and primal not in self.fn.named
-        return var in self.fn.pinned or var in self.fn.named and not folded
-
-    def read_after(self, var, op, seen):
-        """Whether ``var`` may be folded into a line after ``op``: it is read
-        once (else it has a line of its own, where it is made), after ``op`` or
-        by a value that may be folded there in turn."""
-        if var in seen or self.counts.get(var) != 1:
-            return False
-        seen.add(var)
-        for read, pos, path, tape in self.reads:
-            if read is var and (self.later(op, pos, path, var) or pos == self.pos[id(op)]):
-                return True
-        for made in self.defs.values():
-            if any(a is var for a in made.args):
-                if made.prim in ("snapshot",) + _WRITES or made.effect \
-                        or self.keeps_line(made.target):
-                    return False
-                return self.read_after(made.target, op, seen)
-        return False

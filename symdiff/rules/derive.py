@@ -34,8 +34,16 @@ class NoRule(KeyError):
     """The primitive has no rule for this mode (reported where it is met)."""
 
 
-def reverse_rule(name):
-    """The reverse rule of ``name``; None if its derivative is zero."""
+# npcall's functions with rules of their own: func -> (reverse, forward), as
+# np.full(shape, v), linear in v (python_values.py); any other is refused
+NPCALL_RULES = {}
+
+
+def reverse_rule(name, func=None):
+    """The reverse rule of ``name`` (of npcall: of its function ``func``);
+    None if its derivative is zero."""
+    if name == "npcall" and func in NPCALL_RULES:
+        return NPCALL_RULES[func][0]
     prim = TABLE.get(name)
     if prim is None:
         raise NoRule(name)
@@ -50,8 +58,10 @@ def reverse_rule(name):
     raise NoRule(name)
 
 
-def forward_rule(name):
+def forward_rule(name, func=None):
     """The forward (tangent) rule of ``name``; None if its derivative is zero."""
+    if name == "npcall" and func in NPCALL_RULES:
+        return NPCALL_RULES[func][1]
     prim = TABLE.get(name)
     if prim is None:
         raise NoRule(name)

@@ -9,6 +9,7 @@ import numpy as np
 from ..ir import patterns
 from ..ir.nodes import Const
 from ..ir.primitive import NEW, OTHER, SCALAR, define, like
+from .derive import NPCALL_RULES
 
 define("shape(a)", shape=NEW, zero=True, result=OTHER, attribute="shape")
 # x.shape of a value known to be an array: cheaper than np.shape (loops save these)
@@ -78,6 +79,24 @@ def _shape_pattern(facts, shape, depth=4):
 
 
 define("npcall(*args; func='', kwargs=())", ("npcall",), NEW, pattern=_made_pattern)
+
+
+def _full_rule(r, op, g):
+    """np.full(shape, v): v spread over the shape; its gradient, g summed back."""
+    grads = [None] * len(op.args)
+    if len(op.args) > 1 and r.wants(op.args[1]):
+        grads[1] = r.unbroadcast(g, op.args[1])
+    return grads
+
+
+def _full_tangent(b, op, dargs):
+    if len(dargs) < 2 or dargs[1] is None:
+        return None
+    return b.op("npcall", op.args[0], dargs[1], *op.args[2:], func="full",
+                kwargs=op.param("kwargs"))
+
+
+NPCALL_RULES["full"] = (_full_rule, _full_tangent)
 MADE = ("zeros", "ones", "empty", "full")  # npcall's functions whose dtype ir/shapes.py knows
 
 # print(...), log.info(...), warnings.warn(...): kept as the user wrote them, in

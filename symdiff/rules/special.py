@@ -13,10 +13,12 @@ its value, like power's exponent.
 """
 from __future__ import annotations
 
+import math
+
 from ..ir.nodes import Const
 from ..errors import NoDerivativeRuleError
 from ..ir.patterns import reduced
-from ..ir.primitive import ELEMENTWISE, NEW, SCALAR, Formula, define, like
+from ..ir.primitive import ELEMENTWISE, NEW, REDUCTION, SCALAR, Formula, define, like
 from .derive import elementwise_rule, elementwise_tangent
 
 
@@ -36,8 +38,8 @@ special("log_expit(x)", "-log(1 + exp(-x))", partials=("expit(-x)",))
 
 # ---- gamma and its logarithm, digamma, polygamma ---------------------------------------
 # (gammaln is log|gamma|: between the poles, where gamma < 0, its slope is digamma too)
-special("gammaln(x)", "loggamma(x)", safe=(1.0,))
-special("gamma(x)", "gamma(x)", safe=(1.0,))
+special("gammaln(x)", "loggamma(x)", safe=(1.0,), math=("lgamma",))
+special("gamma(x)", "gamma(x)", safe=(1.0,), math=("gamma",))
 special("digamma(x)", "polygamma(0, x)", safe=(1.0,), aliases=("psi",))
 special("polygamma(n, x)", "polygamma(n, x)", partials=(None, "polygamma(n + 1, x)"),
         safe=(None, 1.0))
@@ -67,8 +69,8 @@ define("multigammaln(a; d=None)", ("module", "scipy.special", "multigammaln"), E
        reverse=multigammaln_rule, forward=multigammaln_tangent)
 
 # ---- error functions and the normal distribution ---------------------------------------
-special("erf(x)", "erf(x)")
-special("erfc(x)", "erfc(x)")
+special("erf(x)", "erf(x)", math=("erf",))
+special("erfc(x)", "erfc(x)", math=("erfc",))
 special("erfinv(x)", "erfinv(x)", safe=(0.0,))
 special("erfcinv(x)", "erfcinv(x)", partials=("-sqrt(pi) * exp(out ** 2) / 2",),
         safe=(1.0,))
@@ -162,9 +164,13 @@ def _expanded(b, value, op):
 
 def _weights(b, op):
     """exp(a - logsumexp): the softmax of a, the derivative of logsumexp in b (an
-    entry at -inf gets 0; a slice all -inf gets NaN, as in JAX)."""
-    a = op.args[0]
-    return b.op("exp", b.sub(a, _expanded(b, op.target, op)), hint="weights")
+    entry at -inf gets 0, and so does a slice all -inf, whose value stays -inf
+    however its entries move: an HMM's or CRF's state no path reaches; JAX
+    gives NaN there, which spreads to every gradient of the forward pass)."""
+    a, lse = op.args[0], op.target
+    reached = b.op("greater", lse, Const(-math.inf), hint="reached")
+    shift = b.op("where", reached, lse, Const(0.0), hint=lse.hint)
+    return b.op("exp", b.sub(a, _expanded(b, shift, op)), hint="weights")
 
 
 def _spread_value(b, g):
@@ -289,6 +295,10 @@ define("logsumexp_signed(a, *b; axis=None, keepdims=False, return_sign=False)",
        ("module", "scipy.special", "logsumexp"), NEW, reverse=signed_logsumexp_rule,
        forward=signed_logsumexp_tangent, outputs=(_logsumexp_shape, _logsumexp_shape))
 # ``b``, the weights, is optional and passed by keyword (see frontend/library_calls.py)
+# np.logaddexp.reduce(a, axis=0): NumPy's logsumexp along one axis (the call
+# always names its axis: frontend/arguments.py)
+define("logaddexp_reduce(a; axis=0, keepdims=False)", ("np", "logaddexp.reduce"), REDUCTION,
+       reverse=logsumexp_rule, forward=logsumexp_tangent)
 define("logsumexp(a, *b; axis=None, keepdims=False)", ("module", "scipy.special", "logsumexp"),
        _logsumexp_shape, reverse=logsumexp_rule, forward=logsumexp_tangent,
        pattern=_logsumexp_pattern)

@@ -160,3 +160,12 @@ discrete("binom", ("k", "n", "p", "loc"),
          {"p": f"{_K} / p - (n - {_K}) / (1 - p)"},
          [f"-n * exp(loggamma(n) - loggamma({_FLOOR} + 1) - loggamma(n - {_FLOOR})"
           f" + {_FLOOR} * log(p) + (n - 1 - {_FLOOR}) * log(1 - p))"])
+# nbinom: k failures before the n-th success (n real, as SciPy's); logpmf and pmf
+# only (the cdf's slope in n, of the regularised incomplete beta, has no closed form)
+_NBINOM = (f"loggamma({_K} + n) - loggamma(n) - loggamma({_K} + 1)"
+           f" + n * log(p) + {_K} * log(1 - p)")
+_NBINOM_N = f"polygamma(0, {_K} + n) - polygamma(0, n) + log(p)"
+_NBINOM_P = f"n / p - {_K} / (1 - p)"
+method("nbinom", "logpmf", ("k", "n", "p", "loc"), _NBINOM, (None, _NBINOM_N, _NBINOM_P, None))
+method("nbinom", "pmf", ("k", "n", "p", "loc"), f"exp({_NBINOM})",
+       (None, f"out * ({_NBINOM_N})", f"out * ({_NBINOM_P})", None))
