@@ -365,3 +365,44 @@ def test_a_squared_norm_along_an_axis_has_its_gradient(f, shape):
     a[0] = 0.0  # a row whose norm is 0: no kink for the square
     assert np.allclose(symdiff.grad(f)(a), 2 * a)
     check_grads(f, (a,))
+
+
+def _h1_seed_902141842(p0, p1):  # the oracle fuzz's seed 902141842, as it wrote it
+    v0 = np.where(~((np.sum(p0) * np.ones((1,))) > 0), 0.0,
+                  np.log((np.sum(p0) * np.ones((1,))))) * (np.sum(p0) * np.ones((2, 1)))
+    return ((np.sum(v0) * np.ones((1,))) * v0) + np.sqrt(v0)
+
+
+def _seed_902141842(x0, x1):
+    v1 = np.where(np.mean(np.stack([x1 for k2 in range(1)]), axis=0)
+                  > np.log1p(np.tanh(0.25) + 1.0),
+                  np.arctan((np.sum(x0) * np.ones((2,)))), x1 ** 3)
+    v3 = x1 - x1
+    v4 = np.sqrt(v3)
+    v5 = v4 * (v3 if (np.max((x1 * np.ones((3,))))) < 1.0 else v3)
+    if np.sum(v3) > 100.0:
+        v6 = np.sin(v5)
+    elif not (np.min(v3) > 0.5):
+        v6 = x1 * v3
+    else:
+        v6 = np.sin(v5)
+    v7 = np.where(v3 > 0.5, 2.0 * v4, 0.0)
+    for i8 in range(2):
+        if (np.mean(_h1_seed_902141842(np.log(x0 ** 2 + 0.5), np.log1p(
+                np.tanh((np.sum(v1) * np.ones((1, 3)))) + 1.0)))) >= 0.5:
+            v9 = np.sin((x1 * np.ones((1, 3))) - (v7 * np.ones((1, 3))))  # noqa: F841
+        else:
+            v9 = (v7 * np.ones((1, 3)))  # noqa: F841
+        v3 = v3 + (v3 / (v3 ** 2 + 1.0)) / (3.0 ** 2 + 1.0)
+    return 0.5 * (np.sum(v6)) + 0.5 * (np.sum(v7))
+
+
+def test_a_forward_sum_that_is_zero_meets_the_algebra():
+    """``x1 - x1`` is a forward sum whose normal form has no terms: collecting
+    terms against it raised ValueError (not enough values to unpack)."""
+    args = (np.array([[-1.16092645, 0.9574054, 1.02593172], [-0.18836011, 1.22200578, 0.0]]),
+            -0.19780095841242717)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        g0, g1 = symdiff.grad(_seed_902141842, wrt=(0, 1))(*args)
+    assert not np.any(g0) and g1 == 0.0  # (v6 = x1 * 0 and v7 = 0: no gradient)

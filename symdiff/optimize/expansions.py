@@ -50,9 +50,9 @@ class Expansions:
         forward sum written as that monomial times the sum's value, which may
         then cancel: ``y / t + e y / t`` is ``y`` for ``t = 1 + e``. Else None."""
         for key, (known, factors) in self.expansions.items():
-            (first, a), *others = known.terms.items()
-            if not others or not depth:
+            if len(known.terms) < 2 or not depth:  # (a sum that is 0: x - x)
                 continue
+            (first, a), *others = known.terms.items()
             for mono, coef in p.terms.items():
                 rest = _product(mono, frozenset((k, -e) for k, e in first))
                 group = [(_product(rest, m), coef / a * c) for m, c in known.terms.items()]
