@@ -68,6 +68,10 @@ class _Region(ForwardReads):
     def run(self, block):
         self.defs = {s.target: s for s in block if isinstance(s, Op)}
         self.position = {v: i for i, v in enumerate(self.defs)}
+        self.products = [(v, op) for v, op in self.defs.items()  # (forward_reads.py)
+                         if op.prim in ("multiply", "divide") and not op.backward
+                         and not op.effect and op.args[0] is not op.args[1]
+                         and all(isinstance(a, Var) for a in op.args)]
         self.same = views_alike(block)
         region = {v for v, op in self.defs.items() if _algebraic(op)}
         users = {}
@@ -137,10 +141,12 @@ class _Region(ForwardReads):
             if plain is not None and (found is None or plain[0] < found[0]):
                 found = plain
         base, held = self.terms, {k[1] for k in self.algebra.factors if k[0] == "a"}
+        near = any(a in held for v in self.met_shared for a in self.defs[v].args)
+        small = len(self.tree) < 2  # (one operation: worth reading through only near)
         for depth in ("deep", "shallow") if self.met and base else ():
-            if depth == "shallow" and not self.smaller and not any(
-                    a in held for v in self.met_shared for a in self.defs[v].args):
-                break  # (one operation deep, nothing the expression holds would cancel)
+            if small and not near or depth == "shallow" and not self.smaller:
+                break  # (nothing the expression holds would cancel, or read all the
+                # way nothing did: one operation deep, nothing would either)
             self.through, self.terms = depth, base  # read through those, where that
             try:  # leaves a smaller form: all the way, or one operation deep (``p *
                 other = self._attempt(root)  # (g / p)`` is ``g``, which stays named,

@@ -81,10 +81,9 @@ class ForwardReads:
         holds (``p = e / s``), made before ``root``: the writer reads them
         where a term has their factors (``e * g / s`` is ``p * g``)."""
         A, at = self.algebra, self.position.get(root.target, 0)
-        for atom, made in self.defs.items():
-            if self.position.get(atom, at) >= at or made.backward or made.effect or \
-                    made.prim not in ("multiply", "divide") or made.args[0] is made.args[1] \
-                    or not all(isinstance(a, Var) and ("a", a) in A.factors for a in made.args):
+        for atom, made in self.products:
+            if self.position[atom] >= at or \
+                    not all(("a", a) in A.factors for a in made.args):
                 continue
             mono = frozenset({(("a", made.args[0]), 1),
                               (("a", made.args[1]), 1 if made.prim == "multiply" else -1)})

@@ -59,19 +59,23 @@ def _sink(block, fn, read_at_end, everywhere):
     moved = True
     while moved:
         moved = False
+        reads = [_read_by(s) for s in block]  # (once per pass, kept up to date: n, not n^2)
         for i in range(len(block) - 1, -1, -1):
             op = block[i]
             if not isinstance(op, Op) or op.effect or op.target in result:
                 continue
-            readers = [s for s in block[i + 1:] if op.target in _read_by(s)]
-            if len(readers) != 1 or not isinstance(readers[0], If):
+            readers = [k for k in range(i + 1, len(block)) if op.target in reads[k]]
+            if len(readers) != 1 or not isinstance(block[readers[0]], If):
                 continue
-            side = _only_side(readers[0], op.target)
+            reader = block[readers[0]]
+            side = _only_side(reader, op.target)
             if side is None or not everywhere.get(op.target, set()) <= {
-                    id(s) for s in walk(side)} | {id(readers[0])}:  # read elsewhere too
+                    id(s) for s in walk(side)} | {id(reader)}:  # read elsewhere too
                 continue
             del block[i]
             side.insert(0, op)
+            reads[readers[0]] |= reads[i]  # (the branch now reads what op read)
+            del reads[i]
             moved = True
 
 
