@@ -406,3 +406,21 @@ def test_a_forward_sum_that_is_zero_meets_the_algebra():
         warnings.simplefilter("ignore")
         g0, g1 = symdiff.grad(_seed_902141842, wrt=(0, 1))(*args)
     assert not np.any(g0) and g1 == 0.0  # (v6 = x1 * 0 and v7 = 0: no gradient)
+
+
+def _summed_maxima(x0):  # the central-differences fuzz's program, reduced
+    v9 = x0[:, -1]
+    return np.mean(np.minimum(np.exp(np.sum(v9) * np.ones((3,))) ** 3,
+                              sum(np.max(x0, axis=0) for k in range(3))))
+
+
+def test_a_tangent_broadcast_to_its_value_s_shape_is_not_written_into():
+    """jvp of grad: a tangent made by ``np.broadcast_to`` (a read-only view)
+    was written into in place (``x0_bar_dot[:, -1] = t_dot``): ValueError,
+    assignment destination is read-only. Such a write stays a copy."""
+    x0 = np.array([[1.40255884, -1.20820236, 0.15477966], [-0.15829438, -1.0701976, 0.0]])
+    v = np.ones_like(x0)
+    gradient = symdiff.grad(_summed_maxima)
+    _, tangent = symdiff.jvp(gradient)(x0, v)
+    expected = (gradient(x0 + 1e-6 * v) - gradient(x0 - 1e-6 * v)) / 2e-6
+    np.testing.assert_allclose(tangent, expected, rtol=1e-6, atol=1e-7)

@@ -95,6 +95,7 @@ class _Plan(Pins):
         self.tape_loads = {}  # tape var -> its reader's loads
         self.edges = {}       # var -> the vars whose arrays it may be or view
         self.fresh, self.carried = set(), set()
+        self.read_only = set()  # (np.broadcast_to's views: never written into)
         self.joins = {}  # merged or carried var -> (its If or Loop's id, its two sources)
         for param in self.fn.params:
             self.where[param] = ()
@@ -133,6 +134,8 @@ class _Plan(Pins):
         for i, a in enumerate(op.args):
             if not shape_only(op.prim, i):
                 self.read(a, self.counter, path)
+        if op.prim == "broadcast_to":
+            self.read_only.add(op.target)
         if is_fresh(op):
             self.fresh.add(op.target)
         elif op.prim in FIRST_ONLY:
@@ -180,6 +183,7 @@ class _Plan(Pins):
         """var -> the arrays (vars of the operations that made them, or UNKNOWN)
         it may be or view: a fixpoint over the loops' carried values."""
         roots = {v: {v} for v in self.fresh}
+        roots.update({v: {UNKNOWN} for v in self.read_only})  # (a write there raises)
         changed = True
         while changed:
             changed = False
