@@ -136,13 +136,19 @@ def test_a_loop_filling_a_list_stays_a_loop():
     ("np.sum(x * np.array([x[0]] * len(x)))", "repeated a number of times"),
 ])
 def test_what_is_refused_says_how_to_write_it(source, words, tmp_path):
+    info = _refused(tmp_path, f"    return {source}\n")
+    assert words in info.value.message and info.value.hint and info.value.lineno == 5
+
+
+def _refused(tmp_path, body):
+    """The error ``f(x)`` of ``body``, written to a file (so it has lines), raises."""
     path = tmp_path / "refused.py"
-    path.write_text(f"import numpy as np\n\n\ndef f(x):\n    return {source}\n")
+    path.write_text("import numpy as np\n\n\ndef f(x):\n" + body)
     namespace = {}
     exec(compile(path.read_text(), str(path), "exec"), namespace)
     with pytest.raises(UnsupportedSyntaxError) as info:
         symdiff.grad(namespace["f"])(X)
-    assert words in info.value.message and info.value.hint and info.value.lineno == 5
+    return info
 
 
 def test_appending_in_a_branch_of_the_loop_is_refused():
@@ -363,14 +369,8 @@ def test_the_last_item_of_a_list_read_in_the_loop_that_appends_to_it(f, args):
 ])
 def test_other_reads_of_a_list_in_the_loop_that_appends_to_it_are_refused(
         line, words, tmp_path):
-    path = tmp_path / "refused.py"
-    path.write_text(f"import numpy as np\n\n\ndef f(x):\n    xs = [x]\n"
-                    f"    for t in range(1, 4):\n        {line}\n"
+    info = _refused(tmp_path, f"    xs = [x]\n    for t in range(1, 4):\n        {line}\n"
                     "    return np.sum(np.stack(xs))\n")
-    namespace = {}
-    exec(compile(path.read_text(), str(path), "exec"), namespace)
-    with pytest.raises(UnsupportedSyntaxError) as info:
-        symdiff.grad(namespace["f"])(X)
     assert words in info.value.message and info.value.hint and info.value.lineno == 7
 
 

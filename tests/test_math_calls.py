@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 import symdiff
+from benchmarks.cases.scalar import scalar45_math
 from check_grads import check_grads
 from numeric import numeric_grad
 
@@ -399,15 +400,6 @@ def test_pow_with_a_modulus_is_refused():
     assert "a ** b" in info.value.hint and info.value.lineno is not None
 
 
-def _sinh_and_products(a, b, c):  # (benchmarks/cases/scalar.py's, math spelling)
-    d = a * b + math.sin(c) / (1.0 + a ** 2)
-    e = math.sqrt(d ** 2 + 1.0) - math.log(1.0 + math.exp(-b))
-    f = math.tanh(a - c) * math.cos(b * c) + d / (e + 2.0)
-    g = math.exp(-0.5 * (a - 1.0) ** 2) * math.atan(f) + math.log1p(c ** 2)
-    h = (d * e - f * g) / (1.0 + g ** 2) + math.sinh(0.1 * a)
-    return h * d + e * f - g + c
-
-
 def test_the_algebra_keeps_a_math_call_the_user_s(monkeypatch):
     """A region the gradient's algebra writes again keeps ``math.cosh(t)``
     (sinh's derivative) the user's `math` call: made anew as a NumPy function
@@ -419,11 +411,11 @@ def test_the_algebra_keeps_a_math_call_the_user_s(monkeypatch):
     monkeypatch.setattr(specialise, "compile_gradient",
                         lambda *a, **k: compiles.append(k) or real(*a, **k))
     args = (0.7, -1.3, 0.4)
-    df = symdiff.grad(_sinh_and_products, wrt=(0, 1, 2))
+    df = symdiff.grad(scalar45_math, wrt=(0, 1, 2))
     source = symdiff.source(df, *args)
     assert "math.cosh(" in source and len(compiles) == 1, (len(compiles), source)
     for k in range(3):
-        assert math.isclose(df(*args)[k], numeric_grad(_sinh_and_products, list(args), wrt=k),
+        assert math.isclose(df(*args)[k], numeric_grad(scalar45_math, list(args), wrt=k),
                             rel_tol=1e-6)
 # ---- math's functions that are scipy.special's: lgamma, gamma, erf, erfc ----------------------
 SPECIAL = {"lgamma": (2.7, [0.0, -2.0]), "gamma": (0.7, [0.0, -1.0, 200.0]),
