@@ -11,7 +11,7 @@ import os
 import re
 import textwrap
 
-from ..ir.nodes import Const, FreeVar, If, Loop, Op, Var, blocks, use_counts, walk
+from ..ir.nodes import Const, FreeVar, If, Loop, Op, Var, use_counts, walk
 from ..ir.primitive import TABLE
 from ..ir.trees import Rebuild
 from .containers import Containers
@@ -21,6 +21,7 @@ from .layout import fit_comment, one_line_choice, strip_parens, wrap
 from .names import CALLED_BUILTINS, assign_names, builtin_aliases, name_temporaries
 from .inlining import Inlining
 from .spelling import Spelling
+from .statement_forms import loop_items, name_entries, unpacked_outputs
 from ..runtime.loader import is_generated
 
 MAX_LINE = 79
@@ -42,7 +43,9 @@ class Emitter(Inlining, Spelling, Containers, IndexWrites):
     # -- the whole function ------------------------------------------------------------
     def function(self, name, doc):
         self.scatters = scatters(self.fn.body, self.counts, self.facts)
-        self.unpacked = _unpacked_outputs(self.fn.body, self.counts)
+        self.unpacked = unpacked_outputs(self.fn.body, self.counts)
+        self.loop_items = loop_items(self.fn.body, self._defs, self.counts)
+        self.loop_item_reads = {first.target for _, first in self.loop_items.values()}
         self.read_by_unpacking = {out.target for outs in self.unpacked.values() for out in outs}
         chains = {}
         self.accumulations = accumulations(self.fn.body, self.counts,
@@ -57,7 +60,7 @@ class Emitter(Inlining, Spelling, Containers, IndexWrites):
         shared = {t: buffer for t, (buffer, _) in self.scatters.items()}
         shared.update(chains)  # (acc[i] += g1, then acc[j] += g2: one array, one name)
         writes = written_in_place(self.fn.body)  # `a[i] = v`: the result is a
-        _name_entries(self.fn.body)
+        name_entries(self.fn.body)
         # Names are chosen as if every value that can be were folded into the
         # line reading it; then a value whose reader's line would be too long
         # gets a line, and a name, of its own (name_temporaries). So where lines
@@ -97,7 +100,8 @@ class Emitter(Inlining, Spelling, Containers, IndexWrites):
         self._noted = set()  # (the notes written in this block, since its last `# Lnn`)
         for stmt in stmts:
             if isinstance(stmt, Op):
-                if stmt.target not in self.inlined and stmt.target not in self.read_by_unpacking:
+                if stmt.target not in self.inlined and stmt.target not in self.read_by_unpacking \
+                        and stmt.target not in self.loop_item_reads:
                     self._comment(stmt, lines, pad)
                     self._op(stmt, lines, pad)
             elif isinstance(stmt, If):
@@ -105,7 +109,9 @@ class Emitter(Inlining, Spelling, Containers, IndexWrites):
                 self._if(stmt, lines, pad)
             elif isinstance(stmt, Loop):
                 self._comment(stmt, lines, pad)
-                self._loop(stmt, lines, pad)
+                heading = self._last_comment  # (what follows the loop for its line
+                self._loop(stmt, lines, pad)  # is in the block its comment heads)
+                self._last_comment = heading
             else:
                 raise TypeError(f"emit has no method for {type(stmt).__name__}")
         self._noted = noted
@@ -230,6 +236,13 @@ class Emitter(Inlining, Spelling, Containers, IndexWrites):
             lines.append(f"{inner}pass")
 
     def _loop_header(self, loop):
+        if id(loop) in self.loop_items:  # for x in xs:
+            items, first = self.loop_items[id(loop)]
+            target, items = self.names[first.target], self._text(items)
+            if self.counts.get(loop.index, 0) == 1:
+                return f"for {target} in {items}:"
+            index = self.names[loop.index]
+            return f"for {index}, {target} in {self._builtin('enumerate')}({items}):"
         if loop.kind == "range":
             bounds = [self._text(b) for b in loop.bounds]
             if bounds[2] == "1":
@@ -317,38 +330,6 @@ def _docstring(doc):
     first, newline, rest = doc.partition("\n")
     first = "\n    ".join(textwrap.wrap(f'"""{first}', 75, break_long_words=False))
     return f'    {first}{newline}{rest}"""'
-
-
-def _unpacked_outputs(stmts, counts):
-    """Multi-output operations whose results are all read right after them
-    (by `output` operations, nothing else): written as one unpacking
-    assignment. Maps the operation's target to its output operations."""
-    found = {}
-    for block in [stmts] + [b for s in walk(stmts) for b in blocks(s)]:
-        for i, op in enumerate(block):
-            if not isinstance(op, Op) or not TABLE[op.prim].outputs:
-                continue
-            outputs = []
-            for after in block[i + 1:]:
-                if not (isinstance(after, Op) and after.prim == "output"
-                        and after.args[0] is op.target):
-                    break
-                outputs.append(after)
-            # (one output read: `np.linalg.slogdet(a)[1]` reads as well, inlined)
-            if len(outputs) > 1 and counts.get(op.target) == len(outputs) and len(
-                    {out.param("index") for out in outputs}) == len(outputs):
-                found[op.target] = outputs
-    return found
-
-
-def _name_entries(stmts):
-    """A loop over several tapes reads one tuple from each (``saved``,
-    ``saved_bar``) and unpacks them in its body: a short header."""
-    for loop in walk(stmts):
-        if isinstance(loop, Loop) and len(loop.reads) > 1:
-            for tape in loop.reads:
-                if len(tape.items) > 1 and tape.entry is None:
-                    tape.entry = Var("saved" + tape.var.hint.partition("tape")[2])
 
 
 def _ops(stmts):

@@ -9,9 +9,9 @@ fixed width so that no name depends on the file's name.
 from __future__ import annotations
 
 import ast
-from collections import Counter
 
 from ..ir.nodes import FreeVar, If, Loop, Op, Var
+from .layout import MAX_LINE
 
 _WRITES = ("assign", "add_into", "add_at")  # statements: `a[i] = v`, ...
 # (and effects, Op.effect; a copy taken before a write must not move after it)
@@ -23,13 +23,7 @@ class Inlining:
     def _decide_inlining(self, stmts, depth, limit):
         """Fold single-use values into the expression reading them; with a
         ``limit``, not where that makes the expression longer than it."""
-        outer = getattr(self, "_block_reads", None)
-        self._block_reads = Counter(a for s in stmts if isinstance(s, Op) for a in s.args
-                                    if isinstance(a, Var))
-        try:
-            self._decide_block(stmts, depth, limit)
-        finally:
-            self._block_reads = outer
+        self._decide_block(stmts, depth, limit)
 
     def _decide_block(self, stmts, depth, limit):
         defined_here = set()
@@ -37,7 +31,7 @@ class Inlining:
         for stmt in stmts:
             if isinstance(stmt, Op):
                 defined_here.add(stmt.target)
-                self._inline_args(stmt, defined_here, limit)
+                self._inline_args(stmt, defined_here, self._room(stmt, depth, limit))
             elif isinstance(stmt, If):
                 self._inline_test(stmt, before)
                 self._decide_inlining(stmt.then, depth + 1, limit)
@@ -73,6 +67,16 @@ class Inlining:
                 and self.counts.get(loop.cond) == 1 and self._inlinable(loop.cond):
             self.inlined[loop.cond] = ops[-1]
 
+    def _room(self, op, depth, limit):
+        """How long ``op``'s expression may be: ``limit``, or for a backward
+        pass's ``name = expression`` (no ``# file.py:LINE`` at its end), what
+        its line leaves of ``MAX_LINE`` once its name is known."""
+        name = self.names.get(op.target) if limit is not None else None
+        if name is None or not op.backward or op.prim in _WRITES or \
+                op.target in self.scatters or op.target in self.accumulations:
+            return limit
+        return max(limit, MAX_LINE - 4 * (depth + 1) - len(name) - 3)
+
     def _inline_args(self, op, defined_here, limit):
         if op.target in self.scatters:  # two lines: `x_bar = buffer`, `x_bar[i] += g`
             buffer, placed = self.scatters[op.target]
@@ -89,8 +93,9 @@ class Inlining:
             self._inline_args(placed, defined_here, limit)
             return
         args = op.args[1:] if op.prim in _WRITES else op.args  # (the array written into)
-        candidates = [a for a in args if isinstance(a, Var) and a in defined_here
-                      and self._inlinable(a)]
+        candidates = [a for a in args if isinstance(a, Var) and self._inlinable(a) and (
+            a in defined_here or a in self._defs and self._free_view(self._defs[a]))
+            and not (self._users_adjoint(a) and not self._keeps_line(op))]
         for var in candidates:
             self.inlined[var] = self._defs[var]
         if op.prim == "effect_call" and op.param("callee") == "assert":
@@ -125,7 +130,7 @@ class Inlining:
     def _inlinable(self, var):
         op = self._defs.get(var)
         return (op is not None and (self.counts.get(var, 0) == 1 or self._free_view(op))
-                and (var not in self.fn.named or self._unnamed_adjoint(var)) and not op.effect
+                and (var not in self.fn.named or self._adjoint(var)) and not op.effect
                 and var not in self.fn.pinned
                 and op.prim not in _NEVER_INLINE and var not in self.scatters
                 and var not in getattr(self, "accumulations", ())  # (acc[i] += g: a line)
@@ -133,20 +138,34 @@ class Inlining:
                 and not isinstance(var, FreeVar) and not self._written_out(op))
 
     def _free_view(self, op):
-        """A transpose of a named array, read only by lines of its own block:
-        written where it is read, as often as it is (``g.T @ x``, ``g.T @
-        h``), for it costs nothing and a name would cost a line."""
+        """A transpose of a named array: written where it is read, as often as
+        it is (``g.T @ x``, ``g.T @ h``; ``h @ W.T`` in a loop it was moved
+        out of, for its gradient's sake), for it costs nothing and a name
+        would cost a line."""
         arg = op.args[0] if op.prim in ("T", "matrix_transpose") and op.args else None
-        reads = self.counts.get(op.target, 0)
-        return isinstance(arg, Var) and reads > 1 and \
-            (arg not in self._defs or self.counts.get(arg, 0) > 1) and \
-            (self._block_reads or {}).get(op.target) == reads
+        return isinstance(arg, Var) and self.counts.get(op.target, 0) > 0 and \
+            (arg not in self._defs or self.counts.get(arg, 0) > 1)
 
-    def _unnamed_adjoint(self, var):
-        """An adjoint of a value the user gave no name (``x[:-1]``'s): folded
-        into its reader like any temporary, as a careful person writes it."""
+    def _adjoint(self, var):
+        """An adjoint read once: folded into its reader like any temporary
+        where the line stays short (``t_bar = (1.0 - h ** 2) * (logits_bar @
+        W2.T)``), as a careful person writes it; named after its primal where
+        it keeps a line (name_temporaries)."""
+        return var in getattr(self.fn, "adjoints", {}) and self.counts.get(var, 0) == 1
+
+    def _users_adjoint(self, var):
+        """An adjoint named after a value the user named (``z_bar``)."""
         primal = getattr(self.fn, "adjoints", {}).get(var)
-        return primal is not None and primal not in self.fn.named
+        return var in self.fn.named and primal is not None and primal in self.fn.named
+
+    def _keeps_line(self, op):
+        """Whether ``op`` is surely written on a line of its own, under a name
+        (or as a write): an adjoint the user's name gave a name (``z_bar``)
+        is folded only into such a line, never into a temporary that may get
+        a line and a name later (``w_bar_1 = (...) @ X``, where ``z_bar @ X``
+        read well)."""
+        return op.prim in _WRITES or op.target in self.fn.named or \
+            self.counts.get(op.target, 0) != 1
 
     def _written_out(self, op):
         """An index gradient a specialised gradient writes as two statements,

@@ -15,7 +15,7 @@ from ..ir.nodes import saved as ir_saved
 
 # Builtins generated code calls (loop headers, len(), float(), slice values):
 # no variable of generated code may take their names.
-CALLED_BUILTINS = ("float", "int", "len", "range", "reversed", "slice", "zip")
+CALLED_BUILTINS = ("enumerate", "float", "int", "len", "range", "reversed", "slice", "zip")
 
 
 class Positions:

@@ -18,6 +18,7 @@ from ..ir import patterns as pat
 from ..ir.nodes import Const, If, Loop, Op, Var, blocks, walk
 from ..ir.primitive import REDUCTION, TABLE
 from ..ir.reinfer import reinfer
+from .column_vectors import LOWERINGS as COLUMN_VECTORS
 from .common_subexpressions import replace_atoms
 from .einsum_pairs import lower_einsum
 from .spreads import shape_source
@@ -369,5 +370,5 @@ _LOWERINGS = {
     "einsum": lower_einsum, "as_columns": _columns, "from_columns": _columns,
     "undiag": _undiag, "expand_dims": _new_axis, "squeeze": _same_value,
     "atleast_1d": _same_value, "atleast_2d": _same_value, "atleast_3d": _same_value,
-    "reshape": _same_value, "untrace": _untrace,
+    "reshape": _same_value, "untrace": _untrace, **COLUMN_VECTORS,
 }

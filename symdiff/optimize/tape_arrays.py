@@ -130,13 +130,15 @@ class _Rewrite:
 
     def carry_array(self, loop, made, value, row, at):
         """``made`` carried through ``loop``, which writes ``value`` at ``row``
-        (appended to ``at``): its value after the loop."""
+        (appended to ``at``): its value after the loop. The write belongs to
+        the line that computes ``value`` (its ``# Lnn`` block, not the loop's)."""
         b, facts = self.b, self.facts
         carry = Carry(Var(made.hint), made, None, Var(made.hint))
         for var in (carry.param, carry.out):
             facts.shape[var] = facts.key(made)
             facts.dtypes[var] = _FLOAT64
-        with b.into(at):
+        source = facts.producer(value) if isinstance(value, Var) else None
+        with b.into(at), b.at(source.loc if source is not None and source.loc else b.loc):
             carry.update = b.op("setitem", carry.param, value, row, floating=True,
                                 hint=made.hint)
         facts.dtypes[carry.update] = _FLOAT64

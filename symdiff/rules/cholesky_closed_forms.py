@@ -178,7 +178,7 @@ def _inverse(b, f, a):
     dtype = b.facts.dtype(f.L)
     routine = INVERSE_ROUTINES.get(getattr(dtype, "name", None))
     if f.scipy and routine is not None:
-        return b.op("output", b.op(routine, f.L, lower=True), index=0, hint=hint)
+        return b.op("output", b.op(routine, f.held_lower, lower=True), index=0, hint=hint)
     n = b.op("getitem", b.op("shape", f.L), Const(-1), hint="n")
     eye = b.op("npcall", n, func="eye", kwargs=(), hint="eye")
     if f.scipy:

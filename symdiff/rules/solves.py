@@ -164,23 +164,32 @@ define("solve(a, b)", ("np.linalg", "solve"), NEW, reverse=solve_rule, forward=s
 # ---- Cholesky factors ---------------------------------------------------------------------
 class _Factor:
     """A Cholesky factor as a function returned it, and the solves with it:
-    ``lower`` whether it is L (else U = L^T); NumPy's solves or SciPy's."""
+    ``lower`` whether it is L (else U = L^T); NumPy's solves or SciPy's.
+    ``held``: an array with the factor in that triangle and anything in the
+    other (cho_factor's ``c``), all that SciPy's triangular solves and
+    LAPACK's potri read: no mask is multiplied in for them."""
 
-    def __init__(self, b, factor, lower, scipy):
+    def __init__(self, b, factor, lower, scipy, held=None):
         self.b, self.factor, self.lower, self.scipy = b, factor, lower, scipy
         self.L = factor if lower else transposed(b, factor)
+        self.held = factor if held is None else held
+
+    @property
+    def held_lower(self):
+        """What holds L in its lower triangle."""
+        return self.held if self.lower else transposed(self.b, self.held)
 
     def solve_lt(self, z, hint="s_t"):
         """L^-T z."""
         if self.scipy:
-            return self.b.op("solve_triangular", self.factor, z, trans=int(self.lower),
+            return self.b.op("solve_triangular", self.held, z, trans=int(self.lower),
                              lower=self.lower, check_finite=UNCHECKED, hint=hint)
         return self.b.op("solve", transposed(self.b, self.L), z, hint=hint)
 
     def solve_l(self, z):
         """L^-1 z."""
         if self.scipy:
-            return self.b.op("solve_triangular", self.factor, z, trans=int(not self.lower),
+            return self.b.op("solve_triangular", self.held, z, trans=int(not self.lower),
                              lower=self.lower, check_finite=UNCHECKED)
         return self.b.op("solve", self.L, z)
 
@@ -276,8 +285,8 @@ def cho_factor_rule(r, op, g):
         return [None]
     a, lower = op.args[0], op.param("lower", False)
     mask = _factor_mask(r.b, a, lower)
-    clean = r.b.mul(r.b.op("output", op.target, index=0, hint="c"), mask, hint="factor")
-    f = _Factor(r.b, clean, lower, scipy=True)
+    held = r.b.op("output", op.target, index=0, hint="c")
+    f = _Factor(r.b, r.b.mul(held, mask, hint="factor"), lower, scipy=True, held=held)
     factor_part = _cholesky_adjoint(r.b, f, r.b.mul(g, mask), a)
     if lower and is_lower_triangular(r.b, g):  # (nothing reaches the other triangle)
         return [factor_part]
@@ -290,7 +299,7 @@ def cho_factor_tangent(b, op, dargs):
     a, lower = op.args[0], op.param("lower", False)
     mask = _factor_mask(b, a, lower)
     c = b.op("output", op.target, index=0, hint="c")
-    f = _Factor(b, b.mul(c, mask, hint="factor"), lower, scipy=True)
+    f = _Factor(b, b.mul(c, mask, hint="factor"), lower, scipy=True, held=c)
     return (b.add(_cholesky_tangent(b, f, dargs[0], a),
                   b.mul(dargs[0], b.sub(Const(1.0), mask))), None)
 

@@ -21,16 +21,15 @@ def grad_mlp(W1, b1, W2, b2, X, Y):
     # L25: log_probs = logits - np.log(np.sum(np.exp(logits), axis=1, keepdi...
     sum_log_probs_bar = log_probs_bar.sum(axis=1, keepdims=True)
     t_2 = exp_logits * (sum_log_probs_bar / sum_exp_logits)
-    logits_bar = log_probs_bar - t_2
     # L24: logits = logits - np.max(logits, axis=1, keepdims=True)
     # np.max(...) gets no gradient: the result does not change with it
+    logits_bar = log_probs_bar - t_2
     # L23: logits = h @ W2 + b2
     h_W2_bar = _sum_to(logits_bar, h_W2)
     b2_bar = _sum_to(logits_bar, b2)
-    h_bar = _matmul_adjoint_a(h_W2_bar, h, W2)
     W2_bar = _matmul_adjoint_b(h_W2_bar, h, W2)
     # L22: h = np.tanh(X @ W1 + b1)
-    t_bar = (1.0 - h ** 2) * h_bar
+    t_bar = (1.0 - h ** 2) * _matmul_adjoint_a(h_W2_bar, h, W2)
     b1_bar = _sum_to(t_bar, b1)
     W1_bar = _matmul_adjoint_b(_sum_to(t_bar, X_W1), X, W1)
     return W1_bar, b1_bar, W2_bar, b2_bar

@@ -35,7 +35,6 @@ def grad_rnn(W, U, b, xs, target):
         b_bar += _sum_to(t_bar, b)
         U_bar_parts.append((U_xs_part_bar, xs_part))
         W_bar_parts.append((W_h_bar, h))
-    # L66: for t in range(xs.shape[0]):
     U_bar = _matmul_adjoint_a_sum(U_bar_parts, U)
     W_bar = _matmul_adjoint_a_sum(W_bar_parts, W)
     return W_bar, U_bar, b_bar

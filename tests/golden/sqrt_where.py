@@ -6,6 +6,5 @@ def grad_sqrt_where(x):
     # golden_functions.py:35
     x_safe = np.fmax(x, 0.0) + np.logical_not(x_positive)
     # L35: return np.sum(np.where(x > 0, np.sqrt(x), 0.0))
-    x_safe_bar = 0.5 / np.sqrt(x_safe)
-    x_bar = x_safe_bar * x_positive
+    x_bar = 0.5 / np.sqrt(x_safe) * x_positive
     return x_bar

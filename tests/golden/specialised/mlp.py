@@ -14,15 +14,14 @@ def grad_mlp(W1, b1, W2, b2, X, Y):
     # L25: log_probs = logits - np.log(np.sum(np.exp(logits), axis=1, keepdi...
     sum_log_probs_bar = log_probs_bar.sum(axis=1, keepdims=True)
     t = exp_logits * (sum_log_probs_bar / sum_exp_logits)
-    logits_bar = log_probs_bar - t
     # L24: logits = logits - np.max(logits, axis=1, keepdims=True)
     # np.max(...) gets no gradient: the result does not change with it
+    logits_bar = log_probs_bar - t
     # L23: logits = h @ W2 + b2
     b2_bar = logits_bar.sum(axis=0)
-    h_bar = logits_bar @ W2.T
     W2_bar = h.T @ logits_bar
     # L22: h = np.tanh(X @ W1 + b1)
-    t_bar = (1.0 - h ** 2) * h_bar
+    t_bar = (1.0 - h ** 2) * (logits_bar @ W2.T)
     b1_bar = t_bar.sum(axis=0)
     W1_bar = X.T @ t_bar
     return W1_bar, b1_bar, W2_bar, b2_bar

@@ -8,7 +8,7 @@ def grad_rnn(W, U, b, xs, target):
     hs[0] = h  # golden_functions.py:66
     for t in range(shape0):  # golden_functions.py:66
         h = np.tanh(W @ h + U @ xs[t] + b)  # golden_functions.py:67
-        hs[t + 1] = h  # golden_functions.py:66
+        hs[t + 1] = h  # golden_functions.py:67
     h_bar = h - target  # golden_functions.py:68
     # L66: for t in range(xs.shape[0]):
     t_bars = np.empty((shape0, W.shape[0]))
@@ -16,7 +16,6 @@ def grad_rnn(W, U, b, xs, target):
         # L67: h = np.tanh(W @ h + U @ xs[t] + b)
         t_bar = (1.0 - hs[t_1 + 1] ** 2) * h_bar
         h_bar = t_bar @ W
-        # L66: for t in range(xs.shape[0]):
         t_bars[t_1] = t_bar
     b_bar = t_bars.sum(axis=0)
     U_bar = t_bars.T @ xs
