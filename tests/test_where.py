@@ -124,7 +124,7 @@ def test_generated_where_is_a_masked_derivative_with_one_mask():
     # the safe input: x where x > 0, else 1.0 (selects.py)
     assert "x_safe = np.fmax(x, 0.0) + np.logical_not(x_positive)" in text
     # select after multiply, as a product: 0.5 / sqrt(1.0) is finite (masks.py)
-    assert "x_bar = x_safe_bar * x_positive" in text
+    assert "x_bar = 0.5 / np.sqrt(x_safe) * x_positive" in text
 
 
 # ---- the guard comes after its mask (the mask may be computed after the branch) ------

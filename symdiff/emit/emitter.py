@@ -73,6 +73,9 @@ class Emitter(Inlining, Spelling, Containers, IndexWrites):
         self.names = assign_names(self.fn, everything, fixed, reserved, shared, late, writes)
         self.inlined = {}
         self._decide_inlining(self.fn.body, depth=0, limit=MAX_LINE - 24)
+        self.loop_items = {key: item for key, item in self.loop_items.items()
+                           if item[1].target in self.names and item[1].target not in self.inlined}
+        self.loop_item_reads = {first.target for _, first in self.loop_items.values()}
         temporaries = [v for v in everything if v not in self.inlined]
         if temporaries:
             self.names = name_temporaries(self.fn, self.inlined, self.names, temporaries,

@@ -23,6 +23,10 @@ def fold_trace(b, args, params):
     """``trace(P @ Q)`` of real matrices as ``vdot(P, Q^T)`` (of vectors, ``u @ v``)."""
     facts = b.facts
     made = facts.producer(args[0])
+    if made is not None and made.prim == "outer" and not any(
+            params.get(k, v) != v for k, v in _PLAIN.items()) and \
+            all(facts.rank(a) == 1 for a in made.args) and real_floats(b, *made.args):
+        return b.op("matmul", *made.args)  # (np.outer of a column vector: column_vectors.py)
     if made is None or made.prim != "matmul" or any(
             params.get(k, v) != v for k, v in _PLAIN.items()):
         return None

@@ -43,9 +43,9 @@ class Pins:
 
     def keeps_line(self, var):
         """Whether the emitter gives ``var`` a line of its own where it is made
-        (emit/inlining.py: a named value, but not an adjoint of an unnamed one)."""
-        primal = getattr(self.fn, "adjoints", {}).get(var)
-        folded = primal is not None and primal not in self.fn.named
+        (emit/inlining.py: a named value, but not an adjoint, which it may
+        fold into the line reading it)."""
+        folded = var in getattr(self.fn, "adjoints", {})
         return var in self.fn.pinned or var in self.fn.named and not folded
 
     def read_after(self, var, op, seen):
