@@ -150,3 +150,52 @@ def test_each_line_s_comment_heads_one_block_around_a_loop():
     comments = re.findall(r"^\s*# (L\d+):", text, flags=re.M)
     assert len(comments) == len(set(comments)), text
     check_grads(rnn_range, args, wrt=(0, 1))
+
+
+def rnn_projected(W, U, xs):
+    inputs = xs @ U.T
+    h = np.zeros(W.shape[0])
+    for t in range(len(xs)):
+        h = np.tanh(W @ h + inputs[t])
+    return np.sum(h ** 2)
+
+
+def rnn_projected_part(W, U, xs):  # the loop reads only some rows: zeros elsewhere
+    inputs = xs @ U.T
+    h = np.zeros(W.shape[0])
+    for t in range(len(xs) - 2):
+        h = np.tanh(W @ h + inputs[t])
+    return np.sum(h ** 2)
+
+
+def test_a_gradient_placed_row_by_row_into_zeros_is_the_loop_s_rows():
+    """``inputs_bar[t] += t_bar`` in a reverse loop over every row, with the
+    rows of ``t_bar`` saved for ``W``'s gradient anyway: ``inputs_bar`` is
+    those rows (one array, not a second filled with the same rows)."""
+    args = _rnn_args()
+    code = _code(symdiff.source(symdiff.grad(rnn_projected, wrt=(0, 1)), *args))
+    assert "zeros_like" not in code and "+=" not in code, code
+    check_grads(rnn_projected, args, wrt=(0, 1))
+    # rows the loop does not reach keep their zeros
+    check_grads(rnn_projected_part, args, wrt=(0, 1))
+
+
+def rnn_from(W, U, xs, h0):
+    h = h0
+    for t in range(xs.shape[0]):
+        h = np.tanh(W @ h + U @ xs[t])
+    return np.sum(h ** 2)
+
+
+def test_states_that_start_at_zeros_are_saved_into_zeros():
+    """The saved states of a loop whose state starts at ``np.zeros``: one
+    array made with np.zeros, no ``hs[0] = h``; a state from an argument is
+    written first."""
+    args = _rnn_args()
+    code = _code(symdiff.source(symdiff.grad(rnn_range, wrt=(0, 1)), *args))
+    assert re.search(r"hs = np\.zeros\(\(", code) and "hs[0] =" not in code, code
+    check_grads(rnn_range, args, wrt=(0, 1))
+    h0 = RNG.normal(size=4)
+    code = _code(symdiff.source(symdiff.grad(rnn_from, wrt=(0, 1, 3)), *args, h0))
+    assert "hs[0] = h" in code and "np.zeros((" not in code, code
+    check_grads(rnn_from, args + (h0,), wrt=(0, 1, 3))

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..ir import patterns as pat
 from ..ir.nodes import Carry, Const, If, Loop, Op, Var, walk
 from ..ir.primitive import SCALAR
 from ..ir.reinfer import reinfer
@@ -116,14 +117,14 @@ class _Rewrite:
             found.append(place)
         return found
 
-    def array(self, like, rows, hint):
-        """``np.empty((rows, W.shape[0], ...))`` of the shape of ``like`` with
-        ``rows`` more rows, made where the builder appends."""
+    def array(self, like, rows, hint, func="empty"):
+        """``np.empty((rows, W.shape[0], ...))`` (or ``func``'s) of the shape of
+        ``like`` with ``rows`` more rows, made where the builder appends."""
         b = self.b
         axes = [Const(1) if place == 1 else b.op("getitem", b.op("shape", place[0]),
                                                  Const(place[1]))
                 for place in self.dims(like)]
-        made = b.op("npcall", b.op("tuple", rows, *axes), func="empty", kwargs=(), hint=hint)
+        made = b.op("npcall", b.op("tuple", rows, *axes), func=func, kwargs=(), hint=hint)
         self.facts.patterns[self.facts.key(made)] = (None,) + self.facts.pattern(like)
         self.facts.dtypes[made] = _FLOAT64
         return made
@@ -155,9 +156,13 @@ class _Rewrite:
             for entry, item in zip(plan, self.tape.items):
                 if entry[0] == "state" and entry[1].param not in self.saved:
                     carry = entry[1]
-                    made = self.array(carry.init, b.add(stop, Const(1)), carry.param.hint + "s")
-                    start = b.op("setitem", made, carry.init, Const(0), floating=True,
-                                 hint=made.hint)
+                    # (a state that starts at zeros: its rows made with np.zeros, hs[0] = h
+                    # not written; the others are written before they are read)
+                    zeros = _zeros(self.facts, carry.init)
+                    made = self.array(carry.init, b.add(stop, Const(1)), carry.param.hint + "s",
+                                      func="zeros" if zeros else "empty")
+                    start = made if zeros else b.op("setitem", made, carry.init, Const(0),
+                                                    floating=True, hint=made.hint)
                     self.facts.dtypes[start] = _FLOAT64
                     self.fn.named.update((made, start))  # (one name: no copy at the loop)
                     with b.into(loop.body):
@@ -221,6 +226,7 @@ class _Rewrite:
                     made = self.array(item, stop, item.hint + "s")
                     rows = self.carry_array(reverse, made, item, index, reverse.body)
                     self.summed(item, rows, subst)
+                    self.placed(item, rows, index, subst)
                 elif entry[0] == "row":
                     rows = entry[1] if self.known.counts_rows(entry[1]) else \
                         b.op("getitem", entry[1], b.op("slice", None, stop, None))
@@ -268,6 +274,40 @@ class _Rewrite:
             self.fn.body[at:at] = after
             subst[carry.out] = total
 
+    def placed(self, item, rows, index, subst):
+        """``x_bar[t] += t_bar`` into zeros, in a reverse loop over every row
+        of ``x_bar``, of a ``t_bar`` the rows hold at ``t``: ``x_bar`` is
+        those rows (an RNN's projected inputs: their gradient is the tape,
+        not a second array filled with the same rows)."""
+        reverse, facts = self.reverse, self.facts
+        for carry in list(reverse.carried):
+            add = facts.defs.get(carry.update)
+            start = facts.producer(carry.init) if isinstance(carry.init, Var) else None
+            if add is None or add.prim != "add" or carry.param not in add.args \
+                    or start is None or start.prim != "zeros_like":
+                continue
+            other = add.args[1] if add.args[0] is carry.param else add.args[0]
+            spread = facts.defs.get(other)
+            if spread is None or spread.prim != "unindex" or len(spread.args) != 3 or \
+                    spread.args[0] is not item or spread.args[2] is not index or \
+                    not any(s is add for s in reverse.body) or \
+                    not self.same_rows(carry.param, rows) or \
+                    not fixed(facts, carry.param) or sum(
+                        a is carry.param for s in walk(reverse.body) if isinstance(s, Op)
+                        for a in s.args) != 1:
+                continue
+            reverse.carried = [c for c in reverse.carried if c is not carry]
+            reverse.body[:] = [s for s in reverse.body if s is not add]
+            subst[carry.out] = rows
+
+    def same_rows(self, array, rows):
+        """Whether ``rows`` (one per iteration of the loop) has ``array``'s shape."""
+        facts = self.facts
+        mine, theirs = facts.pattern(array), facts.pattern(rows)
+        length = facts.length(self.loop.bounds[1])
+        return bool(mine) and theirs is not None and len(mine) == len(theirs) and \
+            pat.is_named(length) and mine[0] == length and mine[1:] == theirs[1:]
+
     def untest(self, test, subst):
         """An ``if rows:`` whose taken side is right for no rows too, as that
         side; else tested on the count."""
@@ -292,3 +332,11 @@ class _Rewrite:
                 self.drop(s.orelse, targets)
             elif isinstance(s, Loop):
                 self.drop(s.body, targets)
+
+
+def _zeros(facts, atom):
+    """Whether ``atom`` is made as float64 zeros (``np.zeros(n)``, ``np.zeros_like(x)``)."""
+    made = facts.producer(atom) if isinstance(atom, Var) else None
+    return made is not None and (made.prim == "zeros_like" or made.prim == "npcall" and
+                                 made.param("func") == "zeros") and \
+        isinstance(facts.dtype(atom), np.dtype) and facts.dtype(atom) == _FLOAT64
