@@ -4,8 +4,7 @@ def grad_rnn(W, U, b, xs, target):
     float64[a]."""
     h = np.zeros(W.shape[0])  # golden_functions.py:65
     shape0 = xs.shape[0]  # golden_functions.py:66
-    hs = np.empty((shape0 + 1, W.shape[0]))  # golden_functions.py:66
-    hs[0] = h  # golden_functions.py:66
+    hs = np.zeros((shape0 + 1, W.shape[0]))  # golden_functions.py:66
     for t in range(shape0):  # golden_functions.py:66
         h = np.tanh(W @ h + U @ xs[t] + b)  # golden_functions.py:67
         hs[t + 1] = h  # golden_functions.py:67
