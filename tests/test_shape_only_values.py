@@ -9,6 +9,7 @@ import scipy.special as scipy_special
 import scipy.stats
 
 import symdiff
+from check_grads import check_grads
 from numeric import numeric_grad
 
 RNG = np.random.default_rng(11)
@@ -248,3 +249,31 @@ def test_a_named_length_broadcast_with_an_unknown_one_is_the_name():
     for j in (0, 1):
         np.testing.assert_allclose(df(x, k)[j], numeric_grad(spring_energy, [x, k], wrt=j),
                                    rtol=1e-6, atol=1e-8)
+
+
+def ce_logsumexp_labels(W, X, y):
+    scores = X @ W
+    log_probs = scores - scipy_special.logsumexp(scores, axis=1, keepdims=True)
+    return -np.mean(log_probs[np.arange(len(y)), y])
+
+
+def ce_shift_labels(W, X, y):
+    scores = X @ W
+    scores = scores - scores.max(axis=1, keepdims=True)
+    log_probs = scores - np.log(np.exp(scores).sum(axis=1, keepdims=True))
+    return -log_probs[np.arange(X.shape[0]), y].sum() / X.shape[0]
+
+
+@pytest.mark.parametrize("f", [ce_logsumexp_labels, ce_shift_labels])
+def test_a_value_read_for_its_shape_is_read_from_one_computed_anyway(f):
+    """The gradient of ``log_probs[np.arange(n), y]`` is zeros of its shape
+    with the picked entries set: ``np.zeros_like(scores)``, and ``log_probs``
+    itself (read for nothing else) is not computed."""
+    rng = np.random.default_rng(3)
+    W, X, y = 0.3 * rng.normal(size=(4, 3)), rng.normal(size=(6, 4)), rng.integers(0, 3, 6)
+    text = symdiff.source(symdiff.grad(f, wrt=0), W, X, y)
+    code = [line.split("  #")[0] for line in text.splitlines()[3:]
+            if not line.strip().startswith("#")]
+    assert not any(line.strip().startswith("log_probs =") for line in code), text
+    assert "np.zeros_like(scores)" in text, text
+    check_grads(f, (W, X, y), wrt=(0,))

@@ -25,6 +25,7 @@ from .scatter_sums import scatter_sums
 from .sums_in_place import sums_in_place
 from .fused_forms import fused_forms
 from .selects import branch_free_selects
+from .shape_sources import shape_sources
 from .spread_shapes import spread_shapes
 from .summed_products import summed_products
 from .merged_sums import merged_sums
@@ -53,6 +54,7 @@ PASSES = (
     reuse_inverses,                  # a solve with A the gradient reads -> inv(A) @ b
     library_forms,                   # scipy's logsumexp the gradient reads -> NumPy's
     decomposition_parts,             # eigvalsh(a) beside the rule's eigh(a) -> its w
+    shape_sources,                   # zeros_like(t) of a t nothing else reads -> of scores
     spread_shapes,                   # full_like(t, c) of a t nothing else reads -> np.full
     fresh_results,                   # a gradient that is an argument array -> a copy
     scalar_tapes,                    # a loop over numbers saves one, not a tuple
