@@ -10,6 +10,7 @@ import pytest
 import scipy.special as scipy_special
 
 import symdiff
+from check_grads import check_grads
 from numeric import numeric_grad
 from symdiff.ir import patterns as pat
 from symdiff.ir.indexing import indexed
@@ -383,3 +384,30 @@ def test_an_ellipsis_that_only_adds_an_axis_is_summed_back(x):
     assert "zeros_like" not in source and "x_bar[" not in source, source
     np.testing.assert_allclose(df(x, w), numeric_grad(_trailing_axis, [x, w]), rtol=1e-6,
                                atol=1e-8)
+
+
+def _label_loss_take(W, X, y):
+    z = X @ W
+    lse = np.log(np.sum(np.exp(z), axis=1))
+    picked = np.take_along_axis(z, y[:, None], axis=1)[:, 0]
+    return np.mean(lse - picked)
+
+
+def _two_picks(W, X, idx):  # two positions per row, which may repeat: they add
+    z = X @ W
+    return np.sum(np.take_along_axis(z, idx, axis=1) ** 2)
+
+
+def test_one_position_per_row_taken_along_an_axis_is_written_back_by_indexing():
+    """The gradient of ``np.take_along_axis(z, y[:, None], axis=1)[:, 0]`` is
+    the label's entry of each row: ``z_bar[np.arange(n)[:, None], y[:, None]]
+    -= 1.0 / n`` into the softmax's, no helper and no take for its shape;
+    several positions per row (which may repeat) still add up."""
+    rng = np.random.default_rng(5)
+    W, X, y = 0.3 * rng.normal(size=(4, 3)), rng.normal(size=(6, 4)), rng.integers(0, 3, 6)
+    text = symdiff.source(symdiff.grad(_label_loss_take, wrt=0), W, X, y)
+    assert "_untake_along_axis" not in text and "take_along_axis" not in text.split('"""')[-1]
+    assert "[np.arange(" in text, text
+    check_grads(_label_loss_take, (W, X, y), wrt=(0,))
+    idx = np.array([[0, 0], [1, 2], [2, 2], [0, 1], [1, 1], [2, 0]])
+    check_grads(_two_picks, (W, X, idx), wrt=(0,))

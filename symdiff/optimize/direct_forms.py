@@ -22,6 +22,7 @@ from .column_vectors import LOWERINGS as COLUMN_VECTORS
 from .common_subexpressions import replace_atoms
 from .einsum_pairs import lower_einsum
 from .spreads import shape_source
+from .taken_along import LOWERINGS as TAKEN_ALONG
 from .trace_products import scaled_identity
 
 
@@ -370,5 +371,5 @@ _LOWERINGS = {
     "einsum": lower_einsum, "as_columns": _columns, "from_columns": _columns,
     "undiag": _undiag, "expand_dims": _new_axis, "squeeze": _same_value,
     "atleast_1d": _same_value, "atleast_2d": _same_value, "atleast_3d": _same_value,
-    "reshape": _same_value, "untrace": _untrace, **COLUMN_VECTORS,
+    "reshape": _same_value, "untrace": _untrace, **COLUMN_VECTORS, **TAKEN_ALONG,
 }
