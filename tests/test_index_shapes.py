@@ -411,3 +411,19 @@ def test_one_position_per_row_taken_along_an_axis_is_written_back_by_indexing():
     check_grads(_label_loss_take, (W, X, y), wrt=(0,))
     idx = np.array([[0, 0], [1, 2], [2, 2], [0, 1], [1, 1], [2, 0]])
     check_grads(_two_picks, (W, X, idx), wrt=(0,))
+
+
+def _one_output_column(W1, W2, X, y):
+    out = np.tanh(X @ W1) @ W2  # (n, 1)
+    return np.mean((out[:, 0] - y) ** 2)
+
+
+def test_a_column_read_whole_has_its_gradient_as_a_column():
+    """``out[:, 0]`` of an (n, 1) ``out`` reads every entry: its gradient is
+    ``g[:, None]``, not zeros of out's shape with a column written."""
+    rng = np.random.default_rng(6)
+    args = (rng.normal(size=(3, 4)), rng.normal(size=(4, 1)), rng.normal(size=(6, 3)),
+            rng.normal(size=6))
+    text = symdiff.source(symdiff.grad(_one_output_column, wrt=(0, 1)), *args)
+    assert "zeros_like" not in text and "[:, None]" in text, text
+    check_grads(_one_output_column, args, wrt=(0, 1))

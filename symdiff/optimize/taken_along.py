@@ -34,15 +34,23 @@ def untaken(b, op, facts):
 
 
 def placed_everywhere(b, op, facts):
-    """``t = np.zeros_like(a); t[:, 0] = c`` of an ``a`` of shape (n, 1): every
-    entry is set, so ``t`` is ``c`` spread to ``a``'s shape (the gradient of
-    ``np.take_along_axis(...)[:, 0]``)."""
+    """``t = np.zeros_like(a); t[:, 0] = g`` of an ``a`` of shape (n, 1): every
+    entry is set, so ``t`` is a number ``g`` spread to ``a``'s shape (the
+    gradient of ``np.take_along_axis(...)[:, 0]``), a vector ``g[:, None]``."""
     g, like, *index = op.args
     shape = facts.pattern(like)
-    if facts.rank(g) != 0 or shape is None or len(index) != len(shape) or not all(
+    if shape is None or len(index) != len(shape) or not all(
             _whole(i, n) for i, n in zip(index, shape)):
         return None
-    return b.op("unreduce", g, like, hint=op.target.hint)
+    if facts.rank(g) == 0:
+        return b.op("unreduce", g, like, hint=op.target.hint)
+    # (``out_bar[:, 0] = g`` of an (n, 1) ``out``: ``g[:, None]``)
+    kept = [i for i in index if i.value == slice(None)]
+    if facts.pattern(g) != tuple(n for i, n in zip(index, shape) if i.value == slice(None)) \
+            or facts.dtype(g) != facts.dtype(like) or len(kept) == len(index):
+        return None
+    return b.op("getitem", g, *(i if i.value == slice(None) else Const(None) for i in index),
+                hint=op.target.hint)
 
 
 def _whole(index, length):
