@@ -25,6 +25,7 @@ from .scatter_sums import scatter_sums
 from .sums_in_place import sums_in_place
 from .fused_forms import fused_forms
 from .selects import branch_free_selects
+from .shape_origins import shape_origins
 from .shape_sources import shape_sources
 from .spread_shapes import spread_shapes
 from .summed_products import summed_products
@@ -38,6 +39,7 @@ from .copied_writes import copied_writes
 
 PASSES = (
     mask_positions,                  # x[m] of a one-axis mask m -> x[m.nonzero()[0]]
+    shape_origins,                   # K.shape of a K loops write into -> of the K they began with
     direct_forms,                    # helpers the signature decides -> what they do
     transposed_products,             # (Q.T @ g).T -> g.T @ Q: fewer transposes
     merge_forward_values,            # x[:-1] written twice is one value: x * x a square

@@ -168,7 +168,9 @@ def _sum_to(b, op, facts):
     """``_sum_to(g, like)``: sums over the axes broadcasting added."""
     g, like = op.args
     found = pat.summed_axes(facts.pattern(g), facts.pattern(like))
-    if found is None and facts.is_scalar(like) and isinstance(facts.dtype(g), np.dtype):
+    made = facts.producer(g)  # (_assigned's entries of an adjoint: a NumPy value)
+    if found is None and facts.is_scalar(like) and (
+            isinstance(facts.dtype(g), np.dtype) or made is not None and made.prim == "assigned"):
         return b.op("sum", g, hint=op.target.hint)  # (to a number: all of it, of any rank)
     if found is None:
         return None
