@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from ..ir.nodes import Loop, Op, Var, walk
 from ..ir.storage import shape_only
-from .dead_code import eliminate_dead_code
 
 _SAME_SHAPE = ("setitem", "assign", "add_into", "add_at", "copy", "snapshot")
 
@@ -25,19 +24,73 @@ def shape_origins(fn, builder):
     if not came_from:
         return fn
     _known(builder.facts, came_from)
-    top = {s.target for s in fn.body if isinstance(s, Op)} | set(fn.params)
-    changed = False
+    # (values of the top level are there anyway: only a value made inside a
+    # loop, which a reverse loop would make again or save, is read from its start)
+    top = {s.target for s in fn.body if isinstance(s, Op)} | set(fn.params) | {
+        c.out for s in fn.body if isinstance(s, Loop) for c in s.carried}
+    # a start a loop of the top level carries: after that loop, what it leaves,
+    # where something reads that anyway (the same array, where the loop writes
+    # into it in place: one name, not the start's and the end's)
+    read = _value_reads(fn)
+    left = {c.init: (at, c.out) for at, s in enumerate(fn.body) if isinstance(s, Loop)
+            for c in s.carried if came_from.get(c.param) is c.init and c.out in read}
+    for at, stmt in enumerate(fn.body):
+        for op in walk([stmt]):
+            if not isinstance(op, Op):
+                continue
+            args = list(op.args)
+            for i, a in enumerate(args):
+                if isinstance(a, Var) and shape_only(op.prim, i) and a not in top:
+                    root = _start(a, came_from, left, at)
+                    if root is not a and root in top:
+                        args[i] = root
+            op.args = tuple(args)
+    return fn  # (what only fed a chain goes with the dead code, after the merges)
+
+
+def _start(var, came_from, left, at):
+    """Where ``var``'s chain starts, or the last value a loop before the
+    statement at ``at`` leaves of it."""
+    seen = set()
+    while var not in seen:
+        seen.add(var)
+        if var in left and left[var][0] < at:
+            var = left[var][1]
+            while var in left and left[var][0] < at:  # (loops one after another)
+                var = left[var][1]
+            return var
+        if var not in came_from:
+            return var
+        var = came_from[var]
+    return var
+
+
+def _value_reads(fn):
+    """The values some operation reads for more than their shape (or the result)."""
+    found = {a for a in _atoms(fn.result)}
     for op in walk(fn.body):
-        if not isinstance(op, Op):
-            continue
-        args = list(op.args)
-        for i, a in enumerate(args):
-            if isinstance(a, Var) and shape_only(op.prim, i):
-                root = _root(a, came_from)
-                if root is not a and root in top:
-                    args[i], changed = root, True
-        op.args = tuple(args)
-    return eliminate_dead_code(fn) if changed else fn
+        if isinstance(op, Op):
+            found.update(a for i, a in enumerate(op.args)
+                         if isinstance(a, Var) and not shape_only(op.prim, i))
+        else:
+            found.update(a for a in _stmt_atoms(op) if isinstance(a, Var))
+    return found
+
+
+def _stmt_atoms(stmt):
+    found = [getattr(stmt, "cond", None), getattr(stmt, "exit", None)]
+    found += [a for m in getattr(stmt, "merges", ()) for a in (m.then, m.orelse)]
+    found += list(getattr(stmt, "bounds", None) or ())
+    found += [a for c in getattr(stmt, "carried", ()) for a in (c.init, c.update)]
+    return found
+
+
+def _atoms(value):
+    if isinstance(value, tuple):
+        for v in value:
+            yield from _atoms(v)
+    elif isinstance(value, Var):
+        yield value
 
 
 def _known(facts, came_from):
