@@ -184,3 +184,20 @@ def test_a_parameter_read_twice_is_summed_once_under_one_comment():
     assert source.count(".sum()") == 1, source
     comments = [line.strip() for line in source.splitlines() if line.strip().startswith("# L")]
     assert len(comments) == len(set(comments)), source
+
+
+def _gaussian_log_density_terms(s, w):
+    S = s * s + 1.0
+    return np.sum(w * np.log(2 * np.pi * S))
+
+
+def test_a_constant_that_divides_the_coefficient_exactly_cancels():
+    """``2 pi s w / (pi S)``-like terms (a log-density's ``log(2 pi S)``):
+    the coefficient over the constant is the exact quotient (``2.0 * (s * w)
+    / S``, not ``12.566... * (s * w) / (6.283... * S)``); a division by a
+    constant that does not divide it exactly stays one."""
+    rng = np.random.default_rng(4)
+    s, w = rng.normal(size=3), rng.normal(size=3)
+    text = symdiff.source(symdiff.grad(_gaussian_log_density_terms, wrt=0), s, w)
+    assert "6.283" not in text.split('"""')[-1] and "12.566" not in text, text
+    check_grads(_gaussian_log_density_terms, (s, w), wrt=(0,))

@@ -16,6 +16,8 @@ reciprocal is exact (a power of two), so no value is rounded twice.
 """
 from __future__ import annotations
 
+import math
+
 from ..ir.nodes import Const, Var
 from .expansions import Expansions
 from .terms import Factor, Poly, accumulate as _accumulate, atom_key as _atom_key, \
@@ -87,7 +89,7 @@ class Algebra(Expansions):
         if single is not None and c != 1.0 and len(single[0]) == 1 \
                 and self._where_of(single[0]) is not None:
             return self._into_where(single, self.const(c))
-        return Poly({m: c * k for m, k in p.terms.items()})
+        return _settled_terms((m, c * k) for m, k in p.terms.items())
 
     def mul(self, p, q):
         cp, cq = p.constant(), q.constant()
@@ -103,7 +105,7 @@ class Algebra(Expansions):
             p, sp = self._as_factor(p)
         if sq is None:
             q, sq = self._as_factor(q)
-        return Poly({_product(sp[0], sq[0]): sp[1] * sq[1]})
+        return _settled_terms([(_product(sp[0], sq[0]), sp[1] * sq[1])])
 
     def div(self, p, q):
         c = q.constant()
@@ -227,3 +229,27 @@ class Algebra(Expansions):
                 if len(spread.terms) < len(p.terms):
                     return self._tidy(spread)
         return p
+
+
+def _settled_terms(terms):
+    """Terms with a coefficient over a constant that divides it exactly (the
+    ``2 pi / (2 pi S)`` of a log-density's slope) written as the quotient:
+    ``2.0 / S``, rounded less, not more; other divisions by a constant stay."""
+    out = {}
+    for mono, coef in terms:
+        mono, coef = _settled(mono, coef)
+        out[mono] = out.get(mono, 0.0) + coef
+    return Poly(out)
+
+
+def _settled(mono, coef):
+    for key, e in mono:
+        if e == -1 and isinstance(key, tuple) and key[0] == "k" and coef:
+            try:
+                divisor = float(key[1])
+            except (TypeError, ValueError):
+                continue
+            quotient = coef / divisor
+            if math.isfinite(quotient) and quotient and quotient * divisor == coef:
+                return mono - {(key, e)}, quotient
+    return mono, coef
