@@ -281,3 +281,17 @@ def test_a_rule_s_comment_is_written_once_above_what_it_describes():
     assert source.count(note) == 1, source
     after = source.split(note)[1].splitlines()[1]
     assert "np.where(norm_a != 0.0" in after, source
+
+
+def _gate(weights_matrix, inputs_vector):
+    return np.sum(np.tanh(weights_matrix @ inputs_vector) ** 2)
+
+
+def test_no_name_is_an_operator_s():
+    """The adjoint of ``weights_matrix @ inputs_vector`` (factors with long
+    names) is ``t_bar``, not ``matmul_bar``: a name of no operator."""
+    rng = np.random.default_rng(8)
+    args = (rng.normal(size=(3, 4)), rng.normal(size=4))
+    text = symdiff.source(symdiff.grad(_gate, wrt=0), *args)
+    assert "matmul" not in text and "t_bar" in text, text
+    check_grads(_gate, args, wrt=(0,))

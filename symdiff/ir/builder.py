@@ -218,8 +218,10 @@ def _short_name(name):
     return len(name) <= 8 and not name.startswith("_") and not re.fullmatch(r"t(_\d+)?", name)
 
 
-_NAMED_RESULTS = {"stack", "concatenate", "matmul", "dot", "outer", "where", "array",
-                  "maximum", "minimum", "clip", "hstack", "vstack"}
+# (a product of factors with long names is `t`: `matmul_bar` would name the
+# adjoint after an operator, not after anything the user wrote)
+_NAMED_RESULTS = {"stack", "concatenate", "where", "array", "maximum", "minimum", "clip",
+                  "hstack", "vstack"}
 
 
 # Op.math of a NumPy function of Python numbers computed with `math` in a
