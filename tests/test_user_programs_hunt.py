@@ -1,0 +1,71 @@
+"""Defects a hunt over programs users write found (reinforcement learning,
+survival analysis and statistics, econometrics and finance, pair potentials,
+unrolled optimisers): each as the reduced program, against central
+differences or an analytic derivative."""
+import numpy as np
+
+import symdiff
+from check_grads import check_grads
+
+
+def discounted_return_loss(w, rewards, gamma):  # REINFORCE's returns, a loop counting down
+    G = np.zeros_like(rewards)
+    running = 0.0
+    for t in reversed(range(len(rewards))):
+        running = rewards[t] + gamma * running
+        G[t] = running
+    return np.sum(w * G)
+
+
+def reversed_stepped(x):
+    total = 0.0
+    for k in reversed(range(1, len(x), 2)):  # 5, 3, 1 for six entries
+        total = total * 0.5 + x[k] ** 2
+    return total
+
+
+def reversed_sum(x):
+    return sum(np.sin(x[t]) * (t + 1) for t in reversed(range(len(x))))
+
+
+def reversed_general(x, a, b):
+    total = 0.0
+    for k in reversed(range(a, b)):
+        total = total * 0.5 + x[k] ** 2
+    for k in reversed(range(b - 1, a - 1, -3)):  # a step down, reversed: counts up
+        total = total * 0.25 + np.sin(x[k])
+    return total
+
+
+def reversed_general_by_hand(x, a, b):
+    slopes = np.zeros_like(x)
+    for k in reversed(range(a, b)):  # (Python's own order)
+        slopes *= 0.5
+        slopes[k] += 2 * x[k]
+    for k in reversed(range(b - 1, a - 1, -3)):
+        slopes *= 0.25
+        slopes[k] += np.cos(x[k])
+    return slopes
+
+
+def test_a_loop_over_reversed_range_counts_down():
+    # `for t in reversed(range(n))` was refused ("no derivative rule for
+    # `range`"): it is the loop over range(n - 1, -1, -1)
+    rewards = np.array([1.0, -0.5, 2.0, 0.25])
+    w = np.array([0.3, -1.2, 0.8, 2.0])
+    check_grads(discounted_return_loss, (w, rewards, 0.9), wrt=(1, 2))
+    g = symdiff.grad(discounted_return_loss, wrt=2)(w, rewards, 0.9)
+    # G[0] = r0 + g r1 + g^2 r2 + g^3 r3, G[1] = r1 + g r2 + g^2 r3, G[2] = r2 + g r3
+    gm = 0.9
+    expected = w[0] * (rewards[1] + 2 * gm * rewards[2] + 3 * gm ** 2 * rewards[3]) \
+        + w[1] * (rewards[2] + 2 * gm * rewards[3]) + w[2] * rewards[3]
+    assert np.isclose(g, expected, rtol=1e-12)
+    x = np.array([0.5, -1.0, 2.0, 0.3, -0.7, 1.5])
+    # x5^2 / 4 + x3^2 / 2 + x1^2: the order counts
+    assert np.allclose(symdiff.grad(reversed_stepped)(x),
+                       [0.0, 2 * x[1], 0.0, x[3], 0.0, x[5] / 2], rtol=1e-12)
+    check_grads(reversed_sum, (x,))
+    assert np.allclose(symdiff.grad(reversed_sum)(x), np.cos(x) * np.arange(1, 7), rtol=1e-12)
+    for a, b in [(0, 6), (1, 6), (2, 3), (4, 4), (5, 2), (-4, -1)]:
+        assert np.allclose(symdiff.grad(reversed_general)(x, a, b),
+                           reversed_general_by_hand(x, a, b), rtol=1e-12), (a, b)
