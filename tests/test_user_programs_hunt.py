@@ -69,3 +69,46 @@ def test_a_loop_over_reversed_range_counts_down():
     for a, b in [(0, 6), (1, 6), (2, 3), (4, 4), (5, 2), (-4, -1)]:
         assert np.allclose(symdiff.grad(reversed_general)(x, a, b),
                            reversed_general_by_hand(x, a, b), rtol=1e-12), (a, b)
+
+
+def heavy_ball(lr, w0, A, b):  # the previous iterate carried by a tuple assignment
+    w_prev = w0
+    w = w0
+    for _ in range(4):
+        w, w_prev = w - lr * (A @ w - b) + 0.5 * (w - w_prev), w
+    return np.sum(w ** 2)
+
+
+def swapped_while(x):
+    a = x
+    b = x * 0.5
+    k = 0
+    while k < 3:
+        a, b = np.sin(a) + b, a
+        k += 1
+    return np.sum(a * b)
+
+
+def swapped_numbers(lr, w0):
+    w_prev = w0
+    w = w0
+    for _ in range(2):
+        w, w_prev = w * lr - w_prev, w
+    return w
+
+
+def test_a_carried_value_read_by_a_later_one_of_a_tuple_assignment_keeps_its_old_value():
+    # in `w, w_prev = w_new, w`, generated code gave `w_new` the name `w`
+    # (its carried name) and assigned it before `w_prev = w` read the old `w`:
+    # the forward pass computed w_prev = w_new, and gradient, jvp and Hessian
+    # were wrong (heavy-ball momentum: 0.31 where the derivative is 0.82)
+    A = np.array([[2.0, 0.3, 0.0], [0.3, 1.5, 0.2], [0.0, 0.2, 1.0]])
+    b = np.array([0.5, -1.0, 0.25])
+    w0 = np.array([1.0, -0.5, 0.3])
+    check_grads(heavy_ball, (0.1, w0, A, b), wrt=(0, 1, 3))
+    check_grads(swapped_while, (np.array([0.3, -0.2, 0.5]),))
+    # w2 = (lr w0 - w0) lr - w0: d/dlr = 2 lr w0 - w0, d/dw0 = lr^2 - lr - 1
+    _, tangent = symdiff.jvp(swapped_numbers, wrt=(0, 1))(0.7, 1.5, 1.0, 0.0)
+    assert np.isclose(tangent, (2 * 0.7 - 1) * 1.5, rtol=1e-12)
+    assert np.allclose(symdiff.grad(swapped_numbers, wrt=(0, 1))(0.7, 1.5),
+                       ((2 * 0.7 - 1) * 1.5, 0.7 ** 2 - 0.7 - 1), rtol=1e-12)
