@@ -112,3 +112,32 @@ def test_a_carried_value_read_by_a_later_one_of_a_tuple_assignment_keeps_its_old
     assert np.isclose(tangent, (2 * 0.7 - 1) * 1.5, rtol=1e-12)
     assert np.allclose(symdiff.grad(swapped_numbers, wrt=(0, 1))(0.7, 1.5),
                        ((2 * 0.7 - 1) * 1.5, 0.7 ** 2 - 0.7 - 1), rtol=1e-12)
+
+
+def stencil(x):  # a padded array filled through slices: np.zeros(len(x) + 2)
+    y = np.zeros(len(x) + 2)
+    y[1:-1] += x
+    y[:-2] += 0.5 * x
+    y[2:] -= 0.25 * x
+    return np.sum(y ** 2)
+
+
+def padded_sum(x, w):
+    y = np.ones(x.shape[0] + 1) * w
+    y[1:] = y[1:] + x
+    return np.sum(y ** 2)
+
+
+def test_an_array_whose_length_is_a_sum_of_numbers_has_one_axis():
+    # np.zeros(len(x) + 2) was taken for an array of two axes (`+` read as
+    # joining shape tuples), so the gradient specialised for x summed the
+    # gradient of `y[2:] - 0.25 * x` over its first axis: a wrong gradient,
+    # [2, 6, 5.75] for [4.375, 7.5, 8.125], with no error
+    x = np.array([1.0, 2.0, 3.0])
+    y = np.array([0.5 * x[0], x[0] + 0.5 * x[1], x[1] + 0.5 * x[2] - 0.25 * x[0],
+                  x[2] - 0.25 * x[1], -0.25 * x[2]])
+    expected = 2 * (y[1:4] + 0.5 * y[0:3] - 0.25 * y[2:5])
+    assert np.allclose(symdiff.grad(stencil)(x), expected, rtol=1e-12)
+    check_grads(stencil, (x,))
+    check_grads(padded_sum, (x, 0.7))
+    assert np.allclose(symdiff.grad(padded_sum)(x, 0.7), 2 * (x + 0.7), rtol=1e-12)
