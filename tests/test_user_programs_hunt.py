@@ -141,3 +141,29 @@ def test_an_array_whose_length_is_a_sum_of_numbers_has_one_axis():
     check_grads(stencil, (x,))
     check_grads(padded_sum, (x, 0.7))
     assert np.allclose(symdiff.grad(padded_sum)(x, 0.7), 2 * (x + 0.7), rtol=1e-12)
+
+
+def gp_noise_on_diagonal(X, ell, noise):  # the kernel's diagonal written through positions
+    d2 = np.sum((X[:, None, :] - X[None, :, :]) ** 2, axis=-1)
+    K = np.exp(-0.5 * d2 / ell ** 2)
+    K[np.diag_indices_from(K)] += noise
+    L = np.linalg.cholesky(K)
+    return np.sum(np.log(np.diag(L)))
+
+
+def packed_cholesky(theta, y):  # a covariance's factor filled from a vector
+    L = np.zeros((3, 3))
+    L[np.tril_indices_from(L)] = theta
+    S = L @ L.T + 0.1 * np.eye(3)
+    return y @ np.linalg.solve(S, y) + np.linalg.slogdet(S)[1]
+
+
+def test_positions_computed_from_a_differentiated_array_in_forward_mode():
+    # jvp refused `K[np.diag_indices_from(K)] += noise` ("forward mode has no
+    # rule for diag_indices_from": the positions were taken to carry a
+    # tangent), then copied the tuple of positions as a view of K
+    # (AttributeError: 'tuple' object has no attribute 'copy')
+    X = np.array([[0.1, 0.5], [1.2, -0.3], [-0.7, 0.8], [0.4, 0.0]])
+    check_grads(gp_noise_on_diagonal, (X, 1.3, 0.1))
+    check_grads(packed_cholesky, (np.array([1.0, 0.3, 0.8, -0.2, 0.1, 1.1]),
+                                  np.array([0.5, -1.0, 2.0])), wrt=(0, 1))

@@ -24,10 +24,13 @@ _FRESH = frozenset("""
     ones_like full_like float len shape array_shape ndim size output matmul_adjoint_a
     matmul_adjoint_b dot_adjoint_a dot_adjoint_b unreduce prod_others
 """.split())
-# NumPy functions without rules that make a new array (np.zeros(n), ...).
+# NumPy functions without rules that make a new array (np.zeros(n), ...), or
+# new arrays of positions (K[np.diag_indices_from(K)] += v: never a view of K).
 FRESH_CALLS = frozenset("""
     zeros ones empty full arange linspace logspace geomspace eye identity zeros_like
-    ones_like empty_like full_like array copy tri
+    ones_like empty_like full_like array copy tri diag_indices diag_indices_from
+    tril_indices tril_indices_from triu_indices triu_indices_from indices nonzero argwhere
+    flatnonzero unravel_index
 """.split())
 # Operations whose result may be their first operand's array, or a view of it,
 # and of no other operand (``_sum_to(g, x)`` is ``g`` or a new array); those in
