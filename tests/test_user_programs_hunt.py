@@ -167,3 +167,49 @@ def test_positions_computed_from_a_differentiated_array_in_forward_mode():
     check_grads(gp_noise_on_diagonal, (X, 1.3, 0.1))
     check_grads(packed_cholesky, (np.array([1.0, 0.3, 0.8, -0.2, 0.1, 1.1]),
                                   np.array([0.5, -1.0, 2.0])), wrt=(0, 1))
+
+
+def lbfgs_direction(g, S, Y):  # the two-loop recursion over lists of pairs
+    q = g.copy()
+    alphas = []
+    for s, y in zip(reversed(S), reversed(Y)):
+        a = (s @ q) / (y @ s)
+        q = q - a * y
+        alphas.append(a)
+    r = (S[-1] @ Y[-1]) / (Y[-1] @ Y[-1]) * q
+    for (s, y), a in zip(zip(S, Y), reversed(alphas)):
+        r = r + s * (a - (y @ r) / (y @ s))
+    return np.sum(r ** 2)
+
+
+def named_scales(x, scales):
+    weights = dict(zip(("a", "b"), scales))
+    pairs = list(enumerate(scales, start=1))
+    return weights["a"] * np.sum(x ** 2) + sum(k * w * np.sum(x) for k, w in pairs)
+
+
+def zipped_rows(x):
+    pairs = list(zip(x, x[1:]))
+    return pairs[0][0]
+
+
+def test_zip_and_enumerate_of_lists_as_values():
+    # zip(zip(S, Y), reversed(alphas)) was refused ("no derivative rule for
+    # `zip`", with a custom_gradient for zip as the hint): zip and enumerate
+    # of lists known when compiling are their items' tuples
+    rng = np.random.default_rng(0)
+    S = [rng.standard_normal(3) for _ in range(3)]
+    Y = [s + 0.1 * rng.standard_normal(3) for s in S]
+    check_grads(lbfgs_direction, (rng.standard_normal(3), S, Y), wrt=(0,))
+    g = symdiff.grad(lbfgs_direction, wrt=("S", "Y"))(rng.standard_normal(3), S, Y)
+    assert [np.shape(v) for v in g[0] + g[1]] == [(3,)] * 6
+    x = np.array([0.5, -1.0, 2.0])
+    gx, gs = symdiff.grad(named_scales, wrt=(0, 1))(x, (0.7, 1.3))
+    assert np.allclose(gx, 2 * 0.7 * x + (0.7 + 2 * 1.3), rtol=1e-12)
+    assert np.allclose(gs, (np.sum(x ** 2) + np.sum(x), 2 * np.sum(x)), rtol=1e-12)
+    try:
+        symdiff.grad(zipped_rows)(x)
+    except symdiff.SymdiffError as error:
+        assert "zip() of arrays" in str(error) and error.lineno is not None
+    else:
+        raise AssertionError("zip of arrays as a value was expected to be refused")
