@@ -3,6 +3,7 @@ survival analysis and statistics, econometrics and finance, pair potentials,
 unrolled optimisers): each as the reduced program, against central
 differences or an analytic derivative."""
 import numpy as np
+import pytest
 
 import symdiff
 from check_grads import check_grads
@@ -213,3 +214,30 @@ def test_zip_and_enumerate_of_lists_as_values():
         assert "zip() of arrays" in str(error) and error.lineno is not None
     else:
         raise AssertionError("zip of arrays as a value was expected to be refused")
+
+
+def gram_log_det(a):  # a matrix filled entry by entry, then its log-determinant
+    n = a.shape[0]
+    M = np.zeros((n, n))
+    for i in range(n):
+        for j in range(i, n):
+            M[i, j] = a[i] * a[j]
+            M[j, i] = M[i, j]
+    return np.linalg.slogdet(M + n * np.eye(n))[1]
+
+
+@pytest.mark.xfail(strict=True, raises=symdiff.SymdiffError, reason=(
+    "the gradient's reverse loops write into `M_bar`, which starts as "
+    "`np.linalg.inv(t).mT` (slogdet's gradient), a view; differentiating that "
+    "code again refuses it: 'the loop writes into `M_4_bar`, which its next "
+    "iteration may hold another array (... or a view)'. frontend/loop_writes.py's "
+    "check_carried would have to accept a view of an array only the carried "
+    "value names (as writes.py's _shared does outside loops), counting the "
+    "inner loop's result, which the update is, as that name"))
+def test_second_derivative_of_a_matrix_filled_in_nested_loops_then_slogdet():
+    a = np.array([0.5, -1.0, 2.0])
+    # log det(a a^T + 3 I) = log(9 (3 + |a|^2)): gradient 2 a / (3 + |a|^2)
+    assert np.allclose(symdiff.grad(gram_log_det)(a), 2 * a / (3 + a @ a), rtol=1e-12)
+    r = 3 + a @ a
+    expected = 2 * np.eye(3) / r - 4 * np.outer(a, a) / r ** 2
+    np.testing.assert_allclose(symdiff.hessian(gram_log_det)(a), expected, rtol=1e-10)
