@@ -49,6 +49,31 @@ def reversed_general_by_hand(x, a, b):
     return slopes
 
 
+def sliced_range(x, gamma):
+    G = np.zeros_like(x)
+    acc = 0.0
+    for t in range(len(x))[::-1]:  # the same loop, spelled with a slice
+        acc = x[t] + gamma * acc
+        G[t] = acc
+    return np.sum(G ** 2) + sum(x[k] for k in list(range(3))[::-2])
+
+
+def _sliced_range_by_hand(x, gamma):
+    n = len(x)
+    G = np.array([sum(gamma ** (k - t) * x[k] for k in range(t, n)) for t in range(n)])
+    # d sum(G^2) / d x_k = sum over t <= k of 2 G_t gamma^(k - t); then x[2] + x[0]
+    slopes = np.array([sum(2 * G[t] * gamma ** (k - t) for t in range(k + 1)) for k in range(n)])
+    slopes[[0, 2]] += 1.0
+    return slopes
+
+
+def zipped_range(x):
+    s = 0.0
+    for i, xi in zip(range(len(x)), x):
+        s = s + i * xi
+    return s
+
+
 def test_a_loop_over_reversed_range_counts_down():
     # `for t in reversed(range(n))` was refused ("no derivative rule for
     # `range`"): it is the loop over range(n - 1, -1, -1)
@@ -67,6 +92,14 @@ def test_a_loop_over_reversed_range_counts_down():
                        [0.0, 2 * x[1], 0.0, x[3], 0.0, x[5] / 2], rtol=1e-12)
     check_grads(reversed_sum, (x,))
     assert np.allclose(symdiff.grad(reversed_sum)(x), np.cos(x) * np.arange(1, 7), rtol=1e-12)
+    check_grads(sliced_range, (x, 0.9))
+    assert np.allclose(symdiff.grad(sliced_range)(x, 0.9), _sliced_range_by_hand(x, 0.9),
+                       rtol=1e-12)
+    # a range known only at run time is what a loop runs over: refused as a
+    # value with that said (it was "no derivative rule for `range`", with a
+    # custom_gradient for range as the hint)
+    with pytest.raises(symdiff.SymdiffError, match="what a loop runs over"):
+        symdiff.grad(zipped_range)(x)
     for a, b in [(0, 6), (1, 6), (2, 3), (4, 4), (5, 2), (-4, -1)]:
         assert np.allclose(symdiff.grad(reversed_general)(x, a, b),
                            reversed_general_by_hand(x, a, b), rtol=1e-12), (a, b)

@@ -167,6 +167,20 @@ def _builtin_pow(lw, args, kwargs, node):
     return lw.binop("power", args[0], args[1], node)
 
 
+def _builtin_range(lw, args, kwargs, node):
+    """range(...) of numbers written in the code, as a value: its numbers
+    (``list(range(3))``); with bounds known only at run time, what a loop runs
+    over (loops.py), not a value."""
+    if not kwargs and 1 <= len(args) <= 3 and all(
+            isinstance(a, Const) and type(a.value) is int for a in args):
+        return Tup(tuple(Const(k) for k in range(*(a.value for a in args))))
+    raise lw.error(UnsupportedSyntaxError, node,
+                   "range() with bounds known only when the function runs is read as "
+                   "what a loop runs over (`for t in range(n):`, `for t in "
+                   "reversed(range(n)):`), not as a value",
+                   "loop over the range itself, or use np.arange(n) for an array")
+
+
 def _builtin_zip(lw, args, kwargs, node):
     """zip(xs, ys) of lists, tuples and dicts known when compiling: their
     items' tuples, as Python pairs them (as long as the shortest). Of arrays,
@@ -235,4 +249,5 @@ BUILTIN_CALLS = {
     builtins.tuple: _builtin_sequence(tuple), builtins.dict: _builtin_dict,
     builtins.pow: _builtin_pow, builtins.hasattr: _builtin_hasattr,
     builtins.zip: _builtin_zip, builtins.enumerate: _builtin_enumerate,
+    builtins.range: _builtin_range,
 }

@@ -1,5 +1,6 @@
-"""``for t in reversed(range(a, b, s))``: the loop over the range that counts
-down through the same numbers, ``range(last, a - s, -s)``, which loops
+"""``for t in reversed(range(a, b, s))`` (or ``range(a, b, s)[::-1]``): the
+loop over the range that counts down through the same numbers,
+``range(last, a - s, -s)``, which loops
 lower as any other range (the backward loop of a discounted return or of
 generalized advantage estimation is written so)."""
 from __future__ import annotations
@@ -12,13 +13,17 @@ from .compile_time import Static
 
 
 def counted_down(lw, node):
-    """The `for` node ``node`` with ``reversed(range(...))`` written as the
-    range counting down; ``node`` itself for any other loop."""
+    """The `for` node ``node`` with ``reversed(range(...))`` or
+    ``range(...)[::-1]`` written as the range counting down; ``node`` itself
+    for any other loop."""
     call = node.iter
-    if not (_call_of(lw, call, reversed) and len(call.args) == 1
-            and _call_of(lw, call.args[0], range)):
+    if _call_of(lw, call, reversed) and len(call.args) == 1 and _call_of(lw, call.args[0], range):
+        bounds = call.args[0].args
+    elif isinstance(call, ast.Subscript) and _call_of(lw, call.value, range) \
+            and _reversing(call.slice):  # range(n)[::-1]
+        bounds = call.value.args
+    else:
         return node
-    bounds = call.args[0].args
     if not 1 <= len(bounds) <= 3 or any(isinstance(b, ast.Starred) for b in bounds):
         return node  # (range's own error, where the loop lowers it)
     start, stop = (ast.Constant(0), bounds[0]) if len(bounds) == 1 else bounds[:2]
@@ -50,6 +55,12 @@ def counted_down(lw, node):
 def _call_of(lw, node, function):
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
         and not node.keywords and _is(lw.expr(node.func), function)
+
+
+def _reversing(index):
+    """Whether ``index`` is the slice ``::-1``."""
+    return isinstance(index, ast.Slice) and index.lower is None and index.upper is None \
+        and index.step is not None and _constant_int(index.step) == -1
 
 
 def _is(value, function):
