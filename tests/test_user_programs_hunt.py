@@ -259,18 +259,25 @@ def gram_log_det(a):  # a matrix filled entry by entry, then its log-determinant
     return np.linalg.slogdet(M + n * np.eye(n))[1]
 
 
-@pytest.mark.xfail(strict=True, raises=symdiff.SymdiffError, reason=(
-    "the gradient's reverse loops write into `M_bar`, which starts as "
-    "`np.linalg.inv(t).mT` (slogdet's gradient), a view; differentiating that "
-    "code again refuses it: 'the loop writes into `M_4_bar`, which its next "
-    "iteration may hold another array (... or a view)'. frontend/loop_writes.py's "
-    "check_carried would have to accept a view of an array only the carried "
-    "value names (as writes.py's _shared does outside loops), counting the "
-    "inner loop's result, which the update is, as that name"))
-def test_second_derivative_of_a_matrix_filled_in_nested_loops_then_slogdet():
+def stencil_then_running_sum(x):
+    y = np.zeros(2 * len(x))
+    y[::2] = x
+    y[1::2] -= 0.5 * x
+    return np.sum(np.cumsum(y) ** 2)
+
+
+def test_second_derivatives_of_gradients_that_write_into_a_transpose_or_a_flip():
+    # the gradient's reverse loops write into `M_bar`, which starts as
+    # `np.linalg.inv(t).mT` (slogdet's gradient), and a cumsum's gradient
+    # `np.flip(np.cumsum(np.flip(g)))` is written into: differentiating that
+    # code again refused it ("the loop writes into `M_4_bar`, which its next
+    # iteration may hold another array (... or a view)", "`y_bar[1::2]`
+    # writes in place into `y_bar`, a view of part of an array"). A
+    # transpose, a flip or a reshape is a view of every entry of its array
     a = np.array([0.5, -1.0, 2.0])
     # log det(a a^T + 3 I) = log(9 (3 + |a|^2)): gradient 2 a / (3 + |a|^2)
     assert np.allclose(symdiff.grad(gram_log_det)(a), 2 * a / (3 + a @ a), rtol=1e-12)
     r = 3 + a @ a
     expected = 2 * np.eye(3) / r - 4 * np.outer(a, a) / r ** 2
     np.testing.assert_allclose(symdiff.hessian(gram_log_det)(a), expected, rtol=1e-10)
+    check_grads(stencil_then_running_sum, (np.array([0.5, -1.0, 2.0, 0.3]),))

@@ -39,12 +39,13 @@ FIRST_ONLY = frozenset("""
     sum_to require_float require_scalar asarray getitem T transpose reshape ravel squeeze
     expand_dims swapaxes moveaxis rollaxis broadcast_to flip flipud fliplr atleast_1d
     atleast_2d atleast_3d diagonal stop_gradient straight_through backward_as pass_gradient
-    custom_value setitem assign add_into add_at
+    custom_value setitem assign add_into add_at matrix_transpose
 """.split())
 WHOLE_FIRST = frozenset("""
     sum_to require_float require_scalar asarray stop_gradient straight_through backward_as
-    pass_gradient custom_value setitem assign add_into add_at
-""".split())
+    pass_gradient custom_value setitem assign add_into add_at T transpose matrix_transpose
+    swapaxes moveaxis flip flipud fliplr reshape ravel
+""".split())  # (a transpose, a flip, a reshape: every entry of the array, in another order)
 # Where an operation reads an operand only for its shape (and dtype), which a
 # write into the operand's entries does not change.
 SHAPE_ONLY = frozenset({("sum_to", 1), ("unindex", 1), ("unindex_add", 1),
