@@ -4,6 +4,8 @@ unrolled optimisers): each as the reduced program, against central
 differences or an analytic derivative."""
 import numpy as np
 import pytest
+import scipy.spatial.distance
+from scipy.spatial.distance import cdist
 
 import symdiff
 from check_grads import check_grads
@@ -281,3 +283,41 @@ def test_second_derivatives_of_gradients_that_write_into_a_transpose_or_a_flip()
     expected = 2 * np.eye(3) / r - 4 * np.outer(a, a) / r ** 2
     np.testing.assert_allclose(symdiff.hessian(gram_log_det)(a), expected, rtol=1e-10)
     check_grads(stencil_then_running_sum, (np.array([0.5, -1.0, 2.0, 0.3]),))
+
+
+def lennard_jones_pdist(pos):
+    from_scipy = scipy.spatial.distance.pdist(pos)
+    return np.sum(4.0 * (from_scipy ** -12 - from_scipy ** -6))
+
+
+def kernel_cdist(X, Z, ell):
+    K = np.exp(-0.5 * cdist(X, Z, "sqeuclidean") / ell ** 2)
+    return np.sum(K) + np.sum(cdist(X, X) ** 3) + np.sum(cdist(X, Z, metric="cityblock"))
+
+
+def cosine_of_constants(w, A, B):
+    return np.sum(w * cdist(A, B, "cosine"))
+
+
+def test_scipy_distances_are_the_norms_they_compute():
+    # pdist and cdist were refused ("no derivative rule for `pdist`"): the
+    # pair potentials and kernels of chemistry and GP code call them
+    pos = np.array([[0.0, 0.1, 0.2], [1.1, -0.2, 0.3], [0.4, 1.3, -0.5], [-0.9, 0.6, 1.0]])
+    check_grads(lennard_jones_pdist, (pos,), rtol=1e-5)
+    r = np.linalg.norm(pos[0] - pos[1])  # the first pair: its own term's slope
+    d = pos[0] - pos[1]
+    g = symdiff.grad(lennard_jones_pdist)(pos)
+    others = sum(4.0 * (-12 * np.linalg.norm(pos[0] - pos[k]) ** -14
+                        + 6 * np.linalg.norm(pos[0] - pos[k]) ** -8) * (pos[0] - pos[k])
+                 for k in (2, 3))
+    assert np.allclose(g[0], 4.0 * (-12 * r ** -14 + 6 * r ** -8) * d + others, rtol=1e-10)
+    X, Z = pos[:3], pos[1:] * 0.7 + 0.31
+    check_grads(kernel_cdist, (X, Z, 1.3))
+    value, _ = symdiff.value_and_grad(kernel_cdist)(X, Z, 1.3)
+    assert np.isclose(value, kernel_cdist(X, Z, 1.3), rtol=1e-13)
+    # cdist(X, X) ** 3 at the diagonal: the distance of a point to itself
+    # is 0 however it moves (no NaN from the norm's corner)
+    assert np.all(np.isfinite(symdiff.grad(kernel_cdist)(X, Z, 1.3)))
+    # another metric stays SciPy's call: fine where no gradient reaches it
+    w = np.ones((3, 3))
+    assert np.allclose(symdiff.grad(cosine_of_constants)(w, X, Z), cdist(X, Z, "cosine"))
