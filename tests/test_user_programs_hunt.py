@@ -321,3 +321,39 @@ def test_scipy_distances_are_the_norms_they_compute():
     # another metric stays SciPy's call: fine where no gradient reaches it
     w = np.ones((3, 3))
     assert np.allclose(symdiff.grad(cosine_of_constants)(w, X, Z), cdist(X, Z, "cosine"))
+
+
+def heat_ping_pong(u0, k):  # two buffers, swapped after each step
+    u = u0.copy()
+    v = np.zeros_like(u0)
+    for t in range(4):
+        v[1:-1] = u[1:-1] + k * (u[2:] - 2 * u[1:-1] + u[:-2])
+        v[0] = u[0]
+        v[-1] = u[-1]
+        u, v = v, u
+    return np.sum(u ** 2)
+
+
+def heat_copied(u0, k):  # the same steps, each in a new array
+    u = u0.copy()
+    for t in range(4):
+        v = u.copy()
+        v[1:-1] = u[1:-1] + k * (u[2:] - 2 * u[1:-1] + u[:-2])
+        u = v
+    return np.sum(u ** 2)
+
+
+@pytest.mark.xfail(strict=True, raises=symdiff.SymdiffError, reason=(
+    "refused: 'the loop writes into `v`, which its next iteration may hold another "
+    "array (one the function did not make for itself, or a view)'. `v` holds, in "
+    "turn, the two arrays the function made; frontend/loop_writes.py's "
+    "check_carried wants a carried array's update among its own arrays, and taking "
+    "the union of the two buffers' arrays would make the read of `u` after the "
+    "write into `v` stale (the analysis does not tell the iterations apart)"))
+def test_two_buffers_swapped_after_each_step():
+    u0 = np.array([0.0, 0.5, 1.0, 0.3, -0.2, 0.0])
+    expected = symdiff.grad(heat_copied, wrt=(0, 1))(u0, 0.2)
+    check_grads(heat_copied, (u0, 0.2))
+    got = symdiff.grad(heat_ping_pong, wrt=(0, 1))(u0, 0.2)
+    np.testing.assert_allclose(got[0], expected[0], rtol=1e-12)
+    np.testing.assert_allclose(got[1], expected[1], rtol=1e-12)
