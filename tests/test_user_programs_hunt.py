@@ -357,3 +357,23 @@ def test_two_buffers_swapped_after_each_step():
     got = symdiff.grad(heat_ping_pong, wrt=(0, 1))(u0, 0.2)
     np.testing.assert_allclose(got[0], expected[0], rtol=1e-12)
     np.testing.assert_allclose(got[1], expected[1], rtol=1e-12)
+
+
+def grouped_log_sums(w, groups, n):  # a sum per group, np.bincount's weights
+    totals = np.bincount(groups, weights=np.exp(w), minlength=n)
+    return np.sum(np.log(totals + 1.0)) + np.sum(np.bincount(groups) * w[:1])
+
+
+def test_bincount_weights_are_added_into_their_bins():
+    # np.bincount(groups, weights=np.exp(w)) was refused ("`weights` of
+    # `bincount` must be a constant", hint: write it as a number)
+    w = np.array([0.3, -1.2, 0.5, 2.0, -0.4, 0.1])
+    groups = np.array([0, 2, 2, 1, 0, 2])
+    check_grads(grouped_log_sums, (w, groups, 4), wrt=(0,))
+    totals = np.array([np.exp(w[0]) + np.exp(w[4]), np.exp(w[3]),
+                       np.exp(w[1]) + np.exp(w[2]) + np.exp(w[5]), 0.0])
+    expected = np.exp(w) / (totals[groups] + 1.0)
+    expected[0] += 6  # (the counts times w[0])
+    assert np.allclose(symdiff.grad(grouped_log_sums)(w, groups, 4), expected, rtol=1e-12)
+    value, _ = symdiff.value_and_grad(grouped_log_sums)(w, groups, 4)
+    assert np.isclose(value, grouped_log_sums(w, groups, 4), rtol=1e-14)
