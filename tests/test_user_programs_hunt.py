@@ -377,3 +377,23 @@ def test_bincount_weights_are_added_into_their_bins():
     assert np.allclose(symdiff.grad(grouped_log_sums)(w, groups, 4), expected, rtol=1e-12)
     value, _ = symdiff.value_and_grad(grouped_log_sums)(w, groups, 4)
     assert np.isclose(value, grouped_log_sums(w, groups, 4), rtol=1e-14)
+
+
+def stacked_shape(X):
+    out = np.ones((*X.shape, 2))
+    out[..., 1] = np.sin(X)
+    return np.sum(out ** 2)
+
+
+def joined_shape(X):
+    out = np.ones(X.shape + (2,))
+    out[..., 1] = np.sin(X)
+    return np.sum(out ** 2)
+
+
+def test_a_shape_spread_into_a_tuple_is_refused_with_the_join_that_works():
+    X = np.array([[0.1, 0.5], [1.2, -0.3]])
+    with pytest.raises(symdiff.SymdiffError, match="spreads a list or tuple") as caught:
+        symdiff.grad(stacked_shape)(X)
+    assert "x.shape + (2,)" in caught.value.hint
+    assert np.allclose(symdiff.grad(joined_shape)(X), np.sin(2 * X), rtol=1e-12)
