@@ -397,3 +397,29 @@ def test_a_shape_spread_into_a_tuple_is_refused_with_the_join_that_works():
         symdiff.grad(stacked_shape)(X)
     assert "x.shape + (2,)" in caught.value.hint
     assert np.allclose(symdiff.grad(joined_shape)(X), np.sin(2 * X), rtol=1e-12)
+
+
+def var_residual_log_det(Y):  # a VAR(1) fitted by least squares
+    X = np.hstack([np.ones((Y.shape[0] - 1, 1)), Y[:-1]])
+    B, *_ = np.linalg.lstsq(X, Y[1:], rcond=None)
+    resid = Y[1:] - X @ B
+    return np.linalg.slogdet(resid.T @ resid / len(resid))[1]
+
+
+def first_and_rest(params, x):
+    w0, *ws = params
+    head, *middle, last = (1.0, 2.0, 3.0, 4.0)
+    return w0 * np.sum(x) + sum(w * np.sum(x ** (k + 2)) for k, w in enumerate(ws)) \
+        + head * last + sum(middle)
+
+
+def test_a_starred_name_in_an_unpacking():
+    # `B, *_ = np.linalg.lstsq(...)` was refused ("cannot unpack 4 values
+    # into 2 names"): a starred name takes the middle items, as in Python
+    Y = np.cumsum(np.random.default_rng(0).standard_normal((12, 2)), axis=0)
+    check_grads(var_residual_log_det, (Y,), order=1, rtol=1e-5)
+    g = symdiff.grad(first_and_rest)((0.5, 1.0, 2.0), np.array([1.0, 2.0]))
+    assert np.allclose(g, (3.0, 5.0, 9.0), rtol=1e-12)
+    assert np.isclose(symdiff.value_and_grad(first_and_rest)(
+        (0.5, 1.0, 2.0), np.array([1.0, 2.0]))[0], first_and_rest((0.5, 1.0, 2.0),
+                                                                  np.array([1.0, 2.0])))
