@@ -423,3 +423,43 @@ def test_a_starred_name_in_an_unpacking():
     assert np.isclose(symdiff.value_and_grad(first_and_rest)(
         (0.5, 1.0, 2.0), np.array([1.0, 2.0]))[0], first_and_rest((0.5, 1.0, 2.0),
                                                                   np.array([1.0, 2.0])))
+
+
+def binomial_tree(S0, K, r, sigma):  # a European call, rolled back in place
+    N, dt = 6, 1.0 / 6
+    u = np.exp(sigma * np.sqrt(dt))
+    d = 1 / u
+    p = (np.exp(r * dt) - d) / (u - d)
+    V = np.zeros(N + 1)
+    for k in range(N + 1):
+        V[k] = max(S0 * u ** (N - k) * d ** k - K, 0.0)
+    for i in range(N - 1, -1, -1):
+        for k in range(i + 1):
+            V[k] = np.exp(-r * dt) * (p * V[k] + (1 - p) * V[k + 1])
+    return V[0]
+
+
+def rolled_back(a):
+    V = np.arange(4.0) * a
+    for i in range(2, -1, -1):
+        for k in range(i + 1):
+            V[k] = 0.5 * (V[k] + V[k + 1])
+    return V[0]
+
+
+def test_second_derivative_of_an_array_rolled_back_in_nested_loops():
+    # the gradient starts V_bar as `_unindex(1.0, V, np.s_[0])`, whose dtype
+    # was taken from the 1.0 (a Python float), so its tangent, zeros_like of
+    # it, became the number 0.0, then indexed in the loop: "'float' object is
+    # not subscriptable" in jvp(grad(f))
+    check_grads(rolled_back, (0.7,))
+    # V[0] = (V0 + 3 V1 + 3 V2 + V3) / 8 = (0 + 3 + 6 + 3) a / 8: linear
+    assert symdiff.grad(rolled_back)(0.7) == 1.5
+    assert symdiff.hessian(rolled_back)(0.7) == 0.0
+    assert symdiff.jvp(symdiff.grad(rolled_back))(0.7, 1.0) == (1.5, 0.0)
+    check_grads(binomial_tree, (100.0, 95.0, 0.03, 0.25), rtol=1e-5)
+    g = symdiff.grad(binomial_tree, wrt=(0, 1, 2, 3))
+    args, u, step = (100.0, 95.0, 0.03, 0.25), np.array([0.3, -0.2, 0.01, 0.02]), 1e-5
+    _, hvp = symdiff.jvp(g, wrt=(0, 1, 2, 3))(*args, *u)
+    expected = (np.array(g(*(args + step * u))) - np.array(g(*(args - step * u)))) / (2 * step)
+    np.testing.assert_allclose(hvp, expected, rtol=1e-5, atol=1e-7)
