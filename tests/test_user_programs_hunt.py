@@ -463,3 +463,37 @@ def test_second_derivative_of_an_array_rolled_back_in_nested_loops():
     _, hvp = symdiff.jvp(g, wrt=(0, 1, 2, 3))(*args, *u)
     expected = (np.array(g(*(args + step * u))) - np.array(g(*(args - step * u)))) / (2 * step)
     np.testing.assert_allclose(hvp, expected, rtol=1e-5, atol=1e-7)
+
+
+def cox_log_risk_sets(beta, X, event):  # rows by increasing time, log risk sets stable
+    eta = X @ beta
+    log_risk = np.logaddexp.accumulate(eta[::-1])[::-1]
+    return -np.sum(event * (eta - log_risk))
+
+
+def cox_risk_sets(beta, X, event):  # the same, as sums of exponentials
+    eta = X @ beta
+    return -np.sum(event * (eta - np.log(np.cumsum(np.exp(eta)[::-1])[::-1])))
+
+
+def running_log_sum(a):
+    return np.sum(np.logaddexp.accumulate(a) * np.array([1.0, 2.0, -1.0, 0.5]))
+
+
+def test_a_running_log_sum_exp():
+    # np.logaddexp.accumulate was refused ("no derivative rule for
+    # `np.logaddexp.accumulate`"), the stable spelling of a Cox model's
+    # log risk sets (and of log-space forward passes)
+    X = np.array([[0.1, 0.5], [1.2, -0.3], [-0.7, 0.8], [0.4, 0.0], [0.9, 1.1]])
+    event = np.array([1.0, 0.0, 1.0, 1.0, 0.0])
+    beta = np.array([0.4, -0.3])
+    check_grads(cox_log_risk_sets, (beta, X, event), wrt=(0,))
+    assert np.allclose(symdiff.grad(cox_log_risk_sets)(beta, X, event),
+                       symdiff.grad(cox_risk_sets)(beta, X, event), rtol=1e-12)
+    # entries at -inf before the first finite one: their own slope is 0, the
+    # others' finite (y[i] = log of the sum of the finite entries up to i)
+    a = np.array([-np.inf, -np.inf, 0.3, -1.2])
+    w = np.array([1.0, 2.0, -1.0, 0.5])
+    y = np.logaddexp.accumulate(a)
+    expected = np.array([0.0, 0.0, w[2] + w[3] * np.exp(a[2] - y[3]), w[3] * np.exp(a[3] - y[3])])
+    assert np.allclose(symdiff.grad(running_log_sum)(a), expected, rtol=1e-12)
