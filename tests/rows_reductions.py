@@ -64,6 +64,11 @@ ROWS = [
     ("minimum_accumulate", lambda a: np.minimum.accumulate(a, axis=-2), (u(4, 3),)),
     ("minimum_accumulate", lambda a: np.minimum.accumulate(a ** 2), (u(2, 3),)),
     ("minimum_accumulate", lambda a: np.minimum.accumulate(a), (-TIED,), FIRST_ORDER),
+    # ---- running log-sum-exp (a reversed one: a Cox model's log risk sets) -------------------
+    ("logaddexp_accumulate", lambda a: np.logaddexp.accumulate(a), (u(6) * 3.0,)),
+    ("logaddexp_accumulate", lambda a: np.logaddexp.accumulate(a[::-1])[::-1], (u(5),)),
+    ("logaddexp_accumulate", lambda a: np.logaddexp.accumulate(a, axis=1), (u(3, 4) * 3.0,)),
+    ("logaddexp_accumulate", lambda a: np.logaddexp.accumulate(a, axis=0), (u(3, 2),)),
     ("running_adjoint", lambda g, a: _running_adjoint(g, a, axis=1), (u(2, 4), u(2, 4))),
     ("running_tangent", lambda t, a: _running_tangent(t, a, minimum=True), (u(4, 2), u(4, 2))),
     # ---- order statistics -------------------------------------------------------------------

@@ -830,7 +830,7 @@ def calls_with_unknown_keyword(x):
 
 
 def assigns_starred(x):
-    a, *rest = x, x  # E:starred  # noqa: F841
+    a, *rest = x * 1.0  # E:starred  # noqa: F841  (of an array: of a tuple, Python's)
     return np.sum(a)
 
 

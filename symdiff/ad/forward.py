@@ -290,6 +290,8 @@ def _tangent_operands(op):
     record = TABLE[op.prim]
     if rule is linear_tangent and record.linear != "all":
         return [op.args[i] for i in record.linear if i < len(op.args)]
+    if record.operands and record.operands[-1] == "*index":  # (positions: no tangent,
+        return op.args[:len(record.operands) - 1]  # K[np.diag_indices_from(K)] += v)
     return op.args
 
 

@@ -141,8 +141,9 @@ class Positions:
             if isinstance(c.init, Var) and c.init in self.defs and \
                     self.defs[c.init] > outer and c.init not in self.inlined:
                 self.inits.append((c.init, c.param, start))
+        for c in loop.carried:  # (all read before any takes its param's name:
+            self._use(c.update)  # `w, w_prev = w_new, w` reads the old `w`)
         for c in loop.carried:
-            self._use(c.update)
             update = self._taken_over(c.update)
             if isinstance(update, Var) and self.defs.get(update, -1) > start \
                     and update not in self.groups and c.param not in saved \

@@ -146,8 +146,17 @@ def _builtin_dict(lw, args, kwargs, node):
         container_use(lw, args[0], definite=True)  # an argument: known where called
     if len(args) == 1 and not kwargs and isinstance(args[0], Dict):
         return Dict(args[0].keys, args[0].items)
+    pairs = args[0].items if len(args) == 1 and not kwargs and isinstance(args[0], Tup) else ()
+    if pairs and all(isinstance(p, Tup) and len(p.items) == 2 and isinstance(p.items[0], Const)
+                     and isinstance(p.items[0].value, (str, int))
+                     for p in pairs):  # dict(zip(names, values)): keys known when compiling
+        found = {}
+        for key, value in (p.items for p in pairs):
+            found[key.value] = value
+        return Dict(tuple(found), tuple(found.values()))
     raise lw.error(UnsupportedSyntaxError, node, "`dict()` is supported as a copy of a "
-                   "dict, `dict(d)`", "write a dict literal: `{\"w\": w, \"b\": b}`")
+                   "dict, `dict(d)`, or of pairs known when compiling, `dict(zip(names, "
+                   "values))`", "write a dict literal: `{\"w\": w, \"b\": b}`")
 
 
 def _builtin_pow(lw, args, kwargs, node):
@@ -156,6 +165,51 @@ def _builtin_pow(lw, args, kwargs, node):
         raise lw.error(UnsupportedSyntaxError, node, "`pow()` is differentiated as pow(a, "
                        "b), a ** b (with a modulus it is of integers)", "write a ** b")
     return lw.binop("power", args[0], args[1], node)
+
+
+def _builtin_range(lw, args, kwargs, node):
+    """range(...) of numbers written in the code, as a value: its numbers
+    (``list(range(3))``); with bounds known only at run time, what a loop runs
+    over (loops.py), not a value."""
+    if not kwargs and 1 <= len(args) <= 3 and all(
+            isinstance(a, Const) and type(a.value) is int for a in args):
+        return Tup(tuple(Const(k) for k in range(*(a.value for a in args))))
+    raise lw.error(UnsupportedSyntaxError, node,
+                   "range() with bounds known only when the function runs is read as "
+                   "what a loop runs over (`for t in range(n):`, `for t in "
+                   "reversed(range(n)):`), not as a value",
+                   "loop over the range itself, or use np.arange(n) for an array")
+
+
+def _builtin_zip(lw, args, kwargs, node):
+    """zip(xs, ys) of lists, tuples and dicts known when compiling: their
+    items' tuples, as Python pairs them (as long as the shortest). Of arrays,
+    zip is what a loop runs over (loops.py), not a value."""
+    for a in args:  # (an argument zipped so is a list: compiled for its items)
+        container_use(lw, a, definite=True)
+    seqs = [Tup(tuple(Const(k) for k in a.keys)) if isinstance(a, Dict) else a for a in args]
+    if args and not kwargs and all(isinstance(a, Tup) for a in seqs):
+        return Tup(tuple(Tup(items) for items in zip(*(a.items for a in seqs))))
+    raise lw.error(UnsupportedSyntaxError, node,
+                   "zip() of arrays is read as what a loop runs over "
+                   "(`for a, b in zip(x, y):`), not as a value",
+                   "loop over zip(...) itself, or zip lists known when compiling")
+
+
+def _builtin_enumerate(lw, args, kwargs, node):
+    """enumerate(xs) of a list or tuple known when compiling: its items
+    numbered (from ``start``); of arrays, what a loop runs over."""
+    start = kwargs.get("start", args[1] if len(args) == 2 else Const(0))
+    if args:
+        container_use(lw, args[0], definite=True)
+    if len(args) in (1, 2) and set(kwargs) <= {"start"} and isinstance(args[0], Tup) \
+            and isinstance(start, Const) and isinstance(start.value, int):
+        return Tup(tuple(Tup((Const(start.value + k), item))
+                         for k, item in enumerate(args[0].items)))
+    raise lw.error(UnsupportedSyntaxError, node,
+                   "enumerate() of arrays is read as what a loop runs over "
+                   "(`for i, x in enumerate(xs):`), not as a value",
+                   "loop over enumerate(...) itself, or number a list known when compiling")
 
 
 def _not_a_sequence(lw, node):
@@ -194,4 +248,6 @@ BUILTIN_CALLS = {
     builtins.reversed: _builtin_reversed, builtins.list: _builtin_sequence(list),
     builtins.tuple: _builtin_sequence(tuple), builtins.dict: _builtin_dict,
     builtins.pow: _builtin_pow, builtins.hasattr: _builtin_hasattr,
+    builtins.zip: _builtin_zip, builtins.enumerate: _builtin_enumerate,
+    builtins.range: _builtin_range,
 }

@@ -179,7 +179,8 @@ def items(lw, nodes):
             if not isinstance(value, Tup):
                 raise lw.error(UnsupportedSyntaxError, e, "`*` spreads a list or tuple "
                                "known when compiling here",
-                               "write the items one by one, or np.concatenate")
+                               "write the items one by one, or np.concatenate; for a "
+                               "shape, join tuples: `x.shape + (2,)`")
             found.extend(value.items)
         else:
             found.append(lw.expr(e))

@@ -15,6 +15,7 @@ from ..ir.nodes import Carry, Const, Loop, Var
 from ..ir.primitive import SCALAR
 from .early_exits import hoist
 from .tapes import filled_in, reversed_tapes, tape_loop
+from .reversed_ranges import counted_down
 from .compile_time import Dict, Static, Tup, is_atom
 from .containers import container_use
 from .carried_containers import carry_containers, container_updates, containers_after
@@ -28,6 +29,7 @@ BROKE = "<break>"
 
 def lower_for(lw, node):
     _no_else(lw, node)
+    node = counted_down(lw, node)  # reversed(range(...))
     tapes = reversed_tapes(lw, node.iter)
     if tapes is not None:
         _lower_loop(lw, node, *tape_loop(lw, node, tapes))

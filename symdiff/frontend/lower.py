@@ -164,7 +164,7 @@ class Lowerer:
         if isinstance(target, ast.Subscript):
             return writes.lower_store(self, target, value, target)
         if isinstance(target, (ast.Tuple, ast.List)):
-            items = self.unpack(value, len(target.elts), target)
+            target, items = unpacked_writes.unpacked(self, target, value)  # (a, *b = ...)
             return unpacked_writes.bind_unpacked(self, target, items)
         hint = "unpack into plain names, one for each value (`a, b = pair`), or index " \
             "the value (`a, rest = t[0], t[1:]`)" if isinstance(target, ast.Starred) \

@@ -1,8 +1,9 @@
 """NumPy functions written as other primitives, where their argument forms
 need it: np.split and its family return a list (one `split_part` per
 piece), np.select is a chain of `where`s (so it keeps where's guarantees:
-no NaN from a choice not taken), and np.average is sums (its weights laid
-along an axis by `_weights_along`)."""
+no NaN from a choice not taken), np.average is sums (its weights laid
+along an axis by `_weights_along`), and np.bincount's weights are added
+into their bins."""
 from __future__ import annotations
 
 import numpy as np
@@ -122,6 +123,20 @@ def _piecewise(lw, args, kwargs, node):
     return result
 
 
+def _bincount(lw, args, kwargs, node):
+    """np.bincount(x, weights, minlength): with weights, the weights added
+    up at the positions ``x`` names, ``np.add.at`` into zeros of the counts'
+    length (NumPy's float64 sums), so that gradients reach the weights."""
+    params = [("x", _MISSING), ("weights", Const(None)), ("minlength", Const(0))]
+    bound = _bind(lw, "bincount", params, args, kwargs, node)
+    x, weights, minlength = (lw.atom(bound[k], node) for k in ("x", "weights", "minlength"))
+    counts = lw.b.op("npcall", x, Const(None), minlength, func="bincount", kwargs=(),
+                     hint="counts")
+    if isinstance(weights, Const) and weights.value is None:
+        return counts
+    return lw.b.op("unindex_add", weights, counts, x, hint="bincount")
+
+
 def _same_pattern(facts, weights, a):
     """Weights of ``a``'s shape, by the signature: every length named or one."""
     found = facts.pattern(weights)
@@ -131,7 +146,8 @@ def _same_pattern(facts, weights, a):
 
 FORMS = [(getattr(np, how), _split(how)) for how in
          ("split", "array_split", "hsplit", "vsplit", "dsplit")] + \
-    [(np.select, _select), (np.average, _average), (np.piecewise, _piecewise)]
+    [(np.select, _select), (np.average, _average), (np.piecewise, _piecewise),
+     (np.bincount, _bincount)]
 
 
 def numpy_form(obj):

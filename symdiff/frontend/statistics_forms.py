@@ -11,6 +11,7 @@ from ..ir.nodes import Const, If
 from .arguments import static_value
 from .branches import merge
 from .numpy_forms import _MISSING, _bind
+from .distance_forms import distance_form
 from .polynomial_forms import FORMS as POLYNOMIAL_FORMS
 from .sample_forms import FORMS as SAMPLE_FORMS
 
@@ -83,5 +84,5 @@ if hasattr(np, "trapz"):
 
 def statistics_form(obj):
     """How to lower a call of ``obj``, if it is np.trapezoid or np.cov (or
-    the forms of polynomial_forms.py and sample_forms.py)."""
-    return _FORMS.get(obj) if obj is not None else None
+    the forms of polynomial_forms.py, sample_forms.py and distance_forms.py)."""
+    return _FORMS.get(obj) or distance_form(obj) if obj is not None else None

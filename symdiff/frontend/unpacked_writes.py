@@ -8,9 +8,38 @@ from __future__ import annotations
 
 import ast
 
-from ..errors import InPlaceWriteError
+from ..errors import InPlaceWriteError, UnsupportedSyntaxError
 from ..ir.nodes import Const, Var
+from .compile_time import Dict, Tup, is_atom
+from .containers import container_use
 from .writes import _holds, _text, storage
+
+
+def unpacked(lw, target, value):
+    """The targets and the values of ``a, b = value``; with a starred name
+    (``B, *_ = np.linalg.lstsq(...)``, ``first, *rest = xs``) of a tuple or
+    list known when compiling, the name gets the list of the middle items,
+    as in Python."""
+    stars = [k for k, e in enumerate(target.elts) if isinstance(e, ast.Starred)]
+    if not stars:
+        return target, lw.unpack(value, len(target.elts), target)
+    k, after = stars[0], len(target.elts) - stars[0] - 1
+    value = Tup(tuple(Const(key) for key in value.keys)) if isinstance(value, Dict) else value
+    if is_atom(value):  # an argument unpacked so is a list: compiled for its items
+        container_use(lw, value, definite=True)
+    if not isinstance(value, Tup) or len(value.items) < len(target.elts) - 1:
+        if isinstance(value, Tup):
+            lw.unpack(value, len(target.elts) - 1, target)  # (Python's message: too few)
+        raise lw.error(UnsupportedSyntaxError, target.elts[k],
+                       f"`{ast.unparse(target.elts[k])}` in an unpacking takes the middle "
+                       "items of a tuple or list known when compiling",
+                       "unpack into plain names, or index the value: `first, rest = x[0], "
+                       "x[1:]`")
+    items = value.items
+    plain = ast.copy_location(ast.Tuple(list(target.elts), ast.Store()), target)
+    plain.elts[k] = target.elts[k].value
+    return plain, items[:k] + (Tup(items[k:len(items) - after], is_list=True),) + \
+        items[len(items) - after:]
 
 
 def bind_unpacked(lw, target, items):

@@ -11,7 +11,7 @@ import numpy as np
 
 from .indexing import index_tuple
 from .nodes import Const
-from .primitive import ELEMENTWISE, REDUCTION, TABLE
+from .primitive import ARRAY, ELEMENTWISE, REDUCTION, TABLE
 
 
 def promoted(atoms, facts, floating=False):
@@ -123,6 +123,11 @@ def result_dtype(op, facts):
         found = facts.dtype(op.args[0])  # (of floats: the same dtype)
         return found if found is not None and not isinstance(found, type) \
             and found.kind == "f" else None
+    if op.prim not in _SAME_DTYPE and type(record.shape) is tuple and \
+            record.shape[0] == "like" and record.shape[1] and record.result == ARRAY:
+        # (a gradient placed in zeros of like's shape, `_unindex(1.0, V, 0)`: an
+        # array of the gradient's and like's dtypes, runtime's _gradient_dtype)
+        return _as_numpy(promoted(op.args[:record.shape[1] + 1], facts, floating=True))
     if op.prim in _SAME_DTYPE or type(record.shape) is tuple and record.shape[0] == "like" \
             and op.prim not in _NOT_ARITHMETIC:
         return promoted(op.args[:1], facts)

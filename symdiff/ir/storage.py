@@ -24,10 +24,13 @@ _FRESH = frozenset("""
     ones_like full_like float len shape array_shape ndim size output matmul_adjoint_a
     matmul_adjoint_b dot_adjoint_a dot_adjoint_b unreduce prod_others
 """.split())
-# NumPy functions without rules that make a new array (np.zeros(n), ...).
+# NumPy functions without rules that make a new array (np.zeros(n), ...), or
+# new arrays of positions (K[np.diag_indices_from(K)] += v: never a view of K).
 FRESH_CALLS = frozenset("""
     zeros ones empty full arange linspace logspace geomspace eye identity zeros_like
-    ones_like empty_like full_like array copy tri
+    ones_like empty_like full_like array copy tri diag_indices diag_indices_from
+    tril_indices tril_indices_from triu_indices triu_indices_from indices nonzero argwhere
+    flatnonzero unravel_index
 """.split())
 # Operations whose result may be their first operand's array, or a view of it,
 # and of no other operand (``_sum_to(g, x)`` is ``g`` or a new array); those in
@@ -36,12 +39,13 @@ FIRST_ONLY = frozenset("""
     sum_to require_float require_scalar asarray getitem T transpose reshape ravel squeeze
     expand_dims swapaxes moveaxis rollaxis broadcast_to flip flipud fliplr atleast_1d
     atleast_2d atleast_3d diagonal stop_gradient straight_through backward_as pass_gradient
-    custom_value setitem assign add_into add_at
+    custom_value setitem assign add_into add_at matrix_transpose
 """.split())
 WHOLE_FIRST = frozenset("""
     sum_to require_float require_scalar asarray stop_gradient straight_through backward_as
-    pass_gradient custom_value setitem assign add_into add_at
-""".split())
+    pass_gradient custom_value setitem assign add_into add_at T transpose matrix_transpose
+    swapaxes moveaxis flip flipud fliplr reshape ravel
+""".split())  # (a transpose, a flip, a reshape: every entry of the array, in another order)
 # Where an operation reads an operand only for its shape (and dtype), which a
 # write into the operand's entries does not change.
 SHAPE_ONLY = frozenset({("sum_to", 1), ("unindex", 1), ("unindex_add", 1),

@@ -59,22 +59,31 @@ def range_of(*numbers):
         return None
 
 
-def _shape_pattern(facts, shape, depth=4):
+def _shape_pattern(facts, shape):
     """The pattern of an array of shape ``shape``: a tuple of lengths, an int,
     ``x.shape``, or tuples joined by ``+``; None where that is not known (a
     value whose rank is not known is never taken for one length)."""
+    found = _tuple_pattern(facts, shape, 4)
+    if found is not None:
+        return found
+    if isinstance(shape, Const) and isinstance(shape.value, int) or facts.dtype(shape) is int:
+        return (facts.length(shape),)  # (one length, `len(x) + 2` included)
+    return None
+
+
+def _tuple_pattern(facts, shape, depth):
+    """The pattern of a shape that is a tuple (of lengths, ``x.shape``, or
+    tuples joined by ``+``); None for anything else, an int's sum included."""
     made = facts.producer(shape)
     if made is not None and made.prim == "tuple":
         return tuple(facts.length(n) for n in made.args)
     if made is not None and made.prim in ("shape", "array_shape"):
         return facts.pattern(made.args[0])
     if made is not None and made.prim == "add" and depth:
-        parts = [_shape_pattern(facts, a, depth - 1) for a in made.args]
+        parts = [_tuple_pattern(facts, a, depth - 1) for a in made.args]
         return None if None in parts else parts[0] + parts[1]
     if isinstance(shape, Const) and isinstance(shape.value, tuple):
         return tuple(facts.length(Const(n)) for n in shape.value)
-    if isinstance(shape, Const) and isinstance(shape.value, int) or facts.dtype(shape) is int:
-        return (facts.length(shape),)
     return None
 
 

@@ -274,6 +274,37 @@ define("recurrence(a, b; axis=-1, reverse=False)", ("helper", "_recurrence"), li
        reverse=recurrence_rule, forward=recurrence_tangent, result=ARRAY)
 
 
+# ---- running log-sum-exp: np.logaddexp.accumulate (a Cox model's log risk sets) ------------
+# y[i] = log(exp(a[0]) + ... + exp(a[i])). a_bar[j] = sum_{i >= j} g[i] exp(a[j] - y[i]) =
+# exp(a[j] - y[j]) S[j], S run from the end: S[j] = g[j] + exp(y[j] - y[j+1]) S[j+1]; the
+# tangent runs forward, t[i] = exp(y[i-1] - y[i]) t[i-1] + exp(a[i] - y[i]) da[i]. No
+# exponent is above 0 (y only grows), and a prefix of -inf entries gets factors 0.
+def _log_running(b, op):
+    """(the recurrence's coefficients exp(y[i-1] - y[i]), the factors exp(a - y), axis)."""
+    a, y, axis = op.args[0], op.target, op.param("axis", 0)
+    axis = 0 if axis is None else axis
+    finite = b.op("where", b.op("equal", y, Const(-np.inf)), Const(0.0), y)  # (-inf - -inf)
+    before = b.op("concatenate", b.op("getitem", y, *along(axis, Const(slice(None, 1)))),
+                  b.op("getitem", y, *along(axis, Const(slice(None, -1)))), axis=axis)
+    return (b.op("exp", b.sub(before, finite)), b.op("exp", b.sub(a, finite)), axis)
+
+
+def _log_running_rule(r, op, g):
+    coefficients, factors, axis = _log_running(r.b, op)
+    return [r.b.mul(factors, r.b.op("recurrence", coefficients, g, axis=axis, reverse=True))]
+
+
+def _log_running_tangent(b, op, dargs):
+    if dargs[0] is None:
+        return None
+    coefficients, factors, axis = _log_running(b, op)
+    return b.op("recurrence", coefficients, b.mul(factors, dargs[0]), axis=axis)
+
+
+define("logaddexp_accumulate(a; axis=0)", ("np", "logaddexp.accumulate"), like(0),
+       reverse=_log_running_rule, forward=_log_running_tangent)
+
+
 # ---- differences ----------------------------------------------------------------------------
 def _edge_length(value, axis):
     """How many entries np.diff's ``prepend`` or ``append`` adds along ``axis``."""
