@@ -280,3 +280,29 @@ def test_an_assembly_s_gradient_does_not_copy_the_matrix_per_entry():
     expected = np.array([0.5 * (u[e] - u[e + 1]) ** 2 for e in range(6)])
     np.testing.assert_allclose(symdiff.grad(_assembled_energy, wrt=0)(k, u), expected,
                                rtol=1e-12)
+
+
+def _advantages_loss(values, rewards, gamma):  # GAE's spelling: the next value or 0
+    T = len(rewards)
+    adv = np.zeros(T)
+    last = 0.0
+    for t in reversed(range(T)):
+        next_v = values[t + 1] if t + 1 < T else 0.0
+        delta = rewards[t] + gamma * next_v - values[t]
+        last = delta + gamma * last
+        adv[t] = last
+    return np.sum(adv ** 2)
+
+
+def test_every_gradient_a_reverse_loop_places_is_added_into_one_array():
+    """``values[t]`` read after the next value in one iteration: its gradient
+    is taken from the carried array in place (``values_bar[t] -= g``), not
+    through a zero-filled array of values' shape per iteration (quadratic in
+    the episode's length). (The next value's, under its ``if``, is still a
+    zero-filled array on each side: noted, not done.)"""
+    rng = np.random.default_rng(9)
+    args = (rng.normal(size=6), rng.normal(size=6), 0.9)
+    text = symdiff.source(symdiff.grad(_advantages_loss, wrt=0), *args)
+    assert re.search(r"values_bar\[\w+\] -= ", text) and \
+        not re.search(r"values_bar = values_bar - ", text), text
+    check_grads(_advantages_loss, args, wrt=(0,))

@@ -40,13 +40,25 @@ def accumulations(stmts, counts, placing=True, chains=None):
                 if carry.inplace and op is not None and op.prim in ("add", "subtract") \
                         and op.args[0] is carry.param and counts.get(carry.param) == 1 \
                         and counts.get(carry.update) == 1 and counts.get(carry.init) == 1:
-                    placed = defs.get(op.args[1])
-                    if chains is not None and op.target is not carry.update:
-                        chains[op.target] = carry.param
-                    found[op.target] = placed if placing and placed is not None and \
-                        placed.prim in ("unindex", "unindex_add") and \
-                        counts.get(placed.target) == 1 else None
+                    for made in _later_sums(defs, carry.update, op) + [op]:
+                        if chains is not None and made.target is not carry.update:
+                            chains[made.target] = carry.param
+                        placed = defs.get(made.args[1])
+                        found[made.target] = placed if placing and placed is not None and \
+                            placed.prim in ("unindex", "unindex_add") and \
+                            counts.get(placed.target) == 1 else None
     return found
+
+
+def _later_sums(defs, update, first):
+    """The sums after ``first`` of an update ``((acc + g1) - g2) + ...``: each
+    adds into (or takes from) the one carried array too (``acc[t] -= g2``, not
+    a zero-filled array of acc's shape per iteration)."""
+    found, op = [], defs.get(update)
+    while op is not None and op is not first and op.prim in ("add", "subtract"):
+        found.append(op)
+        op = defs.get(op.args[0])
+    return found if op is first else []
 
 
 def _first_of_sums(defs, counts, op, param):
