@@ -295,14 +295,15 @@ def _advantages_loss(values, rewards, gamma):  # GAE's spelling: the next value 
 
 
 def test_every_gradient_a_reverse_loop_places_is_added_into_one_array():
-    """``values[t]`` read after the next value in one iteration: its gradient
-    is taken from the carried array in place (``values_bar[t] -= g``), not
-    through a zero-filled array of values' shape per iteration (quadratic in
-    the episode's length). (The next value's, under its ``if``, is still a
-    zero-filled array on each side: noted, not done.)"""
+    """GAE: ``values[t + 1]`` read under an ``if``, ``values[t]`` after it.
+    Both gradients go into the carried array in place (``if mask:
+    values_bar[t + 1] += g``, ``values_bar[t] -= d``), not through a
+    zero-filled array of values' shape on each side of the ``if`` and for the
+    subtraction, in every iteration (quadratic in the episode's length)."""
     rng = np.random.default_rng(9)
     args = (rng.normal(size=6), rng.normal(size=6), 0.9)
     text = symdiff.source(symdiff.grad(_advantages_loss, wrt=0), *args)
-    assert re.search(r"values_bar\[\w+\] -= ", text) and \
-        not re.search(r"values_bar = values_bar - ", text), text
+    loop = text.split("reversed(tape)")[-1]
+    assert re.search(r"values_bar\[\w+\] -= ", loop) and \
+        re.search(r"values_bar\[\w+\] \+= ", loop) and "zeros_like" not in loop, text
     check_grads(_advantages_loss, args, wrt=(0,))

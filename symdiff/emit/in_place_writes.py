@@ -36,18 +36,44 @@ def accumulations(stmts, counts, placing=True, chains=None):
         if isinstance(stmt, Loop):
             defs = {s.target: s for s in stmt.body if isinstance(s, Op)}
             for carry in stmt.carried:
-                op = _first_of_sums(defs, counts, defs.get(carry.update), carry.param)
+                side = _added_on_one_side(stmt.body, carry.param, counts)
+                start = side[0] if side else carry.param
+                op = _first_of_sums(defs, counts, defs.get(carry.update), start)
                 if carry.inplace and op is not None and op.prim in ("add", "subtract") \
-                        and op.args[0] is carry.param and counts.get(carry.param) == 1 \
+                        and op.args[0] is start and counts.get(start) == 1 \
+                        and counts.get(carry.param) == (2 if side else 1) \
                         and counts.get(carry.update) == 1 and counts.get(carry.init) == 1:
-                    for made in _later_sums(defs, carry.update, op) + [op]:
+                    if side and chains is not None:  # (the merged value: the same array)
+                        chains[side[0]] = carry.param
+                    for made in _later_sums(defs, carry.update, op) + [op] + side[1:2]:
                         if chains is not None and made.target is not carry.update:
                             chains[made.target] = carry.param
-                        placed = defs.get(made.args[1])
+                        placed = defs.get(made.args[1]) or (side[2] if side and made is
+                                                            side[1] else None)
                         found[made.target] = placed if placing and placed is not None and \
                             placed.prim in ("unindex", "unindex_add") and \
                             counts.get(placed.target) == 1 else None
     return found
+
+
+def _added_on_one_side(body, param, counts):
+    """``[merged, sum, placed op]`` for an ``if`` of ``body`` that adds into
+    ``param`` on one side (``sum = param + placed``) and hands it on on the
+    other: the merged value is the carried array too (optimize/branch_sums.py).
+    Else []."""
+    for stmt in body:
+        for merge in getattr(stmt, "merges", ()):
+            if counts.get(merge.target) != 1 or param not in (merge.then, merge.orelse):
+                continue
+            other, side = (merge.orelse, stmt.orelse) if merge.then is param else \
+                (merge.then, stmt.then)
+            made = next((s for s in side if isinstance(s, Op) and s.target is other), None)
+            if made is not None and made.prim == "add" and made.args[0] is param and \
+                    counts.get(made.target) == 1:
+                placed = next((s for s in side if isinstance(s, Op) and
+                               s.target is made.args[1]), None)
+                return [merge.target, made, placed]
+    return []
 
 
 def _later_sums(defs, update, first):

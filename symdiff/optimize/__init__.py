@@ -26,6 +26,7 @@ from .sums_in_place import sums_in_place
 from .fused_forms import fused_forms
 from .selects import branch_free_selects
 from .shape_origins import shape_origins
+from .branch_sums import branch_sums
 from .shape_sources import shape_sources
 from .spread_shapes import spread_shapes
 from .summed_products import summed_products
@@ -63,6 +64,7 @@ PASSES = (
     tape_arrays,                     # a loop of known trip count saves into arrays
     fused_forms,                     # JAX: a slice's gradient as a pad, not writes
     scatter_sums,                    # t + (u1 + u2), u placed -> t + u1 + u2: one buffer
+    branch_sums,                     # a placed value one side of an if adds: added there
     sums_in_place,                   # _unindex(a + b, ...) -> _unindex_sum(a, b, ...)
     sink_into_branches,              # what one side of an `if` needs, on that side
     group_by_line,                   # a line's backward statements together: # Lnn once
