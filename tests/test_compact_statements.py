@@ -199,3 +199,21 @@ def test_states_that_start_at_zeros_are_saved_into_zeros():
     code = _code(symdiff.source(symdiff.grad(rnn_from, wrt=(0, 1, 3)), *args, h0))
     assert "hs[0] = h" in code and "np.zeros((" not in code, code
     check_grads(rnn_from, args + (h0,), wrt=(0, 1, 3))
+
+
+def gated_steps(Wz, Wh, xs):  # a GRU-like cell: the state joined with the input
+    h = np.zeros(Wz.shape[0])
+    for x in xs:
+        z = 1.0 / (1.0 + np.exp(-(Wz @ np.concatenate([h, x]))))
+        h = (1 - z) * h + z * np.tanh(Wh @ np.concatenate([h, x]))
+    return np.sum(h ** 2)
+
+
+def test_a_slice_read_as_an_index_is_written_where_it_is_read():
+    """The state's part of a joined vector's gradient is ``g[:h.shape[0]]``
+    where it is read, not a named ``slice(0, h.shape[0], None)``."""
+    args = (0.3 * RNG.normal(size=(3, 5)), 0.3 * RNG.normal(size=(3, 5)),
+            RNG.normal(size=(4, 2)))
+    code = _code(symdiff.source(symdiff.grad(gated_steps, wrt=(0, 1)), *args))
+    assert "slice(" not in code and "[:h.shape[0]]" in code, code
+    check_grads(gated_steps, args, wrt=(0, 1))

@@ -142,9 +142,35 @@ class Inlining:
         it is (``g.T @ x``, ``g.T @ h``; ``h @ W.T`` in a loop it was moved
         out of, for its gradient's sake), for it costs nothing and a name
         would cost a line."""
+        if op.prim == "slice":  # (x[:n] where each reads it, not a named slice(0, n))
+            return self.counts.get(op.target, 0) > 1 and self._only_subscripts(op.target)
         arg = op.args[0] if op.prim in ("T", "matrix_transpose") and op.args else None
         return isinstance(arg, Var) and self.counts.get(op.target, 0) > 0 and \
             (arg not in self._defs or self.counts.get(arg, 0) > 1)
+
+    def _only_subscripts(self, var):
+        """Whether every read of ``var`` is as an index of a subscript."""
+        if not hasattr(self, "_index_reads"):
+            self._index_reads = {}
+            for op in self._defs.values():
+                for i, a in enumerate(op.args):
+                    if isinstance(a, Var):
+                        ok = op.prim == "getitem" and i >= 1
+                        self._index_reads[a] = self._index_reads.get(a, True) and ok
+        return self._index_reads.get(var, False) and not self._elsewhere(var)
+
+    def _elsewhere(self, var):
+        """Whether ``var`` is read by a statement that is not an operation
+        (a merge, a loop's carry or tape, a test) or is returned."""
+        if not hasattr(self, "_statement_reads"):
+            op_reads = {}
+            for op in self._defs.values():
+                for a in op.args:
+                    if isinstance(a, Var):
+                        op_reads[a] = op_reads.get(a, 0) + 1
+            self._statement_reads = {v for v, n in self.counts.items()
+                                     if n != op_reads.get(v, 0)}
+        return var in self._statement_reads
 
     def _adjoint(self, var):
         """An adjoint read once: folded into its reader like any temporary
