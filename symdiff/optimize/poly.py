@@ -17,6 +17,7 @@ reciprocal is exact (a power of two), so no value is rounded twice.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 from ..ir.nodes import Const, Var
 from .expansions import Expansions
@@ -250,6 +251,7 @@ def _settled(mono, coef):
             except (TypeError, ValueError):
                 continue
             quotient = coef / divisor
-            if math.isfinite(quotient) and quotient and quotient * divisor == coef:
+            if math.isfinite(quotient) and quotient and math.isfinite(divisor) and \
+                    Fraction(quotient) * Fraction(divisor) == Fraction(coef):  # (exactly)
                 return mono - {(key, e)}, quotient
     return mono, coef
