@@ -5,6 +5,8 @@ signature, the gradient has no broadcasting or indexing helper, and an index
 whose positions cannot repeat is written in place (``z_bar[rows, labels] -=
 c``) rather than by ``np.add.at``. Patterns are checked against NumPy's own
 result shapes; gradients against central differences."""
+import re
+
 import numpy as np
 import pytest
 import scipy.special as scipy_special
@@ -427,3 +429,24 @@ def test_a_column_read_whole_has_its_gradient_as_a_column():
     text = symdiff.source(symdiff.grad(_one_output_column, wrt=(0, 1)), *args)
     assert "zeros_like" not in text and "[:, None]" in text, text
     check_grads(_one_output_column, args, wrt=(0, 1))
+
+
+def _wrapped_neighbours(values, gamma):
+    T = len(values)
+    out = np.zeros(T)
+    last = 0.0
+    for t in range(T - 1, -1, -1):
+        last = values[(t + 1) % T] - values[t] + gamma * last
+        out[t // 1] = last
+    return np.sum(out ** 2)
+
+
+def test_an_index_computed_with_remainders_of_integers_is_an_integer():
+    """``(t + 1) % T`` and ``t // 1`` of Python ints are ints (their dtype was
+    taken as float): ``values[(t + 1) % T]`` is a number of known shape, so
+    the specialised gradient saves no shapes and calls no ``_sum_to``."""
+    rng = np.random.default_rng(10)
+    args = (rng.normal(size=5), 0.9)
+    text = symdiff.source(symdiff.grad(_wrapped_neighbours, wrt=0), *args)
+    assert "_sum_to" not in text and not re.search(r"\.shape\b|_shape\b|np\.shape\(", text), text
+    check_grads(_wrapped_neighbours, args, wrt=(0,))

@@ -192,6 +192,7 @@ def _python_result(prim, kinds):
     samples = [k(1) for k in kinds]
     return {"add": lambda a, b: a + b, "subtract": lambda a, b: a - b,
             "multiply": lambda a, b: a * b, "power": lambda a, b: a ** b,
+            "mod": lambda a, b: a % b, "floor_divide": lambda a, b: a // b,
             "negative": lambda a: -a, "positive": lambda a: +a}.get(
                 prim, lambda *a: 1.0)(*samples)
 
