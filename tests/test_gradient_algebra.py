@@ -201,3 +201,22 @@ def test_a_constant_that_divides_the_coefficient_exactly_cancels():
     text = symdiff.source(symdiff.grad(_gaussian_log_density_terms, wrt=0), s, w)
     assert "6.283" not in text.split('"""')[-1] and "12.566" not in text, text
     check_grads(_gaussian_log_density_terms, (s, w), wrt=(0,))
+
+
+def _log_density_in_a_loop(s, y):
+    ll = 0.0
+    for v in y:
+        S = s * s + v
+        ll = ll - 0.5 * np.log(2 * np.pi * S)
+    return ll
+
+
+def test_product_rule_terms_of_a_number_a_loop_handed_on_are_merged():
+    """``s * s`` outside the loop gets ``s * t_bar`` twice from the product
+    rule, ``t_bar`` the gradient the loop gathered (a Python float before its
+    first iteration, an np.float64 after): ``2.0 * (s * t_bar)``, not
+    ``s_bar = s * t_bar; s_bar = s_bar + s_bar``."""
+    args = (0.7, np.array([1.0, 1.5, 1.2]))
+    text = symdiff.source(symdiff.grad(_log_density_in_a_loop, wrt=0), *args)
+    assert "s_bar + s_bar" not in text and "2.0 * (s * " in text, text
+    check_grads(_log_density_in_a_loop, args, wrt=(0,))
