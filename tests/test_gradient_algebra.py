@@ -220,3 +220,21 @@ def test_product_rule_terms_of_a_number_a_loop_handed_on_are_merged():
     text = symdiff.source(symdiff.grad(_log_density_in_a_loop, wrt=0), *args)
     assert "s_bar + s_bar" not in text and "2.0 * (s * " in text, text
     check_grads(_log_density_in_a_loop, args, wrt=(0,))
+
+
+def _batch_norm_cubed(x, gamma, beta):
+    mu = x.mean(axis=0)
+    var = ((x - mu) ** 2).mean(axis=0)
+    xhat = (x - mu) / np.sqrt(var + 1e-5)
+    return np.sum((gamma * xhat + beta) ** 3)
+
+
+def test_sums_over_one_axis_added_are_one_sum():
+    """A mean's gradient gets ``-t_bar.sum(axis=0)`` from ``x - mu`` and
+    ``(-t_3).sum(axis=0)`` through the variance: added, they are one sum of
+    the two (``mu_bar = (t_3 - t_bar).sum(axis=0)``), no negated array."""
+    rng = np.random.default_rng(12)
+    args = (rng.normal(size=(5, 3)), rng.normal(size=3), rng.normal(size=3))
+    text = symdiff.source(symdiff.grad(_batch_norm_cubed, wrt=(0, 1, 2)), *args)
+    assert text.count(".sum(axis=0)") == 2 and "(-" not in text, text  # (beta_bar's, mu_bar's)
+    check_grads(_batch_norm_cubed, args, wrt=(0, 1, 2))
