@@ -155,9 +155,10 @@ def jacobian(f: Callable[P, Any] | None = None, wrt: Wrt = 0, *,
     many = isinstance(wrt, (tuple, list))
     wrts = list(wrt) if many else [wrt]
 
-    def jacobian_fn(*args: Any) -> Any:
+    def jacobian_fn(*args: Any, **kwargs: Any) -> Any:
         with np.errstate(all="ignore"):  # only the output's shape is wanted here
-            out = fn(*args)
+            out = fn(*args, **kwargs)
+        args = _every_argument(fn, args, kwargs)  # (the pullback takes them all, in order)
         # outputs and arguments may be containers (a tuple, a dict...): one
         # block per leaf of the output and leaf of the argument, in their structures
         out_tree = structure(out) if is_container(out) else Leaf("float")
@@ -231,6 +232,27 @@ def _stack(rows, out_shape, arg):
         return xp.reshape(xp.stack([xp.asarray(r) for r in rows]), out_shape + arg_shape)
     return np.reshape(np.stack([np.asarray(r, dtype=float) for r in rows]),
                       out_shape + arg_shape)
+
+
+def _every_argument(f, args, kwargs):
+    """``f``'s arguments in its signature's order, defaults filled in (a
+    generated pullback takes every argument, then the cotangent)."""
+    try:
+        signature = inspect.signature(f)
+        bound = signature.bind(*args, **kwargs)
+    except (TypeError, ValueError):
+        return args
+    bound.apply_defaults()
+    found = []
+    for name, p in signature.parameters.items():
+        if p.kind is inspect.Parameter.VAR_POSITIONAL:
+            found.extend(bound.arguments.get(name, ()))
+        elif p.kind is inspect.Parameter.VAR_KEYWORD:
+            if bound.arguments.get(name):
+                return args  # (names beyond the signature: as given)
+        else:
+            found.append(bound.arguments[name])
+    return tuple(found)
 
 
 def _arg(args, wrt, f):

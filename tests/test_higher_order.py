@@ -316,3 +316,20 @@ def test_a_hessian_checks_each_argument_once():
         outer(np.ones(2), b)
     with pytest.raises(symdiff.SymdiffError):
         outer(1, b)
+
+
+def _scaled_waves(x, a=2.0, *, scale=1.0):
+    return np.sum(np.sin(a * x)) * scale
+
+
+def test_hessian_and_jacobian_of_a_function_with_defaults():
+    """Arguments left to their defaults, and keyword-only ones given by name:
+    the pullback the Hessian calls takes them all in order (it took the
+    cotangent for the default: TypeError, 'missing ... x_bar_bar')."""
+    x = np.array([0.3, -1.1])
+    expected = np.diag(-4.0 * np.sin(2.0 * x))
+    np.testing.assert_allclose(symdiff.hessian(_scaled_waves)(x), expected, rtol=1e-12)
+    np.testing.assert_allclose(symdiff.hessian(_scaled_waves)(x, 2.0, scale=3.0),
+                               3.0 * expected, rtol=1e-12)
+    np.testing.assert_allclose(symdiff.jacobian(symdiff.grad(_scaled_waves))(x, scale=0.5),
+                               0.5 * expected, rtol=1e-12)
