@@ -548,3 +548,44 @@ def test_a_loop_that_rebinds_an_array_before_writing_into_it():
     check_grads(stick_breaking_log_density, (np.array([0.3, -1.2, 0.5, 0.1]),))
     with pytest.raises(InPlaceWriteError):  # (still refused: the old array changes)
         symdiff.grad(written_then_rebound)(x)
+
+
+def cumsum_moving_average(x, w):  # the running sums with a 0 put in front
+    c = np.cumsum(np.insert(x, 0, 0.0))
+    return np.sum(((c[w:] - c[:-w]) / w) ** 3)
+
+
+def inserted_values(x, v):  # values at positions, one repeated
+    return np.sum(np.sin(np.insert(x, [1, 3, 3], v)) * np.arange(1.0, 9.0))
+
+
+def inserted_columns(A, v):
+    B = np.insert(A, [0, 2], v, axis=1)
+    return np.sum(B ** 3 * np.arange(B.size).reshape(B.shape))
+
+
+def inserted_row(A, c):  # one number broadcast along the inserted row
+    B = np.insert(A, 1, c, axis=0)
+    return np.sum(np.tanh(B) * np.arange(B.size).reshape(B.shape))
+
+
+def inserted_into_integers(x):
+    return np.sum(np.insert(np.arange(4), 1, x) * 1.0)
+
+
+def test_np_insert():
+    # np.insert had no derivative rule (a moving average as differences of
+    # np.cumsum(np.insert(x, 0, 0.0)) was refused)
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=8)
+    check_grads(cumsum_moving_average, (x, 3), wrt=(0,))
+    c = np.cumsum(x)
+    ma = np.concatenate([[c[2]], c[3:] - c[:-3]]) / 3
+    expected = np.array([np.sum(ma[max(0, i - 2):i + 1] ** 2) for i in range(8)])
+    np.testing.assert_allclose(symdiff.grad(cumsum_moving_average)(x, 3), expected, rtol=1e-12)
+    check_grads(inserted_values, (rng.normal(size=5), rng.normal(size=3)))
+    check_grads(inserted_columns, (rng.normal(size=(3, 4)), rng.normal(size=(3, 2))))
+    check_grads(inserted_row, (rng.normal(size=(3, 4)), 0.7))
+    check_grads(inserted_row, (rng.normal(size=(3, 4)), rng.normal(size=4)))
+    with pytest.raises(symdiff.SymdiffError):  # (truncated to integers, like a write)
+        symdiff.grad(inserted_into_integers)(0.7)

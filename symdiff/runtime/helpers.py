@@ -10,7 +10,8 @@ from .checks import (  # noqa: F401 (helpers too: see HELPERS)
     _broadcast_shape, _fail, _require_float, _require_scalar, _scalar_predicate)
 from .layout_adjoints import (  # noqa: F401 (helpers too)
     _convolution_start, _cropped_convolution, _full_convolution,
-    _undiag, _undiagonal, _unpad, _unrepeat, _unsplit, _untake_along_axis, _untile,
+    _inserted, _undiag, _undiagonal, _uninsert, _unpad, _unrepeat, _unsplit,
+    _untake_along_axis, _untile,
     _weights_along, _zeros_for)
 from .order_adjoints import (  # noqa: F401 (helpers too)
     _axes, _forward_recurrence, _quantile_adjoint, _quantile_methods, _quantile_tangent,
