@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import scipy.spatial.distance
 import scipy.special
+import scipy.stats
 from scipy.spatial.distance import cdist
 
 import symdiff
@@ -589,3 +590,30 @@ def test_np_insert():
     check_grads(inserted_row, (rng.normal(size=(3, 4)), rng.normal(size=4)))
     with pytest.raises(symdiff.SymdiffError):  # (truncated to integers, like a write)
         symdiff.grad(inserted_into_integers)(0.7)
+
+
+def eight_schools_centred(params, y, sigma):  # half-Cauchy and half-normal priors on scales
+    mu, log_tau, theta = params["mu"], params["log_tau"], params["theta"]
+    tau = np.exp(log_tau)
+    lp = scipy.stats.norm.logpdf(theta, mu, tau).sum()
+    lp += scipy.stats.norm.logpdf(y, theta, sigma).sum()
+    lp += scipy.stats.halfcauchy.logpdf(tau, scale=5.0) + log_tau
+    return lp + scipy.stats.halfnorm.logpdf(np.abs(mu) + 0.1, scale=2.0)
+
+
+def test_half_cauchy_and_half_normal_priors():
+    # scipy.stats.halfcauchy and halfnorm had no records ("no derivative rule
+    # for scipy.stats.halfcauchy.logpdf"): the usual priors of a hierarchical
+    # model's scales
+    y = np.array([28.0, 8.0, -3.0, 7.0, -1.0, 1.0, 18.0, 12.0])
+    sigma = np.array([15.0, 10.0, 16.0, 11.0, 9.0, 11.0, 10.0, 18.0])
+    params = {"mu": 1.3, "log_tau": 0.4,
+              "theta": np.array([2.0, 1.0, -0.5, 3.0, 0.2, -1.0, 4.0, 1.5])}
+    g = symdiff.grad(eight_schools_centred)(params, y, sigma)
+    tau, mu, theta = np.exp(0.4), 1.3, params["theta"]
+    d_tau = np.sum(((theta - mu) ** 2 / tau ** 2 - 1) / tau) - 2 * tau / (25 + tau ** 2)
+    np.testing.assert_allclose(g["log_tau"], d_tau * tau + 1, rtol=1e-10)
+    np.testing.assert_allclose(g["mu"], np.sum(theta - mu) / tau ** 2 - (mu + 0.1) / 4,
+                               rtol=1e-10)
+    np.testing.assert_allclose(g["theta"], -(theta - mu) / tau ** 2 + (y - theta) / sigma ** 2,
+                               rtol=1e-10)
