@@ -617,3 +617,29 @@ def test_half_cauchy_and_half_normal_priors():
                                rtol=1e-10)
     np.testing.assert_allclose(g["theta"], -(theta - mu) / tau ** 2 + (y - theta) / sigma ** 2,
                                rtol=1e-10)
+
+
+def total_variation(x):  # the first difference 0: x[0] before x
+    return np.sum(np.diff(x, prepend=x[0]) ** 2 * np.arange(1.0, 8.0))
+
+
+def edge_differences(x, c):  # rows before and after, one of them a number
+    return np.sum(np.diff(x, axis=0, prepend=x[:1] * 2.0, append=c) ** 3)
+
+
+def test_diff_with_values_computed_in_the_function():
+    # np.diff(x, prepend=x[0]) was refused ("`prepend` of `diff` must be a
+    # constant"): it is np.diff of x with x[0] joined before it (a number
+    # broadcast to one slice along the axis, as NumPy does)
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=7)
+    check_grads(total_variation, (x,))
+    d, w = np.diff(x), np.arange(2.0, 8.0)
+    expected = np.zeros(7)
+    expected[1:] += 2 * d * w
+    expected[:-1] -= 2 * d * w
+    np.testing.assert_allclose(symdiff.grad(total_variation)(x), expected, rtol=1e-12)
+    check_grads(edge_differences, (rng.normal(size=(3, 2)), 0.4))
+    check_grads(edge_differences, (rng.normal(size=(3, 2)), rng.normal(size=(2, 2))))
+    with pytest.raises(symdiff.SymdiffError, match="arguments' shapes"):
+        symdiff.source(symdiff.grad(total_variation))  # (no arguments: no shapes)
