@@ -643,3 +643,23 @@ def test_diff_with_values_computed_in_the_function():
     check_grads(edge_differences, (rng.normal(size=(3, 2)), rng.normal(size=(2, 2))))
     with pytest.raises(symdiff.SymdiffError, match="arguments' shapes"):
         symdiff.source(symdiff.grad(total_variation))  # (no arguments: no shapes)
+
+
+def sdf_scene(p, centers, radii):  # a union and a subtraction of spheres
+    d = np.linalg.norm(p[:, None, :] - centers[None, :, :], axis=-1) - radii
+    union = np.min([d[:, 0], d[:, 1]], axis=0)
+    carved = np.maximum.reduce([union, -d[:, 2], d[:, 0] - 2.0])
+    return np.sum(carved ** 2) + np.sum(np.minimum.reduce(d, axis=1))
+
+
+def test_extrema_of_a_list_of_arrays():
+    # np.min([d1, d2], axis=0) failed inside the generated code (TypeError:
+    # "Tuple must have size 2, but has size 3" from _ties, given the list),
+    # and np.maximum.reduce / np.minimum.reduce had no derivative rule
+    rng = np.random.default_rng(5)
+    p, centers, radii = rng.normal(size=(6, 3)), rng.normal(size=(3, 3)), np.array([0.5, 0.8, 0.3])
+    check_grads(sdf_scene, (p, centers, radii))
+    a, b = np.array([0.3, -0.2, 1.0]), np.array([0.1, 0.5, -1.0])
+    g = symdiff.grad(lambda a, b: np.sum(np.max([a, b, -a * 2.0], axis=0) ** 2), wrt=(0, 1))
+    np.testing.assert_allclose(g(a, b)[0], [0.6, 0.0, 2.0])
+    np.testing.assert_allclose(g(a, b)[1], [0.0, 1.0, 0.0])

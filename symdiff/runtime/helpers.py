@@ -356,8 +356,8 @@ def _ties(hits, like, axis=None):
     # (ufunc calls, not np.sum and np.where: at small sizes the Python
     # wrappers cost more than the arithmetic)
     dtype = getattr(like, "dtype", None)
-    if dtype is None or dtype.kind != "f":
-        dtype = np.result_type(like, 0.5)
+    if dtype is None or dtype.kind != "f":  # (a list or tuple: np.max([a, b], axis=0))
+        dtype = np.result_type(np.asarray(like), 0.5)
     count = np.add.reduce(hits, axis=axis, keepdims=True, dtype=dtype)
     if np.count_nonzero(count) < count.size:  # a NaN extremum: no entry ties
         count = np.where(count == 0, np.nan, count)
