@@ -535,6 +535,16 @@ def written_then_rebound(x):
     return np.sum(r ** 2) + np.sum(y * x)
 
 
+def rebound_and_written_through_another_name(x):
+    y = x * 2.0
+    z = y  # the loop writes into the first y through `z`, after reading it as `y`
+    for k in range(2):
+        y = y + 1.0
+        y[k] = 0.0
+        z[k + 1] = 5.0 * x[k]
+    return np.sum(y * x) + np.sum(z * x)
+
+
 def test_a_loop_that_rebinds_an_array_before_writing_into_it():
     # `r = y[1:]` before a loop whose every iteration first makes `y` a new
     # array (`y = y + 1.0`) and then writes into it was refused ("`r` shares
@@ -547,6 +557,7 @@ def test_a_loop_that_rebinds_an_array_before_writing_into_it():
     np.testing.assert_allclose(symdiff.grad(rebound_then_written)(x), expected, rtol=1e-12)
     check_grads(rebound_then_written, (x,))
     check_grads(stick_breaking_log_density, (np.array([0.3, -1.2, 0.5, 0.1]),))
+    check_grads(rebound_and_written_through_another_name, (x,))
     with pytest.raises(InPlaceWriteError):  # (still refused: the old array changes)
         symdiff.grad(written_then_rebound)(x)
 

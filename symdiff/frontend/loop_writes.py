@@ -37,9 +37,8 @@ def stale_in_loop(lw, body, node):
     read them after an earlier one wrote). Not a name each iteration first
     rebinds to a new array (``y = y + 1.0`` before ``y[k] = 0.0``): the loop
     never writes into the array it held before."""
-    written = [n for n in written_names(body) if is_atom(lw.env.get(n))
-               and not rebound_first(body, n)]
-    for name in written:
+    written = [n for n in written_names(body) if is_atom(lw.env.get(n))]
+    for name in (n for n in written if not rebound_first(body, n)):
         value = lw.env[name]
         roots = storage(lw, value)[0]
         for other, held in list(lw.env.items()):
