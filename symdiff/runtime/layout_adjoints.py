@@ -3,11 +3,12 @@
 Each undoes one NumPy function's layout: ``_unrepeat`` adds up what
 ``np.repeat`` copied, ``_untile`` what ``np.tile`` copied, ``_unpad`` what
 ``np.pad`` copied into its border, ``_unsplit`` puts one piece of
-``np.split`` back in its place, ``_uninsert`` and ``_inserted`` pick
-what ``np.insert`` placed (its transpose: np.insert into zeros). Each is linear in its first argument and is
-the transpose of the NumPy function (which is therefore its adjoint): the
-pair is closed under differentiation. Plain NumPy, copied into written
-modules like the other helpers (they see NumPy's ranks; the rules do not).
+``np.split`` back in its place, ``_uninsert`` and ``_inserted`` pick what
+``np.insert`` placed. Each is linear in its first argument and is the
+transpose of the NumPy function, which is therefore its adjoint (for the
+last two, np.insert into zeros): the pair is closed under differentiation.
+Plain NumPy, copied into written modules like the other helpers (they see
+NumPy's ranks; the rules do not).
 """
 import numpy as np
 
