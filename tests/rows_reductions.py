@@ -45,6 +45,12 @@ ROWS = [
     ("ptp", lambda a: np.ptp(a), (u(2, 3),)),
     ("ptp", lambda a: np.ptp(a, axis=0, keepdims=True), (u(3, 2),)),
     ("max", lambda a: np.max(a), (TIED[[0, 2, 1]],), FIRST_ORDER),
+    ("max", lambda a, b: np.max([a, b, -2.0 * a], axis=0), (u(3), u(3))),  # (a list's)
+    ("maximum_reduce", lambda a: np.maximum.reduce(a), (u(3, 2),)),
+    ("maximum_reduce", lambda a, b: np.maximum.reduce([a, b], axis=-1), (u(2), u(2))),
+    ("maximum_reduce", lambda a: np.maximum.reduce(a, axis=None), (TIED,), FIRST_ORDER),
+    ("minimum_reduce", lambda a, b: np.minimum.reduce((a, b, a * b)), (u(2, 3), u(2, 3))),
+    ("minimum_reduce", lambda a: np.minimum.reduce(a, 1, keepdims=True), (u(2, 3),)),
     ("nansum", lambda a: np.nansum(a), (u(2, 3),)),
     ("nansum", lambda a: np.nansum(a, axis=1), (WITH_NAN,)),
     ("nanmean", lambda a: np.nanmean(a, axis=0), (u(3, 2),)),

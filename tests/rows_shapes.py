@@ -5,8 +5,8 @@ every argument form NumPy documents."""
 import numpy as np
 
 from row_inputs import between, u
-from symdiff.runtime.helpers import (_tie_mean, _undiag, _undiagonal, _unpad, _unrepeat,
-                                     _unsplit, _untake_along_axis, _untile)
+from symdiff.runtime.helpers import (_inserted, _tie_mean, _undiag, _undiagonal, _uninsert,
+                                     _unpad, _unrepeat, _unsplit, _untake_along_axis, _untile)
 
 ORDER = np.array([[2, 0, 1], [1, 1, 0]])  # take_along_axis: a repeated position too
 TIED = np.array([0.3, -0.5, 0.3, 0.9])  # two entries tie
@@ -70,6 +70,12 @@ ROWS = [
     ("tile", lambda a: np.tile(a, (2, 1, 2)), (u(2, 3),)),
     ("tile", lambda a: np.tile(a, (2, 1)), (u(2, 3, 2),)),
     ("untile", lambda g, a: _untile(g, a, (2, 1)), (u(4, 3), u(2, 3))),
+    ("insert", lambda a: np.insert(a, 0, 0.0), (u(3),)),
+    ("insert", lambda a, v: np.insert(a, [1, 3, 3], v), (u(4), u(3))),
+    ("insert", lambda a, v: np.insert(a, 1, v, axis=0), (u(2, 3), u(3))),
+    ("insert", lambda a, v: np.insert(a, [0, 2], v, axis=1), (u(2, 3), u(2, 2))),
+    ("uninsert", lambda g, a: _uninsert(g, a, [1, 3, 3], np.zeros(3)), (u(7), u(4))),
+    ("inserted", lambda g, v: _inserted(g, np.zeros((2, 3)), 1, v, axis=0), (u(3, 3), u(3))),
     ("pad", lambda a: np.pad(a, 1), (u(2, 3),)),
     ("pad", lambda a: np.pad(a, ((1, 0), (2, 1)), constant_values=0.5), (u(2, 3),)),
     ("pad", lambda a: np.pad(a, (2, 1), "edge"), (u(3, 2),)),

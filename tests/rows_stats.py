@@ -68,6 +68,8 @@ with own_draws(1729):
         ROWS += [
             row("norm", _name, u(3) * 2.0, _loc, _scale),
             row("cauchy", _name, u(3) * 2.0, u(), pos()),
+            row("halfnorm", _name, _loc + pos(3) * _scale, _loc, _scale),
+            row("halfcauchy", _name, _loc + pos(3) * 2.0, _loc, _scale),
             row("laplace", _name, _loc + u(3) * _scale, _loc, _scale),
             row("logistic", _name, u(3) * 3.0, _loc, _scale),
             row("expon", _name, _loc + pos(3) * _scale, _loc, _scale),
@@ -87,7 +89,8 @@ with own_draws(1729):
     for _name in QUANTILES:
         _q = pos(3, lo=0.1, hi=0.9)
         ROWS += [row(d, _name, _q, u(3), pos(3))
-                 for d in ("norm", "cauchy", "laplace", "logistic", "expon")]
+                 for d in ("norm", "cauchy", "laplace", "logistic", "expon", "halfnorm",
+                           "halfcauchy")]
         ROWS += [row("lognorm", _name, _q, pos(3, lo=0.5, hi=1.5), u(3), pos(3)),
                  row("t", _name, _q, 4, u(3), pos(3)),
                  row("gamma", _name, _q, 3, u(3), pos(3)),

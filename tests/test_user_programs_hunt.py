@@ -5,9 +5,12 @@ differences or an analytic derivative."""
 import numpy as np
 import pytest
 import scipy.spatial.distance
+import scipy.special
+import scipy.stats
 from scipy.spatial.distance import cdist
 
 import symdiff
+from symdiff.errors import InPlaceWriteError
 from check_grads import check_grads
 
 
@@ -497,3 +500,177 @@ def test_a_running_log_sum_exp():
     y = np.logaddexp.accumulate(a)
     expected = np.array([0.0, 0.0, w[2] + w[3] * np.exp(a[2] - y[3]), w[3] * np.exp(a[3] - y[3])])
     assert np.allclose(symdiff.grad(running_log_sum)(a), expected, rtol=1e-12)
+
+
+def stick_breaking_log_density(z):  # a Dirichlet on the simplex stick breaking makes
+    K = z.shape[0] + 1
+    x = np.zeros(K)
+    remaining = 1.0
+    logdet = 0.0
+    for k in range(K - 1):
+        v = scipy.special.expit(z[k] - np.log(K - k - 1))
+        x[k] = remaining * v
+        logdet += np.log(remaining) + np.log(v) + np.log1p(-v)
+        remaining = remaining - x[k]
+    x[-1] = remaining
+    alpha = np.arange(1, K + 1) * 0.5
+    return np.sum((alpha - 1) * np.log(x)) + logdet
+
+
+def rebound_then_written(x):
+    y = x * 2.0
+    r = y[1:]  # a view of the first y, which the loop never writes into
+    for k in range(2):
+        y = y + 1.0  # a new array each iteration, before the write
+        y[k] = 0.0
+    return np.sum(r ** 2) + np.sum(y * x)
+
+
+def written_then_rebound(x):
+    y = x * 2.0
+    r = y[1:]
+    for k in range(2):
+        y[k] = 0.0  # the first iteration writes into the array `r` views
+        y = y + 1.0
+    return np.sum(r ** 2) + np.sum(y * x)
+
+
+def rebound_and_written_through_another_name(x):
+    y = x * 2.0
+    z = y  # the loop writes into the first y through `z`, after reading it as `y`
+    for k in range(2):
+        y = y + 1.0
+        y[k] = 0.0
+        z[k + 1] = 5.0 * x[k]
+    return np.sum(y * x) + np.sum(z * x)
+
+
+def test_a_loop_that_rebinds_an_array_before_writing_into_it():
+    # `r = y[1:]` before a loop whose every iteration first makes `y` a new
+    # array (`y = y + 1.0`) and then writes into it was refused ("`r` shares
+    # its array with `y`, which line .. changed in place"): the loop never
+    # writes into the array `r` views. Generated code has the same form
+    # (`x_bar = x_bar + ...` then `x_bar[k] = 0.0`), so the Hessian of a
+    # stick-breaking log density failed with that error in generated code.
+    x = np.array([1.0, 2.0, 3.0, 4.0])
+    expected = np.array([1.0, 8 * x[1], 12 * x[2] + 2, 12 * x[3] + 2])
+    np.testing.assert_allclose(symdiff.grad(rebound_then_written)(x), expected, rtol=1e-12)
+    check_grads(rebound_then_written, (x,))
+    check_grads(stick_breaking_log_density, (np.array([0.3, -1.2, 0.5, 0.1]),))
+    check_grads(rebound_and_written_through_another_name, (x,))
+    with pytest.raises(InPlaceWriteError):  # (still refused: the old array changes)
+        symdiff.grad(written_then_rebound)(x)
+
+
+def cumsum_moving_average(x, w):  # the running sums with a 0 put in front
+    c = np.cumsum(np.insert(x, 0, 0.0))
+    return np.sum(((c[w:] - c[:-w]) / w) ** 3)
+
+
+def inserted_values(x, v):  # values at positions, one repeated
+    return np.sum(np.sin(np.insert(x, [1, 3, 3], v)) * np.arange(1.0, 9.0))
+
+
+def inserted_columns(A, v):
+    B = np.insert(A, [0, 2], v, axis=1)
+    return np.sum(B ** 3 * np.arange(B.size).reshape(B.shape))
+
+
+def inserted_row(A, c):  # one number broadcast along the inserted row
+    B = np.insert(A, 1, c, axis=0)
+    return np.sum(np.tanh(B) * np.arange(B.size).reshape(B.shape))
+
+
+def inserted_into_integers(x):
+    return np.sum(np.insert(np.arange(4), 1, x) * 1.0)
+
+
+def test_np_insert():
+    # np.insert had no derivative rule (a moving average as differences of
+    # np.cumsum(np.insert(x, 0, 0.0)) was refused)
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=8)
+    check_grads(cumsum_moving_average, (x, 3), wrt=(0,))
+    c = np.cumsum(x)
+    ma = np.concatenate([[c[2]], c[3:] - c[:-3]]) / 3
+    expected = np.array([np.sum(ma[max(0, i - 2):i + 1] ** 2) for i in range(8)])
+    np.testing.assert_allclose(symdiff.grad(cumsum_moving_average)(x, 3), expected, rtol=1e-12)
+    check_grads(inserted_values, (rng.normal(size=5), rng.normal(size=3)))
+    check_grads(inserted_columns, (rng.normal(size=(3, 4)), rng.normal(size=(3, 2))))
+    check_grads(inserted_row, (rng.normal(size=(3, 4)), 0.7))
+    check_grads(inserted_row, (rng.normal(size=(3, 4)), rng.normal(size=4)))
+    with pytest.raises(symdiff.SymdiffError):  # (truncated to integers, like a write)
+        symdiff.grad(inserted_into_integers)(0.7)
+
+
+def eight_schools_centred(params, y, sigma):  # half-Cauchy and half-normal priors on scales
+    mu, log_tau, theta = params["mu"], params["log_tau"], params["theta"]
+    tau = np.exp(log_tau)
+    lp = scipy.stats.norm.logpdf(theta, mu, tau).sum()
+    lp += scipy.stats.norm.logpdf(y, theta, sigma).sum()
+    lp += scipy.stats.halfcauchy.logpdf(tau, scale=5.0) + log_tau
+    return lp + scipy.stats.halfnorm.logpdf(np.abs(mu) + 0.1, scale=2.0)
+
+
+def test_half_cauchy_and_half_normal_priors():
+    # scipy.stats.halfcauchy and halfnorm had no records ("no derivative rule
+    # for scipy.stats.halfcauchy.logpdf"): the usual priors of a hierarchical
+    # model's scales
+    y = np.array([28.0, 8.0, -3.0, 7.0, -1.0, 1.0, 18.0, 12.0])
+    sigma = np.array([15.0, 10.0, 16.0, 11.0, 9.0, 11.0, 10.0, 18.0])
+    params = {"mu": 1.3, "log_tau": 0.4,
+              "theta": np.array([2.0, 1.0, -0.5, 3.0, 0.2, -1.0, 4.0, 1.5])}
+    g = symdiff.grad(eight_schools_centred)(params, y, sigma)
+    tau, mu, theta = np.exp(0.4), 1.3, params["theta"]
+    d_tau = np.sum(((theta - mu) ** 2 / tau ** 2 - 1) / tau) - 2 * tau / (25 + tau ** 2)
+    np.testing.assert_allclose(g["log_tau"], d_tau * tau + 1, rtol=1e-10)
+    np.testing.assert_allclose(g["mu"], np.sum(theta - mu) / tau ** 2 - (mu + 0.1) / 4,
+                               rtol=1e-10)
+    np.testing.assert_allclose(g["theta"], -(theta - mu) / tau ** 2 + (y - theta) / sigma ** 2,
+                               rtol=1e-10)
+
+
+def total_variation(x):  # the first difference 0: x[0] before x
+    return np.sum(np.diff(x, prepend=x[0]) ** 2 * np.arange(1.0, 8.0))
+
+
+def edge_differences(x, c):  # rows before and after, one of them a number
+    return np.sum(np.diff(x, axis=0, prepend=x[:1] * 2.0, append=c) ** 3)
+
+
+def test_diff_with_values_computed_in_the_function():
+    # np.diff(x, prepend=x[0]) was refused ("`prepend` of `diff` must be a
+    # constant"): it is np.diff of x with x[0] joined before it (a number
+    # broadcast to one slice along the axis, as NumPy does)
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=7)
+    check_grads(total_variation, (x,))
+    d, w = np.diff(x), np.arange(2.0, 8.0)
+    expected = np.zeros(7)
+    expected[1:] += 2 * d * w
+    expected[:-1] -= 2 * d * w
+    np.testing.assert_allclose(symdiff.grad(total_variation)(x), expected, rtol=1e-12)
+    check_grads(edge_differences, (rng.normal(size=(3, 2)), 0.4))
+    check_grads(edge_differences, (rng.normal(size=(3, 2)), rng.normal(size=(2, 2))))
+    with pytest.raises(symdiff.SymdiffError, match="arguments' shapes"):
+        symdiff.source(symdiff.grad(total_variation))  # (no arguments: no shapes)
+
+
+def sdf_scene(p, centers, radii):  # a union and a subtraction of spheres
+    d = np.linalg.norm(p[:, None, :] - centers[None, :, :], axis=-1) - radii
+    union = np.min([d[:, 0], d[:, 1]], axis=0)
+    carved = np.maximum.reduce([union, -d[:, 2], d[:, 0] - 2.0])
+    return np.sum(carved ** 2) + np.sum(np.minimum.reduce(d, axis=1))
+
+
+def test_extrema_of_a_list_of_arrays():
+    # np.min([d1, d2], axis=0) failed inside the generated code (TypeError:
+    # "Tuple must have size 2, but has size 3" from _ties, given the list),
+    # and np.maximum.reduce / np.minimum.reduce had no derivative rule
+    rng = np.random.default_rng(5)
+    p, centers, radii = rng.normal(size=(6, 3)), rng.normal(size=(3, 3)), np.array([0.5, 0.8, 0.3])
+    check_grads(sdf_scene, (p, centers, radii))
+    a, b = np.array([0.3, -0.2, 1.0]), np.array([0.1, 0.5, -1.0])
+    g = symdiff.grad(lambda a, b: np.sum(np.max([a, b, -a * 2.0], axis=0) ** 2), wrt=(0, 1))
+    np.testing.assert_allclose(g(a, b)[0], [0.6, 0.0, 2.0])
+    np.testing.assert_allclose(g(a, b)[1], [0.0, 1.0, 0.0])

@@ -20,8 +20,8 @@ _MISSING = object()
 _SYNONYMS = {"clip": {"min": "a_min", "max": "a_max"}}
 _OPTIONAL = {("clip", "a_min"), ("clip", "a_max")}
 # a parameter whose default the IR's reading of it would take for another:
-# np.logaddexp.reduce's axis is 0, where the IR's None is every axis
-_DEFAULTS = {"logaddexp_reduce": (("axis", 0),)}
+# np.logaddexp.reduce's axis is 0 (np.maximum.reduce's...), where the IR's None is every axis
+_DEFAULTS = {f"{name}_reduce": (("axis", 0),) for name in ("logaddexp", "maximum", "minimum")}
 
 
 def prim_call(lw, prim, args, kwargs, node, first=None):

@@ -10,13 +10,17 @@ be one the gradient reads).
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..errors import UnsupportedSyntaxError
 from ..ir.nodes import Const, If
 from ..ir.primitive import TABLE
 from ..rules import einsum, norms
+from ..rules.shapes import along
 from .arguments import prim_call, static_value
 from .branches import merge
 from .compile_time import Tup, is_atom
+from .containers import ShapeUse
 
 _SPEED_ONLY = ("overwrite_a", "overwrite_b", "check_finite")
 
@@ -216,8 +220,45 @@ def _checked(value, order, orders, kind, error):
     return value
 
 
+# ---- np.diff with values computed in the function put before or after ----------------------
+def _diff(lw, prim, args, kwargs, node):
+    """``np.diff(x, prepend=x[0])``: the values joined to ``x`` first, as
+    NumPy joins them (a number broadcast to one slice along ``axis``), then
+    differenced. Constants stay diff's own parameters."""
+    kwargs.update(zip(("a", "n", "axis", "prepend", "append"), args))
+    edges = [kwargs.get(k) for k in ("prepend", "append")]
+    axis = kwargs.get("axis", Const(-1))
+    if not any(is_atom(e) and not isinstance(e, Const) for e in edges) or \
+            not isinstance(axis, Const) or not isinstance(axis.value, int):
+        return prim_call(lw, prim, [], kwargs, node)
+    x = kwargs["a"]
+    if not is_atom(x) or any(not is_atom(e) for e in edges if e is not None):
+        return prim_call(lw, prim, [], kwargs, node)  # (its error: they must be constants)
+    if not lw.b.facts.signature:  # (a number is broadcast, an array joined as it is)
+        raise ShapeUse("diff", _error(lw, node)(
+            "`prepend` and `append` of `diff` computed in the function are joined to "
+            "the array as their shapes say, which only the arguments' shapes tell",
+            "give the arguments (`symdiff.source(df, x)`, `symdiff --shapes`), or "
+            "join them yourself: `np.diff(np.concatenate([p, x]))`"))
+    ranks = [lw.b.facts.rank(e) if not isinstance(e, Const) else np.ndim(e.value)
+             for e in edges if e is not None]
+    if None in ranks:
+        return prim_call(lw, prim, [], kwargs, node)
+    parts = []
+    for edge, rank in zip((e for e in edges if e is not None), ranks):
+        if rank == 0:  # one slice of x along axis, every entry the number
+            first = lw.b.op("getitem", x, *along(axis.value, Const(slice(None, 1))))
+            edge = lw.b.op("broadcast_to", edge, lw.b.op("shape", first))
+        parts.append(edge)
+    parts.insert(1 if edges[0] is not None else 0, x)
+    kwargs["a"] = lw.b.op("concatenate", *parts, axis=axis.value)
+    kwargs.pop("prepend", None)
+    kwargs.pop("append", None)
+    return prim_call(lw, prim, [], kwargs, node)
+
+
 FORMS = {"norm": _norm, "vector_norm": _vector_norm, "matrix_norm": _matrix_norm,
          "einsum": _einsum, "cho_factor": _cho_factor, "cho_solve": _cho_solve,
-         "svd": _svd, "qr": _qr, "expm_frechet": _expm_frechet}
+         "svd": _svd, "qr": _qr, "expm_frechet": _expm_frechet, "diff": _diff}
 for _name in ("solve_triangular", "scipy_cholesky"):
     FORMS[_name] = _speed_flags_dropped

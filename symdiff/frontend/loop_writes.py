@@ -34,15 +34,39 @@ def written_names(stmts):
 def stale_in_loop(lw, body, node):
     """Before a loop: names that share an array the loop writes into, through
     another name, are stale in the loop and after it (a later iteration would
-    read them after an earlier one wrote)."""
+    read them after an earlier one wrote). Not a name each iteration first
+    rebinds to a new array (``y = y + 1.0`` before ``y[k] = 0.0``): the loop
+    never writes into the array it held before."""
     written = [n for n in written_names(body) if is_atom(lw.env.get(n))]
-    for name in written:
+    for name in (n for n in written if not rebound_first(body, n)):
         value = lw.env[name]
         roots = storage(lw, value)[0]
         for other, held in list(lw.env.items()):
             if other not in written and not other.startswith("<") and _holds(lw, held, roots):
                 lw.env[other] = Stale(other, name, node.lineno,
                                       f"{name}[...] = ... in the loop", held)
+
+
+def rebound_first(body, name):
+    """Whether the first of ``body``'s statements to bind or write into
+    ``name`` is ``name = <arithmetic>`` or ``name = ....copy()``, at the top
+    level (so on every iteration): a new array, never the one held before."""
+    for stmt in body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
+                isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == name:
+            return _makes_new(stmt.value) and name not in written_names([stmt])
+        if name in written_names([stmt]) or any(
+                isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
+                for n in ast.walk(stmt)):
+            return False
+    return False
+
+
+def _makes_new(expr):
+    if isinstance(expr, ast.BinOp):
+        return True
+    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and \
+        expr.func.attr == "copy" and not expr.args and not expr.keywords
 
 
 def stale_lists(lw, before, body_env, node):

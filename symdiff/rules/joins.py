@@ -1,5 +1,5 @@
 """Joining, splitting and copying arrays: hstack, vstack, dstack,
-column_stack, append, the split family, repeat, tile and pad.
+column_stack, append, insert, the split family, repeat, tile and pad.
 
 All are linear: forward rules are derived. A join's adjoint hands each array
 its block of the gradient, in its own shape; where that block lies needs
@@ -15,6 +15,7 @@ from ..ir.nodes import Const
 from ..ir.primitive import ARRAY, NEW, define, like
 from .axis_patterns import stacked_pattern_of
 from .shapes import along
+from .writes import _checked
 
 
 def _like(r, value, like_):
@@ -113,6 +114,52 @@ def append_rule(r, op, g):
 
 
 define("append(arr, values; axis=None)", reverse=append_rule, linear="all", moves="all")
+
+
+# ---- insert: where NumPy put each entry, found by inserting labels --------------------------
+def insert_rule(r, op, g):
+    """``arr`` gets ``g`` where its entries went, ``values`` where each value
+    went (added up over the copies broadcasting made): `_uninsert`,
+    `_inserted` (runtime/layout_adjoints.py) ask np.insert itself."""
+    arr, obj, values = op.args
+    grads = [None, None, None]
+    if r.wants(arr):
+        grads[0] = _like(r, r.b.op("uninsert", g, arr, obj, values, **dict(op.params)), arr)
+    if r.wants(values):
+        _checked(r.b, op)  # (inserted into an integer array, a value is truncated)
+        grads[2] = _like(r, r.b.op("inserted", g, arr, obj, values, **dict(op.params)),
+                         values)
+    return grads
+
+
+def insert_tangent(b, op, dargs):
+    da, _, dv = dargs
+    if da is None and dv is None:
+        return None
+    arr, obj, values = op.args
+    if dv is not None:
+        _checked(b, op)
+    return b.op("insert", da if da is not None else b.op("zeros_like", arr), obj,
+                dv if dv is not None else b.op("zeros_like", values), **dict(op.params))
+
+
+def uninsert_rule(r, op, h):
+    _, _, obj, values = op.args
+    return [r.b.op("insert", h, obj, r.b.op("zeros_like", values), **dict(op.params)),
+            None, None, None]
+
+
+def inserted_rule(r, op, h):
+    _, like_, obj, _ = op.args
+    return [r.b.op("insert", r.b.op("zeros_like", like_), obj, h, **dict(op.params)),
+            None, None, None]
+
+
+define("insert(arr, obj, values; axis=None)", reverse=insert_rule, forward=insert_tangent)
+define("uninsert(g, like, obj, values; axis=None)", ("helper", "_uninsert"), like(1),
+       reverse=uninsert_rule, linear=(0,), result=ARRAY)
+define("inserted(g, like, obj, values; axis=None)", ("helper", "_inserted"), like(3),
+       reverse=inserted_rule, linear=(0,), result=ARRAY)
 
 
 # ---- the split family: one piece each -------------------------------------------------------

@@ -134,6 +134,11 @@ define("max(a; axis=None, keepdims=False)", shape=REDUCTION, reverse=extremum_ru
        forward=extremum_tangent, aliases=("amax",), methods=("max",))
 define("min(a; axis=None, keepdims=False)", shape=REDUCTION, reverse=extremum_rule,
        forward=extremum_tangent, aliases=("amin",), methods=("min",))
+# np.maximum.reduce(a, axis=0) is np.max along one axis (its axis given: frontend/arguments.py)
+define("maximum_reduce(a; axis=0, keepdims=False)", ("np", "maximum.reduce"), REDUCTION,
+       reverse=extremum_rule, forward=extremum_tangent)
+define("minimum_reduce(a; axis=0, keepdims=False)", ("np", "minimum.reduce"), REDUCTION,
+       reverse=extremum_rule, forward=extremum_tangent)
 
 
 # ---- cumulative sums -----------------------------------------------------------------------

@@ -99,6 +99,13 @@ loc_scale("norm", (), "-z ** 2 / 2 - log(2 * pi) / 2", "(1 + erf(z / sqrt(2))) /
           logcdf=normal_ratio("z"), logsf=f"-{normal_ratio('-z')}")
 loc_scale("cauchy", (), "-log(pi) - log(1 + z ** 2)", "1 / 2 + atan(z) / pi",
           ppf="loc + scale * tan(pi * (q - 1 / 2))")
+# the half-normal and half-Cauchy (scales' priors): 0 below loc, SciPy's value says so
+loc_scale("halfnorm", (), "-z ** 2 / 2 + log(2 / pi) / 2", "erf(z / sqrt(2))",
+          ppf="loc + scale * sqrt(2) * erfinv(q)",
+          log_partials=("-(x - loc) / scale ** 2", "(x - loc) / scale ** 2",
+                        "((x - loc) ** 2 / scale ** 2 - 1) / scale"))
+loc_scale("halfcauchy", (), "log(2 / pi) - log(1 + z ** 2)", "2 * atan(z) / pi",
+          ppf="loc + scale * tan(pi * q / 2)")
 loc_scale("laplace", (), "-Abs(z) - log(2)",
           "Piecewise((exp(z) / 2, z < 0), (1 - exp(-z) / 2, True))")
 # logistic: tanh(z / 2), not through exp(-z), which overflows far below loc

@@ -10,7 +10,8 @@ from .checks import (  # noqa: F401 (helpers too: see HELPERS)
     _broadcast_shape, _fail, _require_float, _require_scalar, _scalar_predicate)
 from .layout_adjoints import (  # noqa: F401 (helpers too)
     _convolution_start, _cropped_convolution, _full_convolution,
-    _undiag, _undiagonal, _unpad, _unrepeat, _unsplit, _untake_along_axis, _untile,
+    _inserted, _undiag, _undiagonal, _uninsert, _unpad, _unrepeat, _unsplit,
+    _untake_along_axis, _untile,
     _weights_along, _zeros_for)
 from .order_adjoints import (  # noqa: F401 (helpers too)
     _axes, _forward_recurrence, _quantile_adjoint, _quantile_methods, _quantile_tangent,
@@ -355,8 +356,8 @@ def _ties(hits, like, axis=None):
     # (ufunc calls, not np.sum and np.where: at small sizes the Python
     # wrappers cost more than the arithmetic)
     dtype = getattr(like, "dtype", None)
-    if dtype is None or dtype.kind != "f":
-        dtype = np.result_type(like, 0.5)
+    if dtype is None or dtype.kind != "f":  # (a list or tuple: np.max([a, b], axis=0))
+        dtype = np.result_type(np.asarray(like), 0.5)
     count = np.add.reduce(hits, axis=axis, keepdims=True, dtype=dtype)
     if np.count_nonzero(count) < count.size:  # a NaN extremum: no entry ties
         count = np.where(count == 0, np.nan, count)

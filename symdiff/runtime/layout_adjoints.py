@@ -3,10 +3,12 @@
 Each undoes one NumPy function's layout: ``_unrepeat`` adds up what
 ``np.repeat`` copied, ``_untile`` what ``np.tile`` copied, ``_unpad`` what
 ``np.pad`` copied into its border, ``_unsplit`` puts one piece of
-``np.split`` back in its place. Each is linear in its first argument and is
-the transpose of the NumPy function (which is therefore its adjoint): the
-pair is closed under differentiation. Plain NumPy, copied into written
-modules like the other helpers (they see NumPy's ranks; the rules do not).
+``np.split`` back in its place, ``_uninsert`` and ``_inserted`` pick what
+``np.insert`` placed. Each is linear in its first argument and is the
+transpose of the NumPy function, which is therefore its adjoint (for the
+last two, np.insert into zeros): the pair is closed under differentiation.
+Plain NumPy, copied into written modules like the other helpers (they see
+NumPy's ranks; the rules do not).
 """
 import numpy as np
 
@@ -164,3 +166,29 @@ def _cropped_convolution(h, a, v, mode="full", flipped=False):
     length = {"full": n + m - 1, "valid": abs(n - m) + 1}.get(mode, max(n, m))
     start = _convolution_start(n, m, mode, flipped)
     return h[start:start + length]
+
+
+def _uninsert(g, like, obj, values, axis=None):
+    """The gradient of ``np.insert(like, obj, values, axis)`` for ``like``:
+    the entries of ``g`` where ``like``'s entries went (NumPy's own
+    placement: each entry's position, inserted as a label)."""
+    labels = np.arange(np.size(like)).reshape(np.shape(like))
+    where = np.insert(labels, obj, np.full(np.shape(values), -1), axis=axis)
+    kept = where >= 0
+    out = np.zeros(np.size(like), dtype=np.result_type(g, 0.0))
+    out[where[kept]] = np.asarray(g)[kept]
+    return out.reshape(np.shape(like))
+
+
+def _inserted(g, like, obj, values, axis=None):
+    """The gradient of ``np.insert(like, obj, values, axis)`` for ``values``:
+    the entries of ``g`` where each value went, added up over its copies
+    (``values`` broadcast). Zeros if ``like`` is an integer array (the values
+    are truncated to it: no derivative)."""
+    out = np.zeros(np.size(values), dtype=np.result_type(g, 0.0))
+    if np.result_type(like).kind in "fc":
+        labels = np.arange(np.size(values)).reshape(np.shape(values))
+        where = np.insert(np.full(np.shape(like), -1), obj, labels, axis=axis)
+        kept = where >= 0
+        np.add.at(out, where[kept], np.asarray(g)[kept])
+    return out.reshape(np.shape(values))
