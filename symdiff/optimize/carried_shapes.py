@@ -17,6 +17,7 @@ from __future__ import annotations
 from ..ir.nodes import Loop, Op, Var, walk
 from ..ir.storage import SHAPE_ONLY
 from .direct_forms import substitute
+from .reads import statement_atoms
 
 _WRITES = ("setitem", "assign", "add_into", "add_at")
 
@@ -77,16 +78,7 @@ def _shape_only(loop):
                 if isinstance(a, Var):
                     (shape if (stmt.prim, i) in SHAPE_ONLY else value).add(a)
         else:
-            value.update(_atoms_of(stmt))
+            value.update(statement_atoms(stmt))
     value.update(c.update for c in loop.carried if isinstance(c.update, Var))
     value.update(v for tape in loop.writes for v in tape.items)
     return shape - value
-
-
-def _atoms_of(stmt):
-    """The values a branch or loop reads itself (its condition, merges, bounds)."""
-    found = [getattr(stmt, "cond", None), getattr(stmt, "exit", None)]
-    found += [a for m in getattr(stmt, "merges", ()) for a in (m.then, m.orelse)]
-    found += list(getattr(stmt, "bounds", None) or ())
-    found += [a for c in getattr(stmt, "carried", ()) for a in (c.init, c.update)]
-    return [a for a in found if isinstance(a, Var)]

@@ -89,3 +89,13 @@ def views_alike(block):
             if found is not stmt.target:
                 same[stmt.target] = found
     return same
+
+
+def statement_atoms(stmt):
+    """The values a branch or loop reads itself (its condition, merges, bounds,
+    carries), not those of the statements inside it."""
+    found = [getattr(stmt, "cond", None), getattr(stmt, "exit", None)]
+    found += [a for m in getattr(stmt, "merges", ()) for a in (m.then, m.orelse)]
+    found += list(getattr(stmt, "bounds", None) or ())
+    found += [a for c in getattr(stmt, "carried", ()) for a in (c.init, c.update)]
+    return [a for a in found if isinstance(a, Var)]

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from ..ir.nodes import Loop, Op, Var, walk
 from ..ir.storage import shape_only
+from .dead_code import _atoms as result_atoms
+from .reads import statement_atoms
 
 _SAME_SHAPE = ("setitem", "assign", "add_into", "add_at", "copy", "snapshot")
 
@@ -67,30 +69,14 @@ def _start(var, came_from, left, at):
 
 def _value_reads(fn):
     """The values some operation reads for more than their shape (or the result)."""
-    found = {a for a in _atoms(fn.result)}
+    found = set(result_atoms(fn.result))
     for op in walk(fn.body):
         if isinstance(op, Op):
             found.update(a for i, a in enumerate(op.args)
                          if isinstance(a, Var) and not shape_only(op.prim, i))
         else:
-            found.update(a for a in _stmt_atoms(op) if isinstance(a, Var))
+            found.update(statement_atoms(op))
     return found
-
-
-def _stmt_atoms(stmt):
-    found = [getattr(stmt, "cond", None), getattr(stmt, "exit", None)]
-    found += [a for m in getattr(stmt, "merges", ()) for a in (m.then, m.orelse)]
-    found += list(getattr(stmt, "bounds", None) or ())
-    found += [a for c in getattr(stmt, "carried", ()) for a in (c.init, c.update)]
-    return found
-
-
-def _atoms(value):
-    if isinstance(value, tuple):
-        for v in value:
-            yield from _atoms(v)
-    elif isinstance(value, Var):
-        yield value
 
 
 def _known(facts, came_from):

@@ -18,7 +18,7 @@ from ..ir import patterns as pat
 from ..ir.nodes import Op, Var, use_counts, walk
 from ..ir.storage import shape_only
 from .common_subexpressions import replace_atoms
-from .dead_code import eliminate_dead_code
+from .dead_code import _atoms as result_atoms, eliminate_dead_code
 
 
 def shape_sources(fn, builder):
@@ -30,7 +30,7 @@ def shape_sources(fn, builder):
         if isinstance(op, Op):
             shape_reads.update(a for i, a in enumerate(op.args)
                                if isinstance(a, Var) and shape_only(op.prim, i))
-    returned = set(_atoms(fn.result))
+    returned = result_atoms(fn.result)
     made_at = {s.target: at for at, s in enumerate(fn.body)
                if isinstance(s, Op) and not s.backward and not s.effect}
     subst = {}
@@ -77,11 +77,3 @@ def _operands(facts, var):
                 found.append(a)
                 todo.append(a)
     return found
-
-
-def _atoms(value):
-    if isinstance(value, tuple):
-        for v in value:
-            yield from _atoms(v)
-    elif isinstance(value, Var):
-        yield value
